@@ -1,0 +1,38 @@
+# devicectl: `make demo` runs the migration demo, `make test` runs every test.
+# Both install what they need on a fresh Debian 12 (as root, with apt-get) before building.
+
+SWIFT ?= swift
+APT_PACKAGES := libarchive-dev libarchive-tools libssl-dev pkg-config attr e2fsprogs zstd xz-utils gzip python3 tar
+RELEASE_BIN := .build/release/devicectl
+
+.PHONY: all deps build release test demo clean
+
+all: build
+
+# Installs the system packages that are missing (dpkg-query decides; apt-get only runs when needed).
+deps:
+	@missing=""; for p in $(APT_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing:$$missing"; \
+	  if [ "$$(id -u)" -ne 0 ]; then echo "devicectl: run as root to install:$$missing" >&2; exit 1; fi; \
+	  DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+demo: release
+	DEVICECTL=$(RELEASE_BIN) bash Examples/migration.sh
+
+clean:
+	rm -rf .build

@@ -1,0 +1,47 @@
+// swift-tools-version:6.0
+// devicectl: back up, restore and migrate simulated iOS device roots on Linux.
+import PackageDescription
+
+let package = Package(
+    name: "devicectl",
+    products: [
+        .executable(name: "devicectl", targets: ["devicectl"]),
+        .library(name: "BackupKit", targets: ["BackupKit"]),
+        .library(name: "DeviceKit", targets: ["DeviceKit"]),
+        .library(name: "NudgeWidget", targets: ["NudgeWidget"]),
+    ],
+    targets: [
+        // MARK: - C modules
+        .systemLibrary(
+            name: "CArchive",
+            pkgConfig: "libarchive",
+            providers: [.apt(["libarchive-dev"])]
+        ),
+        .systemLibrary(
+            name: "CCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        .target(name: "CSupport"),
+
+        // MARK: - Libraries
+        .target(name: "SystemKit", dependencies: ["CSupport"]),
+        .target(name: "DeviceKit", dependencies: ["SystemKit"]),
+        .target(name: "BackupKit", dependencies: ["DeviceKit", "SystemKit", "CArchive", "CCrypto", "CSupport"]),
+        .target(name: "NudgeWidget", dependencies: ["DeviceKit"]),
+        .target(name: "DevicectlCLI", dependencies: ["DeviceKit", "BackupKit", "NudgeWidget", "SystemKit"]),
+
+        // MARK: - Executable
+        .executableTarget(name: "devicectl", dependencies: ["DevicectlCLI"]),
+
+        // MARK: - Tests
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "SystemKitTests", dependencies: ["TestSupport", "SystemKit"]),
+        .testTarget(name: "DeviceKitTests", dependencies: ["TestSupport", "DeviceKit", "SystemKit"]),
+        .testTarget(name: "BackupKitTests", dependencies: ["TestSupport", "BackupKit", "DeviceKit", "SystemKit", "CArchive"]),
+        .testTarget(name: "NudgeWidgetTests", dependencies: ["TestSupport", "NudgeWidget", "DeviceKit"]),
+        .testTarget(name: "DevicectlCLITests", dependencies: ["TestSupport", "DevicectlCLI"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["devicectl", "TestSupport", "SystemKit"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

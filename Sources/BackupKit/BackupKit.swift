@@ -1,0 +1,1 @@
+// BackupKit: the backup and restore engine (tar via libarchive, exclusions, manifest, contained restore).

@@ -1,0 +1,60 @@
+// CSupport: the few Linux calls Swift cannot make directly (raw syscalls, macros, struct statx).
+#ifndef DEVICECTL_CSUPPORT_H
+#define DEVICECTL_CSUPPORT_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/xattr.h>
+
+/// Flags for csupport_openat2's `resolve` argument (linux/openat2.h).
+static const uint64_t CSUPPORT_RESOLVE_NO_XDEV = 0x01;
+static const uint64_t CSUPPORT_RESOLVE_NO_MAGICLINKS = 0x02;
+static const uint64_t CSUPPORT_RESOLVE_NO_SYMLINKS = 0x04;
+static const uint64_t CSUPPORT_RESOLVE_BENEATH = 0x08;
+static const uint64_t CSUPPORT_RESOLVE_IN_ROOT = 0x10;
+
+/// AT_EMPTY_PATH (fcntl.h hides it without _GNU_SOURCE).
+static const int CSUPPORT_AT_EMPTY_PATH = 0x1000;
+
+/// Flags for csupport_renameat2.
+static const unsigned int CSUPPORT_RENAME_NOREPLACE = 1;
+static const unsigned int CSUPPORT_RENAME_EXCHANGE = 2;
+
+/// `openat2(2)`. Returns the descriptor, or -1 with errno set.
+int csupport_openat2(int dirfd, const char *path, uint64_t flags, uint64_t mode, uint64_t resolve);
+
+/// `renameat2(2)`. Returns 0, or -1 with errno set.
+int csupport_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned int flags);
+
+/// What devicectl needs from `statx(2)`, flattened so Swift sees plain fields.
+typedef struct csupport_stat {
+    uint32_t mode;          ///< st_mode: type and permission bits
+    uint32_t uid;
+    uint32_t gid;
+    uint32_t nlink;
+    uint64_t ino;
+    uint64_t dev;           ///< makedev(dev_major, dev_minor)
+    uint64_t rdev;
+    uint64_t size;
+    int64_t mtime_sec;
+    uint32_t mtime_nsec;
+    int64_t atime_sec;
+    uint32_t atime_nsec;
+    int nodump;             ///< 1 when STATX_ATTR_NODUMP is set (chattr +d)
+} csupport_stat;
+
+/// `statx(2)` with AT_SYMLINK_NOFOLLOW plus `extra_flags` (e.g. AT_EMPTY_PATH).
+/// Returns 0, or -1 with errno set.
+int csupport_statx(int dirfd, const char *path, int extra_flags, csupport_stat *out);
+
+/// Reads the inode flags (FS_IOC_GETFLAGS) of an open descriptor. Returns 0, or -1 with errno.
+int csupport_get_inode_flags(int fd, int *flags);
+/// Writes the inode flags (FS_IOC_SETFLAGS). Returns 0, or -1 with errno.
+int csupport_set_inode_flags(int fd, int flags);
+/// FS_NODUMP_FL.
+static const int CSUPPORT_FS_NODUMP_FL = 0x00000040;
+
+/// errno of the calling thread (Swift's `errno` works too; this is for symmetry in C-heavy code).
+int csupport_errno(void);
+
+#endif

@@ -1,0 +1,45 @@
+// CommandContext: what a running command may use: output streams, the environment, the clock.
+import DeviceKit
+import Foundation
+
+/// The process around a command: where to print, the environment, whether stderr is a terminal.
+struct CommandContext: @unchecked Sendable {
+    let console: Console
+    let environment: [String: String]
+
+    /// The time to act at: `--now` if given, else `DEVICECTL_NOW`, else the real clock.
+    func now(_ arguments: ParsedArguments) throws(UsageError) -> Date {
+        if let text = arguments.value("--now") {
+            guard let date = Timestamp.parse(text) else {
+                throw UsageError(
+                    "invalid value '\(text)' for --now: expected ISO-8601 such as 2026-12-01T09:00:00Z",
+                    command: arguments.spec.name)
+            }
+            return date
+        }
+        if let text = environment["DEVICECTL_NOW"], !text.isEmpty {
+            guard let date = Timestamp.parse(text) else {
+                throw UsageError("invalid DEVICECTL_NOW '\(text)': expected ISO-8601 such as 2026-12-01T09:00:00Z")
+            }
+            return date
+        }
+        return Date()
+    }
+
+    /// Whether a progress bar should be drawn: stderr is a TTY unless `--no-progress`; `--progress` forces it.
+    func showsProgress(_ arguments: ParsedArguments) -> Bool {
+        if arguments.flag("--no-progress") { return false }
+        if arguments.flag("--progress") { return true }
+        return console.stderrIsTerminal
+    }
+}
+
+/// The `--now TIME` option, shared by the commands that act at a time.
+let nowOption = OptionSpec(["--now"], .value("TIME"), help: "Act at this ISO-8601 time (default: DEVICECTL_NOW or the clock).")
+/// The `--json` option.
+let jsonOption = OptionSpec(["--json"], help: "Print the result as one JSON object on stdout.")
+/// The `--progress` / `--no-progress` pair.
+let progressOptions = [
+    OptionSpec(["--progress"], help: "Draw a progress bar on stderr even when it is not a terminal."),
+    OptionSpec(["--no-progress"], help: "Never draw a progress bar."),
+]

@@ -1,0 +1,1 @@
+// NudgeWidget: the widget's restore-nudge decision and the refresh that applies it.

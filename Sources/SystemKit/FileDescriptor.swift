@@ -1,0 +1,103 @@
+// FileDescriptor: an owned POSIX file descriptor, closed exactly once.
+import CSupport
+import Glibc
+
+/// Owns one open file descriptor. `close()` reports errors; `deinit` closes silently if still open.
+public final class FileDescriptor {
+    /// The raw descriptor; -1 once closed.
+    public private(set) var rawValue: Int32
+    /// The path this descriptor was opened at, for error messages.
+    public let path: String
+
+    public init(rawValue: Int32, path: String) {
+        self.rawValue = rawValue
+        self.path = path
+    }
+
+    deinit {
+        if rawValue >= 0 { Glibc.close(rawValue) }
+    }
+
+    /// Opens `path` relative to `directory` (or the working directory) with `openat(2)`.
+    public static func open(
+        _ path: String, relativeTo directory: FileDescriptor? = nil,
+        flags: Int32, mode: mode_t = 0o644, displayPath: String? = nil
+    ) throws(SystemError) -> FileDescriptor {
+        let shown = displayPath ?? path
+        let fd = try SystemError.check("open", path: shown) {
+            Glibc.openat(directory?.rawValue ?? AT_FDCWD, path, flags | O_CLOEXEC, mode)
+        }
+        return FileDescriptor(rawValue: fd, path: shown)
+    }
+
+    /// Opens `path` beneath `directory` with `openat2(2)` and `RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS`:
+    /// the kernel refuses any resolution that leaves `directory` (absolute paths, `..`, symlinks out).
+    public static func openBeneath(
+        _ path: String, in directory: FileDescriptor, flags: Int32, mode: mode_t = 0o644,
+        noSymlinks: Bool = false, displayPath: String? = nil
+    ) throws(SystemError) -> FileDescriptor {
+        var resolve = CSUPPORT_RESOLVE_BENEATH | CSUPPORT_RESOLVE_NO_MAGICLINKS
+        if noSymlinks { resolve |= CSUPPORT_RESOLVE_NO_SYMLINKS }
+        let shown = displayPath ?? path
+        let fd = try SystemError.check("openat2", path: shown) {
+            csupport_openat2(directory.rawValue, path, UInt64(UInt32(bitPattern: flags | O_CLOEXEC)), UInt64(mode), resolve)
+        }
+        return FileDescriptor(rawValue: fd, path: shown)
+    }
+
+    /// Closes the descriptor, reporting the error `close(2)` returns.
+    public func close() throws(SystemError) {
+        guard rawValue >= 0 else { return }
+        let fd = rawValue
+        rawValue = -1
+        if Glibc.close(fd) != 0 && errno != EINTR {
+            throw SystemError("close", path: path)
+        }
+    }
+
+    /// Reads up to `count` bytes into `buffer`; returns 0 at end of file.
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Int {
+        try SystemError.check("read", path: path) { Glibc.read(rawValue, buffer.baseAddress, buffer.count) }
+    }
+
+    /// Reads the whole file from the current offset.
+    public func readAll() throws(SystemError) -> [UInt8] {
+        var result: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let n = try chunk.withUnsafeMutableBytes { buffer in
+                Result { () throws(SystemError) -> Int in try read(into: buffer) }
+            }.get()
+            if n == 0 { return result }
+            result.append(contentsOf: chunk[0..<n])
+        }
+    }
+
+    /// Writes all of `bytes`, retrying short writes.
+    public func write(_ bytes: UnsafeRawBufferPointer) throws(SystemError) {
+        var offset = 0
+        while offset < bytes.count {
+            let n = try SystemError.check("write", path: path) {
+                Glibc.write(rawValue, bytes.baseAddress! + offset, bytes.count - offset)
+            }
+            offset += n
+        }
+    }
+
+    /// Writes all of `bytes`.
+    public func write(_ bytes: [UInt8]) throws(SystemError) {
+        try bytes.withUnsafeBytes { buffer in
+            Result { () throws(SystemError) in try write(buffer) }
+        }.get()
+    }
+
+    /// Flushes the file's data and metadata to stable storage.
+    public func sync() throws(SystemError) {
+        try SystemError.check("fsync", path: path) { Glibc.fsync(rawValue) }
+    }
+
+    /// `statx` of the open file.
+    public func status() throws(SystemError) -> FileStatus {
+        try FileStatus.of("", relativeTo: self, emptyPath: true, displayPath: path)
+    }
+}

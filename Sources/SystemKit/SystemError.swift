@@ -1,0 +1,38 @@
+// SystemError: a failed system call, with the call, the path it was about and the cause.
+import Glibc
+
+/// A failed system call. Its description names the call, the path and `strerror(errno)`,
+/// e.g. `open(/dev/x/Info.plist): No such file or directory`.
+public struct SystemError: Error, CustomStringConvertible, Equatable, Sendable {
+    /// The syscall or library function that failed, e.g. `openat2`.
+    public let call: String
+    /// The path the call was about (empty when none).
+    public let path: String
+    /// The `errno` value.
+    public let code: Int32
+
+    public init(_ call: String, path: String = "", code: Int32 = errno) {
+        self.call = call
+        self.path = path
+        self.code = code
+    }
+
+    /// `strerror` of the code.
+    public var reason: String { String(cString: strerror(code)) }
+
+    public var description: String {
+        path.isEmpty ? "\(call): \(reason)" : "\(call)(\(path)): \(reason)"
+    }
+
+    /// Runs `body` until it does not fail with EINTR; throws on -1.
+    @discardableResult
+    public static func check<T: BinaryInteger>(_ call: String, path: String = "", _ body: () -> T) throws(SystemError) -> T {
+        while true {
+            let result = body()
+            if result != -1 { return result }
+            let code = errno
+            if code == EINTR { continue }
+            throw SystemError(call, path: path, code: code)
+        }
+    }
+}
