@@ -1,1 +1,0 @@
-// BackupKit: the backup and restore engine (tar via libarchive, exclusions, manifest, contained restore).
