@@ -1,0 +1,124 @@
+// NudgeFixture: device setup and binary runs shared by the nudge end-to-end tests.
+//
+// The nudge commands under test (widget-refresh, notifications, tap, events) always run through the
+// built binary. Setup that other helpers' commands will provide (init, install, widget add, launch) goes
+// through DeviceKit directly until those commands land; the "restore" copies what a backup carries.
+import DeviceKit
+import Foundation
+import TestSupport
+import Testing
+
+enum NudgeFixture {
+    static let news = "com.example.news"
+    static let mail = "com.example.mail"
+    static let t0 = Timestamp.parse("2026-12-01T09:00:00Z")!
+
+    static func at(hours: Double) -> Date { t0.addingTimeInterval(hours * 3_600) }
+
+    // MARK: - Setup (DeviceKit until the cli commands land)
+
+    /// A fresh device at `root` with `apps` installed under `policy` and their widgets placed in order.
+    @discardableResult
+    static func phone(
+        _ root: String, apps: [String] = [news], policy: NudgeSettings.Policy = .once, delay: Double? = nil
+    ) throws -> Device {
+        let device = try Device.initialize(root, now: t0)
+        for app in apps {
+            var settings = NudgeSettings(policy: policy)
+            if let delay { settings.delaySeconds = delay }
+            try device.install(AppInstallation(bundleId: app, widget: settings))
+            try device.placeWidget(app: app)
+        }
+        return device
+    }
+
+    /// Launches `app` from the home screen at `now`; returns the device token it sent.
+    @discardableResult
+    static func launch(_ root: String, _ app: String = news, at now: Date) throws -> String {
+        try Device.open(root).launch(app, at: now).deviceToken
+    }
+
+    /// The marker's path in `app`'s first App Group container.
+    static func markerPath(_ root: String, _ app: String = news) throws -> String {
+        let device = try Device.open(root)
+        let installed = try device.app(app)
+        let group = try device.groupContainer(try #require(installed.groups.first))
+        return "\(group.path)/\(try #require(installed.widget).markerFileName)"
+    }
+
+    /// The path of `app`'s shared defaults suite.
+    static func suitePath(_ root: String, _ app: String = news) throws -> String {
+        let device = try Device.open(root)
+        return try device.defaults(try #require(try device.app(app).groups.first)).path
+    }
+
+    /// The flag's raw value in `app`'s shared suite.
+    static func flag(_ root: String, _ app: String = news) throws -> Any? {
+        let device = try Device.open(root)
+        return try device.defaults(try #require(try device.app(app).groups.first)).value(NudgeSettings.defaultFlagKey)
+    }
+
+    /// Moves the user onto a new phone at `newRoot`, carrying what an iOS backup carries: the apps are
+    /// reinstalled (same settings), their App Group containers' files are copied except the marker
+    /// (excluded from backup), and the home-screen layout comes back. Device-local state (identity,
+    /// notifications, events) stays behind.
+    static func restore(from oldRoot: String, to newRoot: String) throws {
+        let old = try Device.open(oldRoot)
+        let new = try Device.initialize(newRoot, now: t0)
+        for app in try old.apps() {
+            try new.install(AppInstallation(bundleId: app.bundleId, name: app.name, groups: app.groups, widget: app.widget))
+            for groupId in app.groups {
+                let from = try old.groupContainer(groupId).path, to = try new.groupContainer(groupId).path
+                try copyTree(from, to, skipping: [app.widget?.markerFileName, DeviceLayout.containerMetadata].compactMap { $0 })
+            }
+        }
+        for app in try old.homeScreen().widgets { try new.placeWidget(app: app) }
+    }
+
+    private static func copyTree(_ from: String, _ to: String, skipping: [String]) throws {
+        let files = FileManager.default
+        for name in try files.contentsOfDirectory(atPath: from) where !skipping.contains(name) {
+            let source = "\(from)/\(name)", target = "\(to)/\(name)"
+            var isDirectory: ObjCBool = false
+            _ = files.fileExists(atPath: source, isDirectory: &isDirectory)
+            if isDirectory.boolValue {
+                try AtomicFile.makeDirectories(target)
+                try copyTree(source, target, skipping: [])
+            } else {
+                if files.fileExists(atPath: target) { try files.removeItem(atPath: target) }
+                try files.copyItem(atPath: source, toPath: target)
+            }
+        }
+    }
+
+    // MARK: - The binary
+
+    /// Runs `devicectl arguments... --now now`.
+    @discardableResult
+    static func run(_ arguments: [String], at now: Date) throws -> RunResult {
+        try DevicectlBinary.run(arguments + ["--now", Timestamp.format(now)])
+    }
+
+    /// Runs a `--json` command and returns its object (the run must print one JSON object).
+    static func json(_ arguments: [String], at now: Date, status: Int32 = 0) throws -> [String: Any] {
+        let result = try run(arguments + ["--json"], at: now)
+        #expect(result.status == status, "devicectl \(arguments.joined(separator: " ")): \(result.stderr)")
+        let object = try JSONSerialization.jsonObject(with: result.stdoutData)
+        return try #require(object as? [String: Any], "not a JSON object: \(result.stdout)")
+    }
+
+    /// `widget-refresh ROOT --json`'s widgets.
+    static func refresh(_ root: String, at now: Date, status: Int32 = 0) throws -> [[String: Any]] {
+        try #require(try json(["widget-refresh", root], at: now, status: status)["widgets"] as? [[String: Any]])
+    }
+
+    /// `notifications ROOT --json`'s notifications.
+    static func notifications(_ root: String, at now: Date) throws -> [[String: Any]] {
+        try #require(try json(["notifications", root], at: now)["notifications"] as? [[String: Any]])
+    }
+
+    /// `events ROOT --json`'s events.
+    static func events(_ root: String, at now: Date) throws -> [[String: Any]] {
+        try #require(try json(["events", root], at: now)["events"] as? [[String: Any]])
+    }
+}
