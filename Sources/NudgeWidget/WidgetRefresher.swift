@@ -29,11 +29,6 @@ public struct WidgetRefresher: Sendable {
         return results
     }
 
-    /// Refreshes the widget of `bundleId` at `now` (without settling deliveries first).
-    public func refresh(_ bundleId: String, at now: Date) throws -> WidgetRefreshResult {
-        try refresh(bundleId, apps: try device.apps(), at: now)
-    }
-
     // MARK: - One widget
 
     private func refresh(_ bundleId: String, apps: [InstalledApp], at now: Date) throws -> WidgetRefreshResult {
