@@ -29,9 +29,11 @@ import Testing
 
     @Test func twoAppsShareOneGroupContainer() throws {
         try DeviceKitFixture.withDevice { device in
-            let news = try device.install(AppInstallation(bundleId: "com.example.news", groups: ["group.com.example.shared"]))
+            let news = try device.install(
+                AppInstallation(bundleId: "com.example.news", groups: ["group.com.example.shared"]))
             let sports = try device.install(
-                AppInstallation(bundleId: "com.example.sports", groups: ["group.com.example.shared", "group.com.example.sports"]))
+                AppInstallation(
+                    bundleId: "com.example.sports", groups: ["group.com.example.shared", "group.com.example.sports"]))
             #expect(try device.containers(.group).count == 2)
             #expect(news.groups == ["group.com.example.shared"])
             #expect(sports.groups == ["group.com.example.shared", "group.com.example.sports"])
@@ -46,18 +48,22 @@ import Testing
 
     @Test func reinstallKeepsDataAndGroupContainers() throws {
         try DeviceKitFixture.withDevice { device in
-            let first = try device.install(AppInstallation(bundleId: "com.example.news", groups: ["group.com.example.news"]))
+            let first = try device.install(
+                AppInstallation(bundleId: "com.example.news", groups: ["group.com.example.news"]))
             try DeviceKitFixture.write("draft", to: "\(first.dataContainer.path)/Documents/draft.txt")
             try device.defaults("com.example.news").set("launches", to: 3)
-            let second = try device.install(AppInstallation(
-                bundleId: "com.example.news", groups: ["group.com.example.news"],
-                widget: NudgeSettings(policy: .asPublished, delaySeconds: 60)))
+            let second = try device.install(
+                AppInstallation(
+                    bundleId: "com.example.news", groups: ["group.com.example.news"],
+                    widget: NudgeSettings(policy: .asPublished, delaySeconds: 60)))
             #expect(second.dataContainer == first.dataContainer)
             #expect(second.bundleContainer == first.bundleContainer)
             #expect(second.widget?.policy == .asPublished)
             #expect(try device.containers(.data).count == 1)
             #expect(try device.containers(.group).count == 1)
-            #expect(try String(contentsOfFile: "\(second.dataContainer.path)/Documents/draft.txt", encoding: .utf8) == "draft")
+            #expect(
+                try String(contentsOfFile: "\(second.dataContainer.path)/Documents/draft.txt", encoding: .utf8)
+                    == "draft")
             #expect(try device.defaults("com.example.news").value("launches") as? Int == 3)
         }
     }
@@ -75,24 +81,31 @@ import Testing
 
     @Test func metadataAndInfoPlistAreWhatIOSWrites() throws {
         try DeviceKitFixture.withDevice { device in
-            let app = try device.install(AppInstallation(bundleId: "com.example.news", groups: ["group.com.example.news"]))
-            let metadata = try #require(try PropertyListFile.readDictionary(
-                "\(app.dataContainer.path)/\(DeviceLayout.containerMetadata)"))
+            let app = try device.install(
+                AppInstallation(bundleId: "com.example.news", groups: ["group.com.example.news"]))
+            let metadata = try #require(
+                try PropertyListFile.readDictionary(
+                    "\(app.dataContainer.path)/\(DeviceLayout.containerMetadata)"))
             #expect(metadata["MCMMetadataIdentifier"] as? String == "com.example.news")
             #expect(metadata["MCMMetadataUUID"] as? String == app.dataContainer.uuid)
-            let info = try #require(try PropertyListFile.readDictionary("\(app.bundleContainer.path)/News.app/Info.plist"))
+            let info = try #require(
+                try PropertyListFile.readDictionary("\(app.bundleContainer.path)/News.app/Info.plist"))
             #expect(info["CFBundleIdentifier"] as? String == "com.example.news")
             #expect(info["DevicectlAppGroups"] as? [String] == ["group.com.example.news"])
             #expect(info["DevicectlNudgeWidget"] is [String: Any])
             for sub in ["Documents", "Library/Preferences", "Library/Caches", "tmp"] {
                 var isDirectory: ObjCBool = false
-                #expect(FileManager.default.fileExists(atPath: "\(app.dataContainer.path)/\(sub)", isDirectory: &isDirectory))
+                #expect(
+                    FileManager.default.fileExists(
+                        atPath: "\(app.dataContainer.path)/\(sub)", isDirectory: &isDirectory))
                 #expect(isDirectory.boolValue)
             }
         }
     }
 
-    @Test(arguments: ["", ".", "..", "a/b", "../etc", "com.example.news/..", "with space", String(repeating: "a", count: 256)])
+    @Test(arguments: [
+        "", ".", "..", "a/b", "../etc", "com.example.news/..", "with space", String(repeating: "a", count: 256),
+    ])
     func invalidIdentifiersAreRefused(_ identifier: String) throws {
         #expect(!Device.isValidIdentifier(identifier))
         try DeviceKitFixture.withDevice { device in

@@ -43,8 +43,9 @@ import Testing
         try DeviceKitFixture.withDevice { device in
             try device.install(AppInstallation(bundleId: "com.example.news", groups: ["group.com.example.news"]))
             let group = try #require(try device.container(.group, identifier: "group.com.example.news"))
-            #expect(try device.defaults("group.com.example.news").path
-                == "\(group.path)/Library/Preferences/group.com.example.news.plist")
+            #expect(
+                try device.defaults("group.com.example.news").path
+                    == "\(group.path)/Library/Preferences/group.com.example.news.plist")
         }
     }
 
@@ -57,7 +58,9 @@ import Testing
             try suite.remove("a")
             #expect(try suite.dictionary().keys.sorted() == ["b"])
             #expect(throws: DeviceError.missingKey(domain: "com.example.news", key: "a")) { try suite.remove("a") }
-            #expect("\(DeviceError.missingKey(domain: "d", key: "k"))" == "The domain/default pair of (d, k) does not exist")
+            #expect(
+                "\(DeviceError.missingKey(domain: "d", key: "k"))" == "The domain/default pair of (d, k) does not exist"
+            )
             try suite.removeAll()
             #expect(!FileManager.default.fileExists(atPath: suite.path))
             try suite.removeAll()

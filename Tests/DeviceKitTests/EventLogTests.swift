@@ -32,7 +32,9 @@ import Testing
             try handle.seekToEnd()
             try handle.write(contentsOf: Data("{not json\n".utf8))
             try handle.close()
-            #expect(throws: DeviceError.malformedFile(path: log.path, reason: "line 2 is not an event")) { try log.events() }
+            #expect(throws: DeviceError.malformedFile(path: log.path, reason: "line 2 is not an event")) {
+                try log.events()
+            }
         }
     }
 

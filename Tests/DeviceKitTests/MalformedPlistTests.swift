@@ -38,7 +38,10 @@ import Testing
         ("garbage", Array("this is not a property list".utf8)),
         ("empty", []),
         ("truncated", Array("bplist00".utf8) + [0xD1, 0x01]),
-        ("wrong shape", Array(try! PropertyListSerialization.data(fromPropertyList: [1, 2], format: .binary, options: 0))),
+        (
+            "wrong shape",
+            Array(try! PropertyListSerialization.data(fromPropertyList: [1, 2], format: .binary, options: 0))
+        ),
     ]
 
     static func device(in dir: String) throws -> Device {
@@ -47,7 +50,8 @@ import Testing
         try device.placeWidget(app: "com.example.news")
         try device.defaults("group.com.example.news").set("notificationEnabled", to: false)
         try NotificationStore(device: device).schedule(
-            app: "com.example.news", title: "t", body: "b", at: DeviceKitFixture.time(), fireDate: DeviceKitFixture.time(hours: 24))
+            app: "com.example.news", title: "t", body: "b", at: DeviceKitFixture.time(),
+            fireDate: DeviceKitFixture.time(hours: 24))
         return device
     }
 

@@ -50,10 +50,11 @@ import Testing
 
             // Every change is in the event log, the delivery once, at its fire date.
             let events = try EventLog(device: device).events()
-            #expect(events.map(\.type) == [
-                "notification-scheduled", "notification-scheduled", "notification-delivered",
-                "notification-cancelled", "notification-tapped",
-            ])
+            #expect(
+                events.map(\.type) == [
+                    "notification-scheduled", "notification-scheduled", "notification-delivered",
+                    "notification-cancelled", "notification-tapped",
+                ])
             #expect(events.first { $0.type == "notification-delivered" }?.time == "2026-12-01T11:00:00Z")
         }
     }
@@ -61,7 +62,8 @@ import Testing
     @Test func settleLogsEachDeliveryOnce() throws {
         try DeviceKitFixture.withDevice { device in
             let store = NotificationStore(device: device)
-            try store.schedule(app: "a", title: "t", body: "b", at: DeviceKitFixture.time(), fireDate: DeviceKitFixture.time(hours: 1))
+            try store.schedule(
+                app: "a", title: "t", body: "b", at: DeviceKitFixture.time(), fireDate: DeviceKitFixture.time(hours: 1))
             try store.settle(at: DeviceKitFixture.time(hours: 0.5))
             #expect(try EventLog(device: device).events().filter { $0.type == "notification-delivered" }.isEmpty)
             try store.settle(at: DeviceKitFixture.time(hours: 2))

@@ -1,7 +1,8 @@
 // CommandParseTests: every device-model command's good and bad argument forms, parsed without running.
 import DeviceKit
-@testable import DevicectlCLI
 import Testing
+
+@testable import DevicectlCLI
 
 @Suite struct CommandParseTests {
     static func parse(_ spec: CommandSpec, _ words: [String]) throws(UsageError) -> ParsedArguments {
@@ -21,7 +22,8 @@ import Testing
     // MARK: - init, widget add, launch, status
 
     @Test(arguments: [
-        (["/r"], false), (["/r", "--json"], true), (["--json", "/r"], true), (["/r", "--now", "2026-12-01T09:00:00Z"], false),
+        (["/r"], false), (["/r", "--json"], true), (["--json", "/r"], true),
+        (["/r", "--now", "2026-12-01T09:00:00Z"], false),
     ])
     func initForms(_ words: [String], _ json: Bool) throws {
         #expect(try InitCommand.options(Self.parse(InitCommand.spec, words)) == .init(root: "/r", json: json))
@@ -29,15 +31,19 @@ import Testing
 
     @Test(arguments: [["/r", "--app", "com.a"], ["--app=com.a", "/r"], ["/r", "--app", "com.a", "--"]])
     func widgetAddForms(_ words: [String]) throws {
-        #expect(try WidgetAddCommand.options(Self.parse(WidgetAddCommand.spec, words)) == .init(root: "/r", app: "com.a"))
+        #expect(
+            try WidgetAddCommand.options(Self.parse(WidgetAddCommand.spec, words)) == .init(root: "/r", app: "com.a"))
     }
 
     @Test func launchAndStatusForms() throws {
-        let launch = try LaunchCommand.options(Self.parse(
-            LaunchCommand.spec, ["/r", "--app", "com.a", "--json", "--now", "2026-12-01T09:00:00Z"]))
+        let launch = try LaunchCommand.options(
+            Self.parse(
+                LaunchCommand.spec, ["/r", "--app", "com.a", "--json", "--now", "2026-12-01T09:00:00Z"]))
         #expect(launch == .init(root: "/r", app: "com.a", json: true))
         #expect(try StatusCommand.options(Self.parse(StatusCommand.spec, ["/r"])) == .init(root: "/r", json: false))
-        #expect(try StatusCommand.options(Self.parse(StatusCommand.spec, ["/r", "--json"])) == .init(root: "/r", json: true))
+        #expect(
+            try StatusCommand.options(Self.parse(StatusCommand.spec, ["/r", "--json"])) == .init(root: "/r", json: true)
+        )
     }
 
     @Test(arguments: [
@@ -74,26 +80,32 @@ import Testing
     @Test func installDefaults() throws {
         let options = try InstallCommand.options(Self.parse(InstallCommand.spec, ["/r", "--app", "com.example.news"]))
         #expect(options.root == "/r")
-        #expect(options.installation == AppInstallation(
-            bundleId: "com.example.news", groups: [], widget: NudgeSettings(appName: "News")))
+        #expect(
+            options.installation
+                == AppInstallation(
+                    bundleId: "com.example.news", groups: [], widget: NudgeSettings(appName: "News")))
     }
 
     @Test func installEveryOption() throws {
         let words = [
-            "/r", "--app=com.example.news", "--group", "group.a", "--group", "group.b", "--nudge-policy", "as-published",
+            "/r", "--app=com.example.news", "--group", "group.a", "--group", "group.b", "--nudge-policy",
+            "as-published",
             "--nudge-delay", "1h30m", "--nudge-title", "Hello", "--nudge-body", "Open it", "--marker-name", "m.txt",
             "--flag-key", "armed", "--json",
         ]
         let options = try InstallCommand.options(Self.parse(InstallCommand.spec, words))
         #expect(options.json)
         #expect(options.installation.groups == ["group.a", "group.b"])
-        #expect(options.installation.widget == NudgeSettings(
-            policy: .asPublished, delaySeconds: 5400, title: "Hello", body: "Open it", markerFileName: "m.txt",
-            flagKey: "armed"))
+        #expect(
+            options.installation.widget
+                == NudgeSettings(
+                    policy: .asPublished, delaySeconds: 5400, title: "Hello", body: "Open it", markerFileName: "m.txt",
+                    flagKey: "armed"))
     }
 
     @Test func installWithoutWidget() throws {
-        let options = try InstallCommand.options(Self.parse(InstallCommand.spec, ["/r", "--app", "com.a", "--no-widget"]))
+        let options = try InstallCommand.options(
+            Self.parse(InstallCommand.spec, ["/r", "--app", "com.a", "--no-widget"]))
         #expect(options.installation.widget == nil)
     }
 
@@ -102,11 +114,17 @@ import Testing
         (["/r", "--app", "bad/id"], "invalid value 'bad/id' for --app"),
         (["/r", "--app", "a", "--group", "../x"], "invalid value '../x' for --group"),
         (["/r", "--app", "a", "--group", "g", "--group", "g"], "--group 'g' given twice"),
-        (["/r", "--app", "a", "--nudge-policy", "twice"], "invalid value 'twice' for --nudge-policy: expected once or as-published"),
+        (
+            ["/r", "--app", "a", "--nudge-policy", "twice"],
+            "invalid value 'twice' for --nudge-policy: expected once or as-published"
+        ),
         (["/r", "--app", "a", "--nudge-delay", "-1h"], "invalid value '-1h' for --nudge-delay"),
         (["/r", "--app", "a", "--nudge-delay", "soon"], "invalid value 'soon' for --nudge-delay"),
         (["/r", "--app", "a", "--nudge-delay", "24"], "invalid value '24' for --nudge-delay"),
-        (["/r", "--app", "a", "--no-widget", "--nudge-delay", "1h"], "--nudge-delay cannot be combined with --no-widget"),
+        (
+            ["/r", "--app", "a", "--no-widget", "--nudge-delay", "1h"],
+            "--nudge-delay cannot be combined with --no-widget"
+        ),
         (["/r", "--app", "a", "--no-widget", "--flag-key", "k"], "--flag-key cannot be combined with --no-widget"),
         (["/r", "--app", "a", "--marker-name", "a/b"], "invalid value 'a/b' for --marker-name"),
         (["/r", "--app", "a", "--marker-name", ".."], "invalid value '..' for --marker-name"),
@@ -123,10 +141,12 @@ import Testing
     // MARK: - defaults
 
     @Test(arguments: [
-        (["-bool", "true"], DefaultsCommand.Value.bool(true)), (["-bool", "YES"], .bool(true)), (["-bool", "1"], .bool(true)),
+        (["-bool", "true"], DefaultsCommand.Value.bool(true)), (["-bool", "YES"], .bool(true)),
+        (["-bool", "1"], .bool(true)),
         (["-bool", "false"], .bool(false)), (["-bool", "no"], .bool(false)), (["-bool", "0"], .bool(false)),
         (["-int", "42"], .int(42)), (["-int", "-5"], .int(-5)), (["-float", "1.5"], .float(1.5)),
-        (["-float", "-2"], .float(-2)), (["-string", "hello world"], .string("hello world")), (["-string", ""], .string("")),
+        (["-float", "-2"], .float(-2)), (["-string", "hello world"], .string("hello world")),
+        (["-string", ""], .string("")),
         (["-string", "-bool"], .string("-bool")),
     ])
     func defaultsWriteValues(_ option: [String], _ value: DefaultsCommand.Value) throws {
@@ -149,27 +169,39 @@ import Testing
     ])
     func badDefaultsWriteForms(_ option: [String], _ message: String) {
         let error = Self.usageError {
-            _ = try DefaultsCommand.Write.value(Self.parse(DefaultsCommand.Write.spec, ["/r", "com.a", "key"] + option))
+            _ = try DefaultsCommand.Write.value(
+                Self.parse(DefaultsCommand.Write.spec, ["/r", "com.a", "key"] + option))
         }
         #expect(error?.message.contains(message) == true, "\(option): \(String(describing: error))")
     }
 
     @Test func defaultsReadAndDeleteForms() throws {
-        #expect(try DefaultsCommand.target(Self.parse(DefaultsCommand.Read.spec, ["/r", "d"])) == .init(root: "/r", domain: "d"))
+        #expect(
+            try DefaultsCommand.target(Self.parse(DefaultsCommand.Read.spec, ["/r", "d"]))
+                == .init(root: "/r", domain: "d"))
         #expect(try DefaultsCommand.target(Self.parse(DefaultsCommand.Delete.spec, ["/r", "d", "k"])).key == "k")
-        #expect(Self.usageError { _ = try Self.parse(DefaultsCommand.Read.spec, ["/r"]) }?.message.contains("missing argument DOMAIN") == true)
+        #expect(
+            Self.usageError { _ = try Self.parse(DefaultsCommand.Read.spec, ["/r"]) }?.message.contains(
+                "missing argument DOMAIN") == true)
         #expect(Self.usageError { _ = try Self.parse(DefaultsCommand.Read.spec, ["/r", "d", "k", "x"]) } != nil)
-        #expect(Self.usageError { _ = try Self.parse(DefaultsCommand.Write.spec, ["/r", "d", "-int", "1"]) }?.message
-            .contains("missing argument KEY") == true)
-        #expect(Self.usageError { _ = try DefaultsCommand.target(Self.parse(DefaultsCommand.Read.spec, ["/r", ""])) }?.message
-            .contains("DOMAIN must not be empty") == true)
+        #expect(
+            Self.usageError { _ = try Self.parse(DefaultsCommand.Write.spec, ["/r", "d", "-int", "1"]) }?.message
+                .contains("missing argument KEY") == true)
+        #expect(
+            Self.usageError { _ = try DefaultsCommand.target(Self.parse(DefaultsCommand.Read.spec, ["/r", ""])) }?
+                .message
+                .contains("DOMAIN must not be empty") == true)
     }
 
     // MARK: - exclude
 
     @Test func excludeTakesOneOrMorePaths() throws {
         #expect(try Self.parse(ExcludeCommand.Add.spec, ["a", "b c", "--", "-d"]).positionals == ["a", "b c", "-d"])
-        #expect(Self.usageError { _ = try Self.parse(ExcludeCommand.Add.spec, []) }?.message.contains("missing argument PATH") == true)
-        #expect(Self.usageError { _ = try Self.parse(ExcludeCommand.Remove.spec, ["-x"]) }?.message.contains("unknown option") == true)
+        #expect(
+            Self.usageError { _ = try Self.parse(ExcludeCommand.Add.spec, []) }?.message.contains(
+                "missing argument PATH") == true)
+        #expect(
+            Self.usageError { _ = try Self.parse(ExcludeCommand.Remove.spec, ["-x"]) }?.message.contains(
+                "unknown option") == true)
     }
 }

@@ -1,7 +1,8 @@
-// DefaultsFormatTests: values print the way macOS `defaults read` prints them.
-@testable import DevicectlCLI
 import Foundation
 import Testing
+
+// DefaultsFormatTests: values print the way macOS `defaults read` prints them.
+@testable import DevicectlCLI
 
 @Suite struct DefaultsFormatTests {
     typealias Format = DefaultsCommand.Format
@@ -22,7 +23,8 @@ import Testing
         // Values as they come back from a binary plist (NSNumber, bridged Bool) print like native ones.
         let data = try PropertyListSerialization.data(
             fromPropertyList: ["b": true, "f": false, "i": 7, "d": 0.25, "big": Int64.max], format: .binary, options: 0)
-        let plist = try #require(try PropertyListSerialization.propertyList(from: data, options: [], format: nil) as? [String: Any])
+        let plist = try #require(
+            try PropertyListSerialization.propertyList(from: data, options: [], format: nil) as? [String: Any])
         #expect(Format.value(plist["b"]!) == "1")
         #expect(Format.value(plist["f"]!) == "0")
         #expect(Format.value(plist["i"]!) == "7")

@@ -34,10 +34,13 @@ import Testing
     static func path(_ file: String, _ phone: PhoneScratch) throws -> String {
         switch file {
         case "metadata":
-            return "\(try phone.containerPath("Containers/Shared/AppGroup", "group.com.example.news"))/.com.apple.mobile_container_manager.metadata.plist"
-        case "info": return "\(try phone.containerPath("Containers/Bundle/Application", "com.example.news"))/News.app/Info.plist"
+            return
+                "\(try phone.containerPath("Containers/Shared/AppGroup", "group.com.example.news"))/.com.apple.mobile_container_manager.metadata.plist"
+        case "info":
+            return "\(try phone.containerPath("Containers/Bundle/Application", "com.example.news"))/News.app/Info.plist"
         case "defaults":
-            return "\(try phone.containerPath("Containers/Shared/AppGroup", "group.com.example.news"))/Library/Preferences/group.com.example.news.plist"
+            return
+                "\(try phone.containerPath("Containers/Shared/AppGroup", "group.com.example.news"))/Library/Preferences/group.com.example.news.plist"
         case "iconstate": return "\(phone.root)/Library/SpringBoard/IconState.plist"
         case "identity": return "\(phone.root)/DeviceLocal/identity.plist"
         default: return "\(phone.root)/DeviceLocal/notifications.plist"
@@ -50,7 +53,8 @@ import Testing
             try phone.install()
             try phone.ok(["widget", "add", phone.root, "--app", "com.example.news"])
             try phone.ok(["launch", phone.root, "--app", "com.example.news"])
-            try phone.python("""
+            try phone.python(
+                """
                 notes = [dict(id='N1', app='com.example.news', title='t', body='b', scheduledAt=datetime.datetime(2026, 12, 1), fireDate=datetime.datetime(2026, 12, 9))]
                 open(os.path.join(root, 'DeviceLocal/notifications.plist'), 'wb').write(plistlib.dumps(notes, fmt=plistlib.FMT_BINARY))
                 """)
@@ -84,7 +88,8 @@ import Testing
                 """
             let result = try Shell.run("/bin/bash", ["-c", script, "bash", DevicectlBinary.path, phone.root])
             #expect(result.status == 0, "\(result.stderr)")
-            let suite = "\(try phone.containerPath("Containers/Data/Application", "com.example.news"))/Library/Preferences/com.example.news.plist"
+            let suite =
+                "\(try phone.containerPath("Containers/Data/Application", "com.example.news"))/Library/Preferences/com.example.news.plist"
             let values = try PhoneScratch.plistDictionary(suite)
             #expect(values.count == 16)
             #expect(values["key7"] as? Int == 7)
@@ -94,7 +99,8 @@ import Testing
 
     @Test func usageErrorsPointAtTheCommandsHelp() throws {
         try PhoneScratch.with { phone in
-            let result = try phone.fails(["install", phone.root, "--ap", "x"], status: 64, mentioning: ["did you mean '--app'?"])
+            let result = try phone.fails(
+                ["install", phone.root, "--ap", "x"], status: 64, mentioning: ["did you mean '--app'?"])
             #expect(result.stderr.hasSuffix("Run 'devicectl install --help' for its options.\n"))
         }
     }

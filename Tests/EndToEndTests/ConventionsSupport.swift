@@ -32,7 +32,9 @@ struct PhoneScratch {
 
     /// Runs devicectl and records a failure unless it exits 0.
     @discardableResult
-    func ok(_ arguments: [String], now: String = PhoneScratch.now, sourceLocation: SourceLocation = #_sourceLocation) throws -> RunResult {
+    func ok(
+        _ arguments: [String], now: String = PhoneScratch.now, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> RunResult {
         let result = try run(arguments, now: now)
         #expect(result.status == 0, "devicectl \(arguments): \(result.stderr)", sourceLocation: sourceLocation)
         return result
@@ -49,9 +51,13 @@ struct PhoneScratch {
         #expect(result.status == status, "devicectl \(arguments): \(result.stderr)", sourceLocation: sourceLocation)
         #expect(result.stderr.hasPrefix("devicectl: "), "\(result.stderr)", sourceLocation: sourceLocation)
         for message in messages {
-            #expect(result.stderr.contains(message), "stderr lacks '\(message)': \(result.stderr)", sourceLocation: sourceLocation)
+            #expect(
+                result.stderr.contains(message), "stderr lacks '\(message)': \(result.stderr)",
+                sourceLocation: sourceLocation)
         }
-        #expect(!result.stderr.contains("Fatal error") && !result.stderr.contains("Stack dump"), sourceLocation: sourceLocation)
+        #expect(
+            !result.stderr.contains("Fatal error") && !result.stderr.contains("Stack dump"),
+            sourceLocation: sourceLocation)
         return result
     }
 
@@ -158,7 +164,8 @@ struct PhoneScratch {
     /// Writes `python` (which receives the device root as sys.argv[1]) and runs it: an independent
     /// writer for corrupting or seeding files.
     func python(_ code: String) throws {
-        let result = try Shell.run("python3", ["-c", "import os, plistlib, sys, datetime\nroot = sys.argv[1]\n" + code, root])
+        let result = try Shell.run(
+            "python3", ["-c", "import os, plistlib, sys, datetime\nroot = sys.argv[1]\n" + code, root])
         try #require(result.status == 0, "\(result.stderr)")
     }
 }
@@ -168,16 +175,21 @@ struct PhoneScratch {
 enum RamfsNamespace {
     static let available: Bool = {
         (try? withTemporaryDirectory { dir in
-            try Shell.run("unshare", ["--mount", "--propagation", "private", "sh", "-c", "mount -t ramfs none \"$1\"", "sh", dir]).status == 0
+            try Shell.run(
+                "unshare", ["--mount", "--propagation", "private", "sh", "-c", "mount -t ramfs none \"$1\"", "sh", dir]
+            ).status == 0
         }) ?? false
     }()
 
     static func run(_ script: String) throws -> RunResult {
         try withTemporaryDirectory { dir in
-            try Shell.run("unshare", [
-                "--mount", "--propagation", "private", "sh", "-c", "mount -t ramfs none \"$1\" || exit 99\n" + script,
-                "sh", dir, DevicectlBinary.path,
-            ])
+            try Shell.run(
+                "unshare",
+                [
+                    "--mount", "--propagation", "private", "sh", "-c",
+                    "mount -t ramfs none \"$1\" || exit 99\n" + script,
+                    "sh", dir, DevicectlBinary.path,
+                ])
         }
     }
 }

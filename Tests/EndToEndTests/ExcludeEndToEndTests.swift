@@ -6,7 +6,8 @@ import Testing
 @Suite struct ExcludeEndToEndTests {
     @Test func addWritesApplesExactBytesOnFilesAndDirectories() throws {
         try withTemporaryDirectory { dir in
-            let file = "\(dir)/big.cache", folder = "\(dir)/Caches"
+            let file = "\(dir)/big.cache"
+            let folder = "\(dir)/Caches"
             try Data("x".utf8).write(to: URL(fileURLWithPath: file))
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
             let phone = PhoneScratch(dir: dir)
@@ -18,9 +19,14 @@ import Testing
                 #expect(raw.map { String(format: "%02x", $0) }.joined() == PhoneScratch.exclusionHex)
             }
             // The value is a binary plist holding the string com.apple.backupd.
-            let decoded = try Shell.run("sh", ["-c", """
-                getfattr --only-values -n "$1" --absolute-names "$2" | python3 -c 'import plistlib,sys; print(plistlib.loads(sys.stdin.buffer.read()))'
-                """, "sh", PhoneScratch.exclusionAttribute, file])
+            let decoded = try Shell.run(
+                "sh",
+                [
+                    "-c",
+                    """
+                    getfattr --only-values -n "$1" --absolute-names "$2" | python3 -c 'import plistlib,sys; print(plistlib.loads(sys.stdin.buffer.read()))'
+                    """, "sh", PhoneScratch.exclusionAttribute, file,
+                ])
             #expect(decoded.stdout == "com.apple.backupd\n")
             // Adding again changes nothing.
             try phone.ok(["exclude", "add", file])
@@ -46,16 +52,19 @@ import Testing
 
     @Test func aMissingPathIsNamedAndTheOthersStillRun() throws {
         try withTemporaryDirectory { dir in
-            let a = "\(dir)/a", b = "\(dir)/b"
+            let a = "\(dir)/a"
+            let b = "\(dir)/b"
             try Data().write(to: URL(fileURLWithPath: a))
             try Data().write(to: URL(fileURLWithPath: b))
             let phone = PhoneScratch(dir: dir)
-            let result = try phone.fails(["exclude", "add", a, "\(dir)/missing", b],
-                                         mentioning: ["\(dir)/missing: no such file or directory"])
+            let result = try phone.fails(
+                ["exclude", "add", a, "\(dir)/missing", b],
+                mentioning: ["\(dir)/missing: no such file or directory"])
             #expect(result.stdout == "\(a): excluded from backup\n\(b): excluded from backup\n")
             #expect(try PhoneScratch.exclusionHex(a) == PhoneScratch.exclusionHex)
             #expect(try PhoneScratch.exclusionHex(b) == PhoneScratch.exclusionHex)
-            try phone.fails(["exclude", "remove", "\(dir)/missing", a], mentioning: ["\(dir)/missing: no such file or directory"])
+            try phone.fails(
+                ["exclude", "remove", "\(dir)/missing", a], mentioning: ["\(dir)/missing: no such file or directory"])
             #expect(try PhoneScratch.exclusionHex(a) == nil)
             try phone.fails(["exclude", "add"], status: 64, mentioning: ["missing argument PATH"])
         }
@@ -65,14 +74,16 @@ import Testing
         try withTemporaryDirectory { dir in
             try Data().write(to: URL(fileURLWithPath: "\(dir)/target"))
             try FileManager.default.createSymbolicLink(atPath: "\(dir)/link", withDestinationPath: "target")
-            try PhoneScratch(dir: dir).fails(["exclude", "add", "\(dir)/link"], mentioning: ["\(dir)/link: is a symbolic link"])
+            try PhoneScratch(dir: dir).fails(
+                ["exclude", "add", "\(dir)/link"], mentioning: ["\(dir)/link: is a symbolic link"])
             #expect(try PhoneScratch.exclusionHex("\(dir)/target") == nil)
         }
     }
 
     @Test(.enabled(if: RamfsNamespace.available, "needs unshare and mount (root)"))
     func aFileSystemWithoutUserXattrsGetsAClearMessage() throws {
-        let result = try RamfsNamespace.run("""
+        let result = try RamfsNamespace.run(
+            """
             touch "$1/f"
             "$2" exclude add "$1/f"; echo "add=$?"
             "$2" exclude remove "$1/f"; echo "remove=$?"
@@ -80,6 +91,10 @@ import Testing
         #expect(result.stdout == "add=1\nremove=1\n")
         let lines = result.stderr.split(separator: "\n")
         #expect(lines.count == 2)
-        #expect(lines.allSatisfy { $0.hasPrefix("devicectl: ") && $0.hasSuffix("/f: the file system does not support user extended attributes") })
+        #expect(
+            lines.allSatisfy {
+                $0.hasPrefix("devicectl: ")
+                    && $0.hasSuffix("/f: the file system does not support user extended attributes")
+            })
     }
 }

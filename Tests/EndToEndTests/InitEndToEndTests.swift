@@ -7,7 +7,8 @@ import Testing
     @Test func initCreatesADeviceWithItsOwnIdentity() throws {
         try PhoneScratch.with(initialised: false) { phone in
             let result = try phone.ok(["init", phone.root])
-            let udid = try #require(result.stdout.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines))
+            let udid = try #require(
+                result.stdout.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines))
             #expect(result.stdout.hasPrefix("initialised device root \(phone.root) with UDID "))
             #expect(UUID(uuidString: udid) != nil)
 
@@ -71,7 +72,8 @@ import Testing
 
     @Test(.enabled(if: RamfsNamespace.available, "needs unshare and mount (root)"))
     func initRefusesAFileSystemWithoutUserXattrsAndLeavesNothing() throws {
-        let result = try RamfsNamespace.run("""
+        let result = try RamfsNamespace.run(
+            """
             "$2" init "$1/phone/deep"; status=$?
             echo "status=$status"; ls -A "$1"
             """)

@@ -6,7 +6,9 @@ import Testing
 @Suite struct InstallEndToEndTests {
     @Test func installCreatesBundleDataGroupAndPluginContainers() throws {
         try PhoneScratch.with { phone in
-            let result = try phone.ok(["install", phone.root, "--app", "com.example.news", "--group", "group.com.example.news"])
+            let result = try phone.ok([
+                "install", phone.root, "--app", "com.example.news", "--group", "group.com.example.news",
+            ])
             #expect(result.stdout.hasPrefix("installed com.example.news (News)\n"))
             #expect(result.stdout.contains("App Group         group.com.example.news Containers/Shared/AppGroup/"))
             #expect(result.stdout.contains("(created)"))
@@ -14,7 +16,10 @@ import Testing
             #expect(try phone.containers("Containers/Bundle/Application").keys.sorted() == ["com.example.news"])
             #expect(try phone.containers("Containers/Data/Application").keys.sorted() == ["com.example.news"])
             #expect(try phone.containers("Containers/Shared/AppGroup").keys.sorted() == ["group.com.example.news"])
-            #expect(try phone.containers("Containers/Data/PluginKitPlugin").keys.sorted() == ["com.example.news.NudgeWidget"])
+            #expect(
+                try phone.containers("Containers/Data/PluginKitPlugin").keys.sorted() == [
+                    "com.example.news.NudgeWidget"
+                ])
 
             let bundle = try phone.containerPath("Containers/Bundle/Application", "com.example.news")
             let info = try PhoneScratch.plistDictionary("\(bundle)/News.app/Info.plist")
@@ -25,7 +30,8 @@ import Testing
             #expect(widget["delaySeconds"] as? Double == 86_400)
             #expect(widget["markerFileName"] as? String == "device-restoration-marker.txt")
             #expect(widget["flagKey"] as? String == "notificationEnabled")
-            let metadata = try PhoneScratch.plistDictionary("\(bundle)/.com.apple.mobile_container_manager.metadata.plist")
+            let metadata = try PhoneScratch.plistDictionary(
+                "\(bundle)/.com.apple.mobile_container_manager.metadata.plist")
             #expect(metadata["MCMMetadataContentClass"] as? Int == 1)
             let data = try phone.containerPath("Containers/Data/Application", "com.example.news")
             for sub in ["Documents", "Library/Preferences", "Library/Caches", "tmp"] {
@@ -55,8 +61,10 @@ import Testing
     @Test func everyWidgetOptionIsRecordedAndJSONDescribesIt() throws {
         try PhoneScratch.with { phone in
             let result = try phone.ok([
-                "install", phone.root, "--app", "com.example.news", "--nudge-policy", "as-published", "--nudge-delay", "1h30m",
-                "--nudge-title", "Hello again", "--nudge-body", "Open News", "--marker-name", "here.txt", "--flag-key", "armed",
+                "install", phone.root, "--app", "com.example.news", "--nudge-policy", "as-published", "--nudge-delay",
+                "1h30m",
+                "--nudge-title", "Hello again", "--nudge-body", "Open News", "--marker-name", "here.txt", "--flag-key",
+                "armed",
                 "--json",
             ])
             let json = try PhoneScratch.json(result)
@@ -101,8 +109,10 @@ import Testing
             let data = try phone.containerPath("Containers/Data/Application", "com.example.news")
             try Data("draft".utf8).write(to: URL(fileURLWithPath: "\(data)/Documents/draft.txt"))
             try phone.ok(["defaults", "write", phone.root, "com.example.news", "launches", "-int", "7"])
-            let result = try phone.ok(["install", phone.root, "--app", "com.example.news", "--group", "group.com.example.news",
-                                       "--nudge-delay", "0s"])
+            let result = try phone.ok([
+                "install", phone.root, "--app", "com.example.news", "--group", "group.com.example.news",
+                "--nudge-delay", "0s",
+            ])
             #expect(result.stdout.hasPrefix("reinstalled com.example.news (News)"))
             #expect(result.stdout.contains("(kept)"))
             #expect(try phone.containerPath("Containers/Data/Application", "com.example.news") == data)
@@ -123,23 +133,29 @@ import Testing
     func badValuesAreUsageErrorsAndChangeNothing(_ extra: [String], _ messages: [String]) throws {
         try PhoneScratch.with { phone in
             let before = try phone.snapshot()
-            try phone.fails(["install", phone.root, "--app", "com.example.news"] + extra, status: 64, mentioning: messages)
+            try phone.fails(
+                ["install", phone.root, "--app", "com.example.news"] + extra, status: 64, mentioning: messages)
             #expect(try phone.snapshot() == before)
         }
     }
 
     @Test func missingAppAndBadRootAndMalformedMetadata() throws {
         try PhoneScratch.with { phone in
-            try phone.fails(["install", phone.root], status: 64, mentioning: ["missing required option --app BUNDLE_ID"])
-            try phone.fails(["install", phone.dir, "--app", "com.example.news"], mentioning: ["\(phone.dir) is not a device root"])
-            try phone.fails(["install", "\(phone.dir)/nowhere", "--app", "com.example.news"], mentioning: ["\(phone.dir)/nowhere"])
+            try phone.fails(
+                ["install", phone.root], status: 64, mentioning: ["missing required option --app BUNDLE_ID"])
+            try phone.fails(
+                ["install", phone.dir, "--app", "com.example.news"], mentioning: ["\(phone.dir) is not a device root"])
+            try phone.fails(
+                ["install", "\(phone.dir)/nowhere", "--app", "com.example.news"], mentioning: ["\(phone.dir)/nowhere"])
 
             try phone.install()
             let group = try phone.containerPath("Containers/Shared/AppGroup", "group.com.example.news")
             let metadata = "\(group)/.com.apple.mobile_container_manager.metadata.plist"
             try Data("garbage".utf8).write(to: URL(fileURLWithPath: metadata))
             let before = try phone.snapshot()
-            try phone.fails(["install", phone.root, "--app", "com.example.sports"], mentioning: [metadata, "malformed property list"])
+            try phone.fails(
+                ["install", phone.root, "--app", "com.example.sports"],
+                mentioning: [metadata, "malformed property list"])
             #expect(try phone.snapshot() == before)
         }
     }

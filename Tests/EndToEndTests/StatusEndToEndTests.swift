@@ -24,11 +24,14 @@ import Testing
     @Test func everythingAboutTheApps() throws {
         try PhoneScratch.with { phone in
             try phone.install()
-            try phone.install("com.example.sports", ["--group", "group.com.example.news", "--nudge-policy", "as-published"])
+            try phone.install(
+                "com.example.sports", ["--group", "group.com.example.news", "--nudge-policy", "as-published"])
             try phone.install("com.example.plain", ["--no-widget"])
             try phone.ok(["widget", "add", phone.root, "--app", "com.example.news"])
-            let token = try PhoneScratch.json(try phone.ok(["launch", phone.root, "--app", "com.example.news", "--json"]))["deviceToken"]
-            try phone.python("""
+            let token = try PhoneScratch.json(
+                try phone.ok(["launch", phone.root, "--app", "com.example.news", "--json"]))["deviceToken"]
+            try phone.python(
+                """
                 t = lambda h: datetime.datetime(2026, 12, 1, 9) + datetime.timedelta(hours=h)
                 notes = [dict(id='N1', app='com.example.sports', title='t', body='b', scheduledAt=t(0), fireDate=t(24)),
                          dict(id='N2', app='com.example.sports', title='t', body='b', scheduledAt=t(0), fireDate=t(2)),
@@ -36,12 +39,18 @@ import Testing
                 open(os.path.join(root, 'DeviceLocal/notifications.plist'), 'wb').write(plistlib.dumps(notes, fmt=plistlib.FMT_BINARY))
                 """)
             let before = try phone.snapshot()
-            let status = try PhoneScratch.json(try phone.ok(["status", phone.root, "--json", "--now", "2026-12-01T12:00:00Z"]))
+            let status = try PhoneScratch.json(
+                try phone.ok(["status", phone.root, "--json", "--now", "2026-12-01T12:00:00Z"]))
             #expect(try phone.snapshot() == before)
             #expect(status["now"] as? String == "2026-12-01T12:00:00Z")
             let apps = try #require(status["apps"] as? [[String: Any]])
-            #expect(apps.map { $0["bundleId"] as? String } == ["com.example.news", "com.example.plain", "com.example.sports"])
-            let news = apps[0], plain = apps[1], sports = apps[2]
+            #expect(
+                apps.map { $0["bundleId"] as? String } == [
+                    "com.example.news", "com.example.plain", "com.example.sports",
+                ])
+            let news = apps[0]
+            let plain = apps[1]
+            let sports = apps[2]
 
             #expect(news["name"] as? String == "News")
             #expect(news["groups"] as? [String] == ["group.com.example.news"])
@@ -70,7 +79,8 @@ import Testing
             #expect(status["widgets"] as? [[String: String]] == [["app": "com.example.news"]])
 
             // Later, the pending one is delivered too.
-            let later = try PhoneScratch.json(try phone.ok(["status", phone.root, "--json", "--now", "2026-12-03T00:00:00Z"]))
+            let later = try PhoneScratch.json(
+                try phone.ok(["status", phone.root, "--json", "--now", "2026-12-03T00:00:00Z"]))
             let sportsLater = try #require((later["apps"] as? [[String: Any]])?.last)
             #expect(sportsLater["notifications"] as? [String: Int] == ["pending": 0, "delivered": 2, "cancelled": 1])
 
@@ -86,14 +96,19 @@ import Testing
     @Test func aMarkerThatLostItsFlagIsShownAsNotExcluded() throws {
         try PhoneScratch.with { phone in
             try phone.install()
-            let marker = try #require(try PhoneScratch.json(
-                try phone.ok(["launch", phone.root, "--app", "com.example.news", "--json"]))["marker"] as? String)
+            let marker = try #require(
+                try PhoneScratch.json(
+                    try phone.ok(["launch", phone.root, "--app", "com.example.news", "--json"]))["marker"] as? String)
             try phone.ok(["exclude", "remove", marker])
-            let news = try #require((try PhoneScratch.json(try phone.ok(["status", phone.root, "--json"]))["apps"] as? [[String: Any]])?.first)
+            let news = try #require(
+                (try PhoneScratch.json(try phone.ok(["status", phone.root, "--json"]))["apps"] as? [[String: Any]])?
+                    .first)
             #expect(news["markerPresent"] as? Bool == true)
             #expect(news["markerExcluded"] as? Bool == false)
             try FileManager.default.removeItem(atPath: marker)
-            let gone = try #require((try PhoneScratch.json(try phone.ok(["status", phone.root, "--json"]))["apps"] as? [[String: Any]])?.first)
+            let gone = try #require(
+                (try PhoneScratch.json(try phone.ok(["status", phone.root, "--json"]))["apps"] as? [[String: Any]])?
+                    .first)
             #expect(gone["markerPresent"] as? Bool == false)
         }
     }
@@ -101,10 +116,12 @@ import Testing
     @Test func notADeviceOrAMalformedIdentity() throws {
         try PhoneScratch.with { phone in
             try phone.fails(["status", phone.dir], mentioning: ["\(phone.dir) is not a device root"])
-            try phone.fails(["status", "\(phone.dir)/absent"], mentioning: ["\(phone.dir)/absent", "No such file or directory"])
+            try phone.fails(
+                ["status", "\(phone.dir)/absent"], mentioning: ["\(phone.dir)/absent", "No such file or directory"])
             let identity = "\(phone.root)/DeviceLocal/identity.plist"
             try Data().write(to: URL(fileURLWithPath: identity))
-            try phone.fails(["status", phone.root], mentioning: [identity, "malformed property list (the file is empty)"])
+            try phone.fails(
+                ["status", phone.root], mentioning: [identity, "malformed property list (the file is empty)"])
         }
     }
 }

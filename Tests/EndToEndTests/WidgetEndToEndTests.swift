@@ -18,7 +18,11 @@ import Testing
 
             let layout = try PhoneScratch.plistDictionary(Self.iconState(phone))
             let widgets = try #require(layout["widgets"] as? [[String: String]])
-            #expect(widgets == [["app": "com.example.news", "kind": "NudgeWidget"], ["app": "com.example.sports", "kind": "NudgeWidget"]])
+            #expect(
+                widgets == [
+                    ["app": "com.example.news", "kind": "NudgeWidget"],
+                    ["app": "com.example.sports", "kind": "NudgeWidget"],
+                ])
         }
     }
 
@@ -26,10 +30,12 @@ import Testing
         try PhoneScratch.with { phone in
             try phone.install("com.example.plain", ["--no-widget"])
             let before = try phone.snapshot()
-            try phone.fails(["widget", "add", phone.root, "--app", "com.example.ghost"],
-                            mentioning: ["no app 'com.example.ghost' is installed"])
-            try phone.fails(["widget", "add", phone.root, "--app", "com.example.plain"],
-                            mentioning: ["app 'com.example.plain' has no widget"])
+            try phone.fails(
+                ["widget", "add", phone.root, "--app", "com.example.ghost"],
+                mentioning: ["no app 'com.example.ghost' is installed"])
+            try phone.fails(
+                ["widget", "add", phone.root, "--app", "com.example.plain"],
+                mentioning: ["app 'com.example.plain' has no widget"])
             try phone.fails(["widget", "add", phone.root], status: 64, mentioning: ["missing required option --app"])
             #expect(try phone.snapshot() == before)
             #expect(!FileManager.default.fileExists(atPath: Self.iconState(phone)))
@@ -39,10 +45,13 @@ import Testing
     @Test func malformedLayoutIsNamed() throws {
         try PhoneScratch.with { phone in
             try phone.install()
-            try phone.python("open(os.path.join(root, 'Library/SpringBoard/IconState.plist'), 'wb').write(plistlib.dumps({'widgets': 'no'}, fmt=plistlib.FMT_BINARY))")
+            try phone.python(
+                "open(os.path.join(root, 'Library/SpringBoard/IconState.plist'), 'wb').write(plistlib.dumps({'widgets': 'no'}, fmt=plistlib.FMT_BINARY))"
+            )
             let before = try phone.snapshot()
-            try phone.fails(["widget", "add", phone.root, "--app", "com.example.news"],
-                            mentioning: [Self.iconState(phone), "malformed property list"])
+            try phone.fails(
+                ["widget", "add", phone.root, "--app", "com.example.news"],
+                mentioning: [Self.iconState(phone), "malformed property list"])
             #expect(try phone.snapshot() == before)
         }
     }

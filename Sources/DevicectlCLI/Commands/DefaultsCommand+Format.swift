@@ -96,7 +96,11 @@ extension DefaultsCommand {
         /// `text` bare when it is ASCII letters and digits only, else in double quotes with `\\`, `\"`,
         /// `\n`, `\t` and `\Uxxxx` escapes, as NSString's description does.
         static func quoted(_ text: String) -> String {
-            let plain = !text.isEmpty && text.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)) }
+            let plain =
+                !text.isEmpty
+                && text.unicodeScalars.allSatisfy {
+                    $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))
+                }
             if plain { return text }
             var result = "\""
             for unit in text.utf16 {

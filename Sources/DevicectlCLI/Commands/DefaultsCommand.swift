@@ -92,7 +92,9 @@ enum DefaultsCommand {
                 OptionSpec(["-float"], .value("X"), help: "A floating-point value."),
                 OptionSpec(["-string"], .value("TEXT"), help: "A string value."),
             ],
-            discussion: "Give exactly one type option.\nExample: devicectl defaults write /tmp/phone com.example.news launches -int 3")
+            discussion:
+                "Give exactly one type option.\nExample: devicectl defaults write /tmp/phone com.example.news launches -int 3"
+        )
 
         static let typeOptions = ["-bool", "-int", "-float", "-string"]
 
@@ -101,7 +103,8 @@ enum DefaultsCommand {
             let given = typeOptions.filter { arguments.value($0) != nil }
             guard given.count == 1, let option = given.first else {
                 let found = given.isEmpty ? "none" : given.joined(separator: " and ")
-                throw UsageError("give exactly one of -bool, -int, -float, -string with a value (got \(found))", command: spec.name)
+                throw UsageError(
+                    "give exactly one of -bool, -int, -float, -string with a value (got \(found))", command: spec.name)
             }
             switch option {
             case "-bool":
@@ -109,7 +112,10 @@ enum DefaultsCommand {
             case "-int":
                 return .int(try arguments.value(option, as: "an integer") { Int($0) }!)
             case "-float":
-                return .float(try arguments.value(option, as: "a finite number") { Double($0).flatMap { $0.isFinite ? $0 : nil } }!)
+                return .float(
+                    try arguments.value(option, as: "a finite number") {
+                        Double($0).flatMap { $0.isFinite ? $0 : nil }
+                    }!)
             default:
                 return .string(arguments.value(option)!)
             }
@@ -149,7 +155,9 @@ enum DefaultsCommand {
                     try suite.remove(key)
                 } else {
                     // A malformed suite may be deleted whole: that is how to recover from it.
-                    guard FileManager.default.fileExists(atPath: suite.path) else { throw EmptyDomain(domain: target.domain) }
+                    guard FileManager.default.fileExists(atPath: suite.path) else {
+                        throw EmptyDomain(domain: target.domain)
+                    }
                     try suite.removeAll()
                 }
             }

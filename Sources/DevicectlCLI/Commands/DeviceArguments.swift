@@ -14,17 +14,19 @@ enum DeviceArguments {
     /// The value of a required identifier option (`--app`), checked as a bundle or group id.
     static func requiredIdentifier(_ key: String, _ arguments: ParsedArguments) throws(UsageError) -> String {
         guard let value = arguments.value(key) else {
-            let meta = arguments.spec.options.first { $0.key == key }.flatMap { option -> String? in
-                if case .value(let meta) = option.kind { return meta }
-                return nil
-            } ?? "VALUE"
+            let meta =
+                arguments.spec.options.first { $0.key == key }.flatMap { option -> String? in
+                    if case .value(let meta) = option.kind { return meta }
+                    return nil
+                } ?? "VALUE"
             throw UsageError("missing required option \(key) \(meta)", command: arguments.spec.name)
         }
         return try identifier(value, for: key, arguments)
     }
 
     /// `value` if it is a valid identifier, else a usage error naming `key` and the value.
-    static func identifier(_ value: String, for key: String, _ arguments: ParsedArguments) throws(UsageError) -> String {
+    static func identifier(_ value: String, for key: String, _ arguments: ParsedArguments) throws(UsageError) -> String
+    {
         guard Device.isValidIdentifier(value) else {
             throw UsageError(
                 "invalid value '\(value)' for \(key): an identifier uses letters, digits, '-', '_' and '.'",

@@ -9,8 +9,10 @@ enum ExcludeCommand {
 
     /// Applies `change` to every path in order; a path that fails is reported (naming it) and the
     /// others still run. Exit status 1 when any failed.
-    static func each(_ arguments: ParsedArguments, _ context: CommandContext, done: String,
-                     _ change: (String) throws -> Void) -> Int32 {
+    static func each(
+        _ arguments: ParsedArguments, _ context: CommandContext, done: String,
+        _ change: (String) throws -> Void
+    ) -> Int32 {
         var failed = false
         for path in arguments.positionals {
             do {

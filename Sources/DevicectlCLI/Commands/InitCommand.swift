@@ -37,8 +37,8 @@ enum InitCommand: Command {
         let options = try options(arguments)
         let now = try context.now(arguments)
         if Device.isDevice(at: options.root) {
-            let udid = try? Device.open(options.root).identity().udid
-            throw AlreadyADevice(root: try Device.open(options.root).root, udid: udid)
+            let existing = try Device.open(options.root)
+            throw AlreadyADevice(root: existing.root, udid: try? existing.identity().udid)
         }
         let device = try Device.initialize(options.root, now: now)
         let udid = try device.identity().udid

@@ -25,7 +25,8 @@ extension InstallCommand {
             var groups: [(Container, Status, [String])] = []
             for groupId in app.groups {
                 let container = try device.groupContainer(groupId)
-                let others = before.filter { $0.bundleId != app.bundleId && $0.groups.contains(groupId) }.map(\.bundleId)
+                let others = before.filter { $0.bundleId != app.bundleId && $0.groups.contains(groupId) }.map(
+                    \.bundleId)
                 let status: Status = !existingGroups.contains(groupId) ? .created : others.isEmpty ? .kept : .shared
                 groups.append((container, status, others))
             }
@@ -42,7 +43,8 @@ extension InstallCommand {
             for group in groups {
                 var note = group.status.rawValue
                 if group.status == .shared { note += " with " + group.sharedWith.joined(separator: ", ") }
-                lines.append("  App Group         \(group.container.identifier) \(group.container.relativePath) (\(note))")
+                lines.append(
+                    "  App Group         \(group.container.identifier) \(group.container.relativePath) (\(note))")
             }
             if let widget = app.widget {
                 lines.append(

@@ -8,13 +8,22 @@ enum InstallCommand: Command {
         positionals: [PositionalSpec("ROOT", help: "The device root.")],
         options: [
             OptionSpec(["--app"], .value("BUNDLE_ID"), help: "The app's bundle identifier (required)."),
-            OptionSpec(["--group"], .value("GROUP_ID"), repeatable: true, help: "An App Group the app belongs to (repeatable)."),
-            OptionSpec(["--nudge-policy"], .value("once|as-published"), help: "When the widget clears its flag (default once)."),
-            OptionSpec(["--nudge-delay"], .value("DURATION"), help: "Delay before the nudge fires, e.g. 24h, 90m, 0s (default 24h)."),
+            OptionSpec(
+                ["--group"], .value("GROUP_ID"), repeatable: true, help: "An App Group the app belongs to (repeatable)."
+            ),
+            OptionSpec(
+                ["--nudge-policy"], .value("once|as-published"), help: "When the widget clears its flag (default once)."
+            ),
+            OptionSpec(
+                ["--nudge-delay"], .value("DURATION"),
+                help: "Delay before the nudge fires, e.g. 24h, 90m, 0s (default 24h)."),
             OptionSpec(["--nudge-title"], .value("TEXT"), help: "The nudge notification's title."),
             OptionSpec(["--nudge-body"], .value("TEXT"), help: "The nudge notification's body."),
-            OptionSpec(["--marker-name"], .value("NAME"), help: "The marker file name (default device-restoration-marker.txt)."),
-            OptionSpec(["--flag-key"], .value("KEY"), help: "The shared defaults flag key (default notificationEnabled)."),
+            OptionSpec(
+                ["--marker-name"], .value("NAME"), help: "The marker file name (default device-restoration-marker.txt)."
+            ),
+            OptionSpec(
+                ["--flag-key"], .value("KEY"), help: "The shared defaults flag key (default notificationEnabled)."),
             OptionSpec(["--no-widget"], help: "The app has no nudge widget."),
             jsonOption,
         ],
@@ -32,7 +41,9 @@ enum InstallCommand: Command {
         var json: Bool
     }
 
-    static let nudgeOptions = ["--nudge-policy", "--nudge-delay", "--nudge-title", "--nudge-body", "--marker-name", "--flag-key"]
+    static let nudgeOptions = [
+        "--nudge-policy", "--nudge-delay", "--nudge-title", "--nudge-body", "--marker-name", "--flag-key",
+    ]
 
     static func options(_ arguments: ParsedArguments) throws(UsageError) -> Options {
         let root = try DeviceArguments.root(arguments)
@@ -56,7 +67,9 @@ enum InstallCommand: Command {
 
     /// The widget settings from the `--nudge-*`, `--marker-name` and `--flag-key` options.
     static func nudgeSettings(_ arguments: ParsedArguments, appName: String) throws(UsageError) -> NudgeSettings {
-        let policy = try arguments.value("--nudge-policy", as: "once or as-published") { NudgeSettings.Policy(rawValue: $0) }
+        let policy = try arguments.value("--nudge-policy", as: "once or as-published") {
+            NudgeSettings.Policy(rawValue: $0)
+        }
         let delay = try arguments.value("--nudge-delay", as: "a non-negative duration such as 24h, 90m, 1h30m or 0s") {
             NudgeSettings.parseDuration($0)
         }
@@ -69,7 +82,8 @@ enum InstallCommand: Command {
         let flagKey = try arguments.value("--flag-key", as: "a non-empty key") { $0.isEmpty ? nil : $0 }
         return NudgeSettings(
             policy: policy ?? .once, delaySeconds: delay ?? NudgeSettings.defaultDelaySeconds, title: title, body: body,
-            markerFileName: marker ?? NudgeSettings.defaultMarkerFileName, flagKey: flagKey ?? NudgeSettings.defaultFlagKey,
+            markerFileName: marker ?? NudgeSettings.defaultMarkerFileName,
+            flagKey: flagKey ?? NudgeSettings.defaultFlagKey,
             appName: appName)
     }
 

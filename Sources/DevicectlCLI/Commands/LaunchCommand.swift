@@ -6,7 +6,9 @@ enum LaunchCommand: Command {
     static let spec = CommandSpec(
         name: "launch", summary: "Launch an app: write the marker and flag, send the device token.",
         positionals: [PositionalSpec("ROOT", help: "The device root.")],
-        options: [OptionSpec(["--app"], .value("BUNDLE_ID"), help: "The app to launch (required)."), nowOption, jsonOption],
+        options: [
+            OptionSpec(["--app"], .value("BUNDLE_ID"), help: "The app to launch (required)."), nowOption, jsonOption,
+        ],
         discussion: """
             Creates the empty marker in the app's first App Group container and marks it excluded from
             backup, sets the flag to true in the group's shared defaults, cancels the app's pending nudge,

@@ -38,10 +38,12 @@ extension StatusCommand {
             let events = try EventLog(device: device).events()
             apps = try installed.map { app in
                 var markerPath: String?
-                var present = false, excluded = false
+                var present = false
+                var excluded = false
                 var flag: Any?
                 if let widget = app.widget, let groupId = app.groups.first,
-                    let group = try device.container(.group, identifier: groupId) {
+                    let group = try device.container(.group, identifier: groupId)
+                {
                     let marker = "\(group.path)/\(widget.markerFileName)"
                     markerPath = DeviceArguments.relative(marker, to: device)
                     present = try FileStatus.ifExists(marker) != nil
@@ -75,7 +77,10 @@ extension StatusCommand {
                 "now": Timestamp.format(now),
                 "apps": apps.map(Self.json(app:)),
                 "groups": groups.map { group -> [String: Any] in
-                    ["id": group.container.identifier, "container": group.container.relativePath, "apps": group.members]
+                    [
+                        "id": group.container.identifier, "container": group.container.relativePath,
+                        "apps": group.members,
+                    ]
                 },
                 "widgets": widgets.map { ["app": $0] },
             ]
@@ -131,11 +136,13 @@ extension StatusCommand {
             var lines = ["  \(app.bundleId) (\(app.name))"]
             lines.append(row("groups", app.groups.isEmpty ? "none" : app.groups.joined(separator: ", ")))
             if let widget = app.widget {
-                lines.append(row(
-                    "widget",
-                    "\(status.widgetPlaced ? "placed" : "not placed"); policy \(widget.policy.rawValue), "
-                        + "delay \(widget.delayText), marker \(widget.markerFileName), flag \(widget.flagKey)"))
-                let marker = status.markerPresent
+                lines.append(
+                    row(
+                        "widget",
+                        "\(status.widgetPlaced ? "placed" : "not placed"); policy \(widget.policy.rawValue), "
+                            + "delay \(widget.delayText), marker \(widget.markerFileName), flag \(widget.flagKey)"))
+                let marker =
+                    status.markerPresent
                     ? "present\(status.markerExcluded ? " (excluded from backup)" : " (NOT excluded from backup)")"
                     : "absent"
                 lines.append(row("marker", "\(marker)  \(status.markerPath ?? "")"))
@@ -145,9 +152,11 @@ extension StatusCommand {
                 lines.append(row("widget", "none"))
             }
             let counts = status.notifications
-            lines.append(row(
-                "notifications",
-                "\(counts[.pending] ?? 0) pending, \(counts[.delivered] ?? 0) delivered, \(counts[.cancelled] ?? 0) cancelled"))
+            lines.append(
+                row(
+                    "notifications",
+                    "\(counts[.pending] ?? 0) pending, \(counts[.delivered] ?? 0) delivered, \(counts[.cancelled] ?? 0) cancelled"
+                ))
             lines.append(row("device token", status.lastDeviceToken ?? "never sent"))
             return lines
         }

@@ -21,7 +21,8 @@ enum WidgetAddCommand: Command {
     }
 
     static func options(_ arguments: ParsedArguments) throws(UsageError) -> Options {
-        Options(root: try DeviceArguments.root(arguments), app: try DeviceArguments.requiredIdentifier("--app", arguments))
+        Options(
+            root: try DeviceArguments.root(arguments), app: try DeviceArguments.requiredIdentifier("--app", arguments))
     }
 
     static func run(_ arguments: ParsedArguments, _ context: CommandContext) throws -> Int32 {
