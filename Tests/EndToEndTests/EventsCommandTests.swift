@@ -20,6 +20,7 @@ import Testing
             let events = try F.events(root, at: F.at(hours: 30))
             let story = events.map { "\($0["type"] as? String ?? "?")@\($0["time"] as? String ?? "?")" }
             #expect(story == [
+                "init@2026-12-01T09:00:00Z",
                 "launch@2026-12-01T09:00:00Z",
                 "device-token-sent@2026-12-01T09:00:00Z",
                 "notification-scheduled@2026-12-01T10:00:00Z",
@@ -54,16 +55,17 @@ import Testing
         }
     }
 
-    @Test func textOutputAndAnEmptyLog() throws {
+    @Test func textOutput() throws {
         try withTemporaryDirectory { dir in
             let root = dir + "/p"
             try F.phone(root)
-            #expect(try F.run(["events", root], at: F.at(hours: 0)).stdout == "no events\n")
+            let udid = try Device.open(root).identity().udid
+            #expect(try F.run(["events", root], at: F.at(hours: 0)).stdout == "2026-12-01T09:00:00Z  init  udid=\(udid)\n")
             try F.launch(root, at: F.at(hours: 0))
             let text = try F.run(["events", root], at: F.at(hours: 0))
             let lines = text.stdout.split(separator: "\n").map(String.init)
-            #expect(lines.first == "2026-12-01T09:00:00Z  launch  \(F.news)  source=home-screen")
-            #expect(lines.count == 2)
+            #expect(lines.count == 3)
+            #expect(lines[1] == "2026-12-01T09:00:00Z  launch  \(F.news)  source=home-screen")
             #expect(lines.last?.hasPrefix("2026-12-01T09:00:00Z  device-token-sent  \(F.news)  token=") == true)
             let object = try F.json(["events", root], at: F.at(hours: 0))
             let first = try #require((object["events"] as? [[String: Any]])?.first)

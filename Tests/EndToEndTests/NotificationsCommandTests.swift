@@ -16,7 +16,7 @@ import Testing
             _ = try F.refresh(root, at: F.at(hours: 1))
             let notification = try #require(try F.notifications(root, at: F.at(hours: 1)).first)
             #expect(Set(notification.keys) == ["id", "app", "title", "body", "fireDate", "state", "tapped"])
-            let settings = NudgeSettings()
+            let settings = NudgeSettings(appName: "News")
             #expect(notification["title"] as? String == settings.title)
             #expect(notification["body"] as? String == settings.body)
             #expect(notification["fireDate"] as? String == "2026-12-02T10:00:00Z")

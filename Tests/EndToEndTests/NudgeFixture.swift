@@ -1,8 +1,8 @@
 // NudgeFixture: device setup and binary runs shared by the nudge end-to-end tests.
 //
-// The nudge commands under test (widget-refresh, notifications, tap, events) always run through the
-// built binary. Setup that other helpers' commands will provide (init, install, widget add, launch) goes
-// through DeviceKit directly until those commands land; the "restore" copies what a backup carries.
+// Everything runs through the built binary (init, install, widget add, launch and the nudge commands)
+// except the move to a new phone: until backup and restore land, `restore(from:to:)` copies what a
+// backup carries with DeviceKit. Paths and values are read with DeviceKit (read only).
 import DeviceKit
 import Foundation
 import TestSupport
@@ -15,27 +15,43 @@ enum NudgeFixture {
 
     static func at(hours: Double) -> Date { t0.addingTimeInterval(hours * 3_600) }
 
-    // MARK: - Setup (DeviceKit until the cli commands land)
+    // MARK: - Setup through the binary
 
-    /// A fresh device at `root` with `apps` installed under `policy` and their widgets placed in order.
+    /// A fresh device at `root` (`init`) with `apps` installed under `policy` (`install`) and their widgets
+    /// placed in order (`widget add`).
     @discardableResult
     static func phone(
-        _ root: String, apps: [String] = [news], policy: NudgeSettings.Policy = .once, delay: Double? = nil
+        _ root: String, apps: [String] = [news], policy: NudgeSettings.Policy = .once, delay: String? = nil
     ) throws -> Device {
-        let device = try Device.initialize(root, now: t0)
-        for app in apps {
-            var settings = NudgeSettings(policy: policy)
-            if let delay { settings.delaySeconds = delay }
-            try device.install(AppInstallation(bundleId: app, widget: settings))
-            try device.placeWidget(app: app)
-        }
-        return device
+        try setup(["init", root, "--now", Timestamp.format(t0)])
+        for app in apps { try install(root, app, policy: policy, delay: delay) }
+        for app in apps { try placeWidget(root, app) }
+        return try Device.open(root)
     }
 
-    /// Launches `app` from the home screen at `now`; returns the device token it sent.
+    /// `widget add ROOT --app APP`.
+    static func placeWidget(_ root: String, _ app: String) throws {
+        try setup(["widget", "add", root, "--app", app])
+    }
+
+    /// `install ROOT --app APP --nudge-policy POLICY [--nudge-delay DELAY]`.
+    static func install(_ root: String, _ app: String, policy: NudgeSettings.Policy, delay: String? = nil) throws {
+        try setup(["install", root, "--app", app, "--nudge-policy", policy.rawValue] + (delay.map { ["--nudge-delay", $0] } ?? []))
+    }
+
+    /// `launch ROOT --app APP --now NOW`; returns the device token it sent (the output's last word).
     @discardableResult
     static func launch(_ root: String, _ app: String = news, at now: Date) throws -> String {
-        try Device.open(root).launch(app, at: now).deviceToken
+        let result = try setup(["launch", root, "--app", app, "--now", Timestamp.format(now)])
+        return try #require(result.stdout.split(whereSeparator: \.isWhitespace).last.map(String.init))
+    }
+
+    /// Runs a setup command, which must succeed.
+    @discardableResult
+    private static func setup(_ arguments: [String]) throws -> RunResult {
+        let result = try DevicectlBinary.run(arguments)
+        try #require(result.status == 0, "devicectl \(arguments.joined(separator: " ")): \(result.stderr)")
+        return result
     }
 
     /// The marker's path in `app`'s first App Group container.
@@ -58,13 +74,14 @@ enum NudgeFixture {
         return try device.defaults(try #require(try device.app(app).groups.first)).value(NudgeSettings.defaultFlagKey)
     }
 
-    /// Moves the user onto a new phone at `newRoot`, carrying what an iOS backup carries: the apps are
-    /// reinstalled (same settings), their App Group containers' files are copied except the marker
-    /// (excluded from backup), and the home-screen layout comes back. Device-local state (identity,
-    /// notifications, events) stays behind.
+    /// Moves the user onto a new phone at `newRoot` (made with `init`), carrying what an iOS backup
+    /// carries: the apps are reinstalled (same settings), their App Group containers' files are copied
+    /// except the marker (excluded from backup), and the home-screen layout comes back. Device-local
+    /// state (identity, notifications, events) stays behind.
     static func restore(from oldRoot: String, to newRoot: String) throws {
         let old = try Device.open(oldRoot)
-        let new = try Device.initialize(newRoot, now: t0)
+        try setup(["init", newRoot, "--now", Timestamp.format(t0)])
+        let new = try Device.open(newRoot)
         for app in try old.apps() {
             try new.install(AppInstallation(bundleId: app.bundleId, name: app.name, groups: app.groups, widget: app.widget))
             for groupId in app.groups {

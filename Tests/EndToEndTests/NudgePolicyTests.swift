@@ -57,11 +57,9 @@ import Testing
     @Test func policyIsPerApp() throws {
         try withTemporaryDirectory { dir in
             let old = "\(dir)/old", new = "\(dir)/new"
-            let device = try Device.initialize(old, now: F.t0)
-            try device.install(AppInstallation(bundleId: F.news, widget: NudgeSettings(policy: .once)))
-            try device.install(AppInstallation(bundleId: F.mail, widget: NudgeSettings(policy: .asPublished)))
-            try device.placeWidget(app: F.news)
-            try device.placeWidget(app: F.mail)
+            try F.phone(old, apps: [F.news])
+            try F.install(old, F.mail, policy: .asPublished)
+            try F.placeWidget(old, F.mail)
             for app in [F.news, F.mail] { try F.launch(old, app, at: F.at(hours: 0)) }
             _ = try F.refresh(old, at: F.at(hours: 1))
             try F.restore(from: old, to: new)

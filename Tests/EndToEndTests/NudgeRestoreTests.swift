@@ -113,7 +113,7 @@ import Testing
 
     @Test func aZeroDelayNudgeIsDeliveredAtOnce() throws {
         try withTemporaryDirectory { dir in
-            try F.phone("\(dir)/old", delay: 0)
+            try F.phone("\(dir)/old", delay: "0s")
             try F.launch("\(dir)/old", at: F.at(hours: 0))
             try F.restore(from: "\(dir)/old", to: "\(dir)/new")
             let widgets = try F.refresh("\(dir)/new", at: F.at(hours: 5))

@@ -66,7 +66,7 @@ import Testing
             try F.phone(dir + "/p")
             let result = try F.run(["tap", dir + "/p"], at: F.at(hours: 1))
             #expect(result.status == 64)
-            #expect(result.stderr.contains("missing --notification"))
+            #expect(result.stderr.contains("missing required option --notification"))
         }
     }
 }

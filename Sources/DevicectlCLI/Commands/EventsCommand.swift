@@ -1,7 +1,6 @@
 // EventsCommand: `devicectl events`: the device's event log, oldest first.
 import DeviceKit
 import Foundation
-import SystemKit
 
 enum EventsCommand: Command {
     static let spec = CommandSpec(
@@ -17,11 +16,10 @@ enum EventsCommand: Command {
     )
 
     static func run(_ arguments: ParsedArguments, _ context: CommandContext) throws -> Int32 {
+        let root = try DeviceArguments.root(arguments)
         let now = try context.now(arguments)
-        let device = try Device.open(arguments.positional(0)!)
-        let lock = try FileLock(path: device.path(DeviceLayout.lock))
-        try NotificationStore(device: device).settle(at: now)
-        try lock.release()
+        let device = try DeviceArguments.open(root)
+        try device.withLock { try NotificationStore(device: device).settle(at: now) }
         let events = try EventLog(device: device).events()
         if arguments.flag("--json") {
             context.console.json(["events": events.map(json)])

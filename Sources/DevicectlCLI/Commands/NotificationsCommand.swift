@@ -1,7 +1,6 @@
 // NotificationsCommand: `devicectl notifications`: every local notification and its state as of now.
 import DeviceKit
 import Foundation
-import SystemKit
 
 enum NotificationsCommand: Command {
     static let spec = CommandSpec(
@@ -16,13 +15,14 @@ enum NotificationsCommand: Command {
     )
 
     static func run(_ arguments: ParsedArguments, _ context: CommandContext) throws -> Int32 {
+        let root = try DeviceArguments.root(arguments)
         let now = try context.now(arguments)
-        let device = try Device.open(arguments.positional(0)!)
-        let lock = try FileLock(path: device.path(DeviceLayout.lock))
-        defer { try? lock.release() }
+        let device = try DeviceArguments.open(root)
         let store = NotificationStore(device: device)
-        try store.settle(at: now)
-        let notifications = try store.all()
+        let notifications = try device.withLock { () throws -> [LocalNotification] in
+            try store.settle(at: now)
+            return try store.all()
+        }
         if arguments.flag("--json") {
             context.console.json(["notifications": notifications.map { json($0, at: now) }])
         } else if notifications.isEmpty {

@@ -1,7 +1,6 @@
 // TapCommand: `devicectl tap`: open a delivered notification, which launches its app.
 import DeviceKit
 import Foundation
-import SystemKit
 
 enum TapCommand: Command {
     static let spec = CommandSpec(
@@ -24,22 +23,24 @@ enum TapCommand: Command {
     }
 
     static func run(_ arguments: ParsedArguments, _ context: CommandContext) throws -> Int32 {
+        let root = try DeviceArguments.root(arguments)
         guard let id = arguments.value("--notification") else {
-            throw UsageError("missing --notification ID\nUsage: \(spec.usage)", command: spec.name)
+            throw UsageError("missing required option --notification ID", command: spec.name)
         }
         let now = try context.now(arguments)
-        let device = try Device.open(arguments.positional(0)!)
-        let lock = try FileLock(path: device.path(DeviceLayout.lock))
-        defer { try? lock.release() }
-        let store = NotificationStore(device: device)
-        try store.settle(at: now)
-        guard let notification = try store.all().first(where: { $0.id == id }) else {
-            throw DeviceError.unknownNotification(id)
+        let device = try DeviceArguments.open(root)
+        let launch = try device.withLock { () throws -> LaunchResult in
+            try device.validate()
+            let store = NotificationStore(device: device)
+            try store.settle(at: now)
+            guard let notification = try store.all().first(where: { $0.id == id }) else {
+                throw DeviceError.unknownNotification(id)
+            }
+            if let tappedAt = notification.tappedAt { throw AlreadyTapped(id: id, at: tappedAt) }
+            _ = try device.app(notification.app)  // fail before recording the tap if the app cannot launch
+            try store.tap(id, at: now)
+            return try device.launch(notification.app, at: now, source: .notification)
         }
-        if let tappedAt = notification.tappedAt { throw AlreadyTapped(id: id, at: tappedAt) }
-        _ = try device.app(notification.app)  // fail before recording the tap if the app cannot launch
-        try store.tap(id, at: now)
-        let launch = try device.launch(notification.app, at: now, source: .notification)
         if arguments.flag("--json") {
             context.console.json([
                 "notification": id, "app": launch.app, "source": Device.LaunchSource.notification.rawValue,

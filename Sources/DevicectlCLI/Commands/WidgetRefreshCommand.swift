@@ -2,7 +2,6 @@
 import DeviceKit
 import Foundation
 import NudgeWidget
-import SystemKit
 
 enum WidgetRefreshCommand: Command {
     static let spec = CommandSpec(
@@ -20,11 +19,13 @@ enum WidgetRefreshCommand: Command {
     )
 
     static func run(_ arguments: ParsedArguments, _ context: CommandContext) throws -> Int32 {
+        let root = try DeviceArguments.root(arguments)
         let now = try context.now(arguments)
-        let device = try Device.open(arguments.positional(0)!)
-        let lock = try FileLock(path: device.path(DeviceLayout.lock))
-        defer { try? lock.release() }
-        let results = try WidgetRefresher(device: device).refreshAll(at: now)
+        let device = try DeviceArguments.open(root)
+        let results = try device.withLock { () throws -> [WidgetRefreshResult] in
+            try device.validate()
+            return try WidgetRefresher(device: device).refreshAll(at: now)
+        }
         for problem in results.compactMap(\.problem) { context.console.warn(problem) }
         if arguments.flag("--json") {
             context.console.json(["widgets": results.map(json)])
