@@ -57,10 +57,12 @@ public struct NudgeDecision: Sendable, Equatable {
         if snapshot.flag == .unreadable { return .none(.defaultsUnreadable) }
         let clearsEveryRefresh = settings.policy == .asPublished
         if snapshot.markerPresent {
-            return NudgeDecision(outcome: .none, reason: .markerPresent, notification: nil, setsFlagFalse: clearsEveryRefresh)
+            return NudgeDecision(
+                outcome: .none, reason: .markerPresent, notification: nil, setsFlagFalse: clearsEveryRefresh)
         }
         guard snapshot.flag == .true else {
-            return NudgeDecision(outcome: .none, reason: .notArmed, notification: nil, setsFlagFalse: clearsEveryRefresh)
+            return NudgeDecision(
+                outcome: .none, reason: .notArmed, notification: nil, setsFlagFalse: clearsEveryRefresh)
         }
         let notification = Notification(
             title: settings.title, body: settings.body, fireDate: now.addingTimeInterval(settings.delaySeconds))

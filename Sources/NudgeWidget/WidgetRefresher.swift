@@ -43,9 +43,12 @@ public struct WidgetRefresher: Sendable {
                 problem: "the widget of '\(bundleId)' is on the home screen but the app has no nudge widget; skipped")
         }
         guard let groupId = app.groups.first, let group = try device.container(.group, identifier: groupId) else {
-            let missing = app.groups.first.map { "its App Group container '\($0)' does not exist" } ?? "it belongs to no App Group"
+            let missing =
+                app.groups.first.map { "its App Group container '\($0)' does not exist" }
+                ?? "it belongs to no App Group"
             let result = WidgetRefreshResult(
-                app: bundleId, decision: .none(.groupMissing), problem: "widget of '\(bundleId)': \(missing); no decision made")
+                app: bundleId, decision: .none(.groupMissing),
+                problem: "widget of '\(bundleId)': \(missing); no decision made")
             try log(result, settings: settings, at: now)
             return result
         }
@@ -64,7 +67,9 @@ public struct WidgetRefresher: Sendable {
         }
         let result = WidgetRefreshResult(
             app: bundleId, decision: decision, snapshot: snapshot, notificationId: notificationId,
-            problem: unreadable.map { "widget of '\(bundleId)': cannot read its shared defaults: \($0); no decision made" })
+            problem: unreadable.map {
+                "widget of '\(bundleId)': cannot read its shared defaults: \($0); no decision made"
+            })
         try log(result, settings: settings, at: now)
         return result
     }
@@ -83,6 +88,7 @@ public struct WidgetRefresher: Sendable {
         }
         if let fireDate = result.decision.fireDate { details["fireDate"] = Timestamp.format(fireDate) }
         if let id = result.notificationId { details["notification"] = id }
-        try EventLog(device: device).append(DeviceEvent(time: now, type: "widget-decision", app: result.app, details: details))
+        try EventLog(device: device).append(
+            DeviceEvent(time: now, type: "widget-decision", app: result.app, details: details))
     }
 }

@@ -19,17 +19,18 @@ import Testing
             _ = try F.run(["tap", root, "--notification", id], at: F.at(hours: 30))
             let events = try F.events(root, at: F.at(hours: 30))
             let story = events.map { "\($0["type"] as? String ?? "?")@\($0["time"] as? String ?? "?")" }
-            #expect(story == [
-                "init@2026-12-01T09:00:00Z",
-                "launch@2026-12-01T09:00:00Z",
-                "device-token-sent@2026-12-01T09:00:00Z",
-                "notification-scheduled@2026-12-01T10:00:00Z",
-                "widget-decision@2026-12-01T10:00:00Z",
-                "notification-delivered@2026-12-02T10:00:00Z",
-                "notification-tapped@2026-12-02T15:00:00Z",
-                "launch@2026-12-02T15:00:00Z",
-                "device-token-sent@2026-12-02T15:00:00Z",
-            ])
+            #expect(
+                story == [
+                    "init@2026-12-01T09:00:00Z",
+                    "launch@2026-12-01T09:00:00Z",
+                    "device-token-sent@2026-12-01T09:00:00Z",
+                    "notification-scheduled@2026-12-01T10:00:00Z",
+                    "widget-decision@2026-12-01T10:00:00Z",
+                    "notification-delivered@2026-12-02T10:00:00Z",
+                    "notification-tapped@2026-12-02T15:00:00Z",
+                    "launch@2026-12-02T15:00:00Z",
+                    "device-token-sent@2026-12-02T15:00:00Z",
+                ])
             let decision = try #require(events.first { $0["type"] as? String == "widget-decision" })
             #expect(decision["app"] as? String == F.news)
             let details = try #require(decision["details"] as? [String: String])
@@ -60,7 +61,8 @@ import Testing
             let root = dir + "/p"
             try F.phone(root)
             let udid = try Device.open(root).identity().udid
-            #expect(try F.run(["events", root], at: F.at(hours: 0)).stdout == "2026-12-01T09:00:00Z  init  udid=\(udid)\n")
+            #expect(
+                try F.run(["events", root], at: F.at(hours: 0)).stdout == "2026-12-01T09:00:00Z  init  udid=\(udid)\n")
             try F.launch(root, at: F.at(hours: 0))
             let text = try F.run(["events", root], at: F.at(hours: 0))
             let lines = text.stdout.split(separator: "\n").map(String.init)

@@ -36,7 +36,9 @@ enum NudgeFixture {
 
     /// `install ROOT --app APP --nudge-policy POLICY [--nudge-delay DELAY]`.
     static func install(_ root: String, _ app: String, policy: NudgeSettings.Policy, delay: String? = nil) throws {
-        try setup(["install", root, "--app", app, "--nudge-policy", policy.rawValue] + (delay.map { ["--nudge-delay", $0] } ?? []))
+        try setup(
+            ["install", root, "--app", app, "--nudge-policy", policy.rawValue]
+                + (delay.map { ["--nudge-delay", $0] } ?? []))
     }
 
     /// `launch ROOT --app APP --now NOW`; returns the device token it sent (the output's last word).
@@ -83,10 +85,13 @@ enum NudgeFixture {
         try setup(["init", newRoot, "--now", Timestamp.format(t0)])
         let new = try Device.open(newRoot)
         for app in try old.apps() {
-            try new.install(AppInstallation(bundleId: app.bundleId, name: app.name, groups: app.groups, widget: app.widget))
+            try new.install(
+                AppInstallation(bundleId: app.bundleId, name: app.name, groups: app.groups, widget: app.widget))
             for groupId in app.groups {
-                let from = try old.groupContainer(groupId).path, to = try new.groupContainer(groupId).path
-                try copyTree(from, to, skipping: [app.widget?.markerFileName, DeviceLayout.containerMetadata].compactMap { $0 })
+                let from = try old.groupContainer(groupId).path
+                let to = try new.groupContainer(groupId).path
+                try copyTree(
+                    from, to, skipping: [app.widget?.markerFileName, DeviceLayout.containerMetadata].compactMap { $0 })
             }
         }
         for app in try old.homeScreen().widgets { try new.placeWidget(app: app) }
@@ -95,7 +100,8 @@ enum NudgeFixture {
     private static func copyTree(_ from: String, _ to: String, skipping: [String]) throws {
         let files = FileManager.default
         for name in try files.contentsOfDirectory(atPath: from) where !skipping.contains(name) {
-            let source = "\(from)/\(name)", target = "\(to)/\(name)"
+            let source = "\(from)/\(name)"
+            let target = "\(to)/\(name)"
             var isDirectory: ObjCBool = false
             _ = files.fileExists(atPath: source, isDirectory: &isDirectory)
             if isDirectory.boolValue {

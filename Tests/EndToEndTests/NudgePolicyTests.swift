@@ -29,7 +29,8 @@ import Testing
     @Test(arguments: cases)
     func restoredPhoneNudgesAsThePolicyPredicts(_ test: Case) throws {
         try withTemporaryDirectory { dir in
-            let old = "\(dir)/old", new = "\(dir)/new"
+            let old = "\(dir)/old"
+            let new = "\(dir)/new"
             try F.phone(old, policy: test.policy)
             try F.launch(old, at: F.at(hours: 0))  // the last launch, during the day
             if test.refreshBeforeBackup {
@@ -56,7 +57,8 @@ import Testing
 
     @Test func policyIsPerApp() throws {
         try withTemporaryDirectory { dir in
-            let old = "\(dir)/old", new = "\(dir)/new"
+            let old = "\(dir)/old"
+            let new = "\(dir)/new"
             try F.phone(old, apps: [F.news])
             try F.install(old, F.mail, policy: .asPublished)
             try F.placeWidget(old, F.mail)

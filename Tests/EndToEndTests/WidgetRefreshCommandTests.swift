@@ -42,7 +42,8 @@ import Testing
             let result = try F.run(["widget-refresh", dir + "/p"], at: F.at(hours: 1))
             #expect(result.status == 0)
             let id = try #require(try F.notifications(dir + "/p", at: F.at(hours: 1)).first?["id"] as? String)
-            let expected = "\(F.news): scheduled (restored): notification \(id) fires \(Timestamp.format(F.at(hours: 25)))"
+            let expected =
+                "\(F.news): scheduled (restored): notification \(id) fires \(Timestamp.format(F.at(hours: 25)))"
             #expect(result.stdout == expected + "\n")
         }
     }

@@ -14,6 +14,14 @@ import Testing
         let reason: NudgeReason
         let setsFlagFalse: Bool
 
+        init(
+            _ policy: NudgeSettings.Policy, marker: Bool, _ flag: WidgetSnapshot.Flag,
+            _ outcome: NudgeDecision.Outcome, _ reason: NudgeReason, clears setsFlagFalse: Bool
+        ) {
+            (self.policy, self.marker, self.flag) = (policy, marker, flag)
+            (self.outcome, self.reason, self.setsFlagFalse) = (outcome, reason, setsFlagFalse)
+        }
+
         var testDescription: String {
             "\(policy.rawValue), marker \(marker ? "present" : "absent"), flag \(flag.rawValue)"
         }
@@ -22,27 +30,27 @@ import Testing
     /// The table from the issue and the article, both policies (2 x 2 x 5 = 20 rows).
     static let table: [Row] = [
         // once: the article's prose. The flag is cleared only when the notification is scheduled.
-        Row(policy: .once, marker: true, flag: .true, outcome: .none, reason: .markerPresent, setsFlagFalse: false),
-        Row(policy: .once, marker: true, flag: .false, outcome: .none, reason: .markerPresent, setsFlagFalse: false),
-        Row(policy: .once, marker: true, flag: .absent, outcome: .none, reason: .markerPresent, setsFlagFalse: false),
-        Row(policy: .once, marker: true, flag: .notBoolean, outcome: .none, reason: .markerPresent, setsFlagFalse: false),
-        Row(policy: .once, marker: true, flag: .unreadable, outcome: .none, reason: .defaultsUnreadable, setsFlagFalse: false),
-        Row(policy: .once, marker: false, flag: .true, outcome: .scheduled, reason: .restored, setsFlagFalse: true),
-        Row(policy: .once, marker: false, flag: .false, outcome: .none, reason: .notArmed, setsFlagFalse: false),
-        Row(policy: .once, marker: false, flag: .absent, outcome: .none, reason: .notArmed, setsFlagFalse: false),
-        Row(policy: .once, marker: false, flag: .notBoolean, outcome: .none, reason: .notArmed, setsFlagFalse: false),
-        Row(policy: .once, marker: false, flag: .unreadable, outcome: .none, reason: .defaultsUnreadable, setsFlagFalse: false),
+        Row(.once, marker: true, .true, .none, .markerPresent, clears: false),
+        Row(.once, marker: true, .false, .none, .markerPresent, clears: false),
+        Row(.once, marker: true, .absent, .none, .markerPresent, clears: false),
+        Row(.once, marker: true, .notBoolean, .none, .markerPresent, clears: false),
+        Row(.once, marker: true, .unreadable, .none, .defaultsUnreadable, clears: false),
+        Row(.once, marker: false, .true, .scheduled, .restored, clears: true),
+        Row(.once, marker: false, .false, .none, .notArmed, clears: false),
+        Row(.once, marker: false, .absent, .none, .notArmed, clears: false),
+        Row(.once, marker: false, .notBoolean, .none, .notArmed, clears: false),
+        Row(.once, marker: false, .unreadable, .none, .defaultsUnreadable, clears: false),
         // as-published: the article's code. `false` is written after the `if`, on every readable refresh.
-        Row(policy: .asPublished, marker: true, flag: .true, outcome: .none, reason: .markerPresent, setsFlagFalse: true),
-        Row(policy: .asPublished, marker: true, flag: .false, outcome: .none, reason: .markerPresent, setsFlagFalse: true),
-        Row(policy: .asPublished, marker: true, flag: .absent, outcome: .none, reason: .markerPresent, setsFlagFalse: true),
-        Row(policy: .asPublished, marker: true, flag: .notBoolean, outcome: .none, reason: .markerPresent, setsFlagFalse: true),
-        Row(policy: .asPublished, marker: true, flag: .unreadable, outcome: .none, reason: .defaultsUnreadable, setsFlagFalse: false),
-        Row(policy: .asPublished, marker: false, flag: .true, outcome: .scheduled, reason: .restored, setsFlagFalse: true),
-        Row(policy: .asPublished, marker: false, flag: .false, outcome: .none, reason: .notArmed, setsFlagFalse: true),
-        Row(policy: .asPublished, marker: false, flag: .absent, outcome: .none, reason: .notArmed, setsFlagFalse: true),
-        Row(policy: .asPublished, marker: false, flag: .notBoolean, outcome: .none, reason: .notArmed, setsFlagFalse: true),
-        Row(policy: .asPublished, marker: false, flag: .unreadable, outcome: .none, reason: .defaultsUnreadable, setsFlagFalse: false),
+        Row(.asPublished, marker: true, .true, .none, .markerPresent, clears: true),
+        Row(.asPublished, marker: true, .false, .none, .markerPresent, clears: true),
+        Row(.asPublished, marker: true, .absent, .none, .markerPresent, clears: true),
+        Row(.asPublished, marker: true, .notBoolean, .none, .markerPresent, clears: true),
+        Row(.asPublished, marker: true, .unreadable, .none, .defaultsUnreadable, clears: false),
+        Row(.asPublished, marker: false, .true, .scheduled, .restored, clears: true),
+        Row(.asPublished, marker: false, .false, .none, .notArmed, clears: true),
+        Row(.asPublished, marker: false, .absent, .none, .notArmed, clears: true),
+        Row(.asPublished, marker: false, .notBoolean, .none, .notArmed, clears: true),
+        Row(.asPublished, marker: false, .unreadable, .none, .defaultsUnreadable, clears: false),
     ]
 
     static let now = Date(timeIntervalSince1970: 1_796_115_600)  // 2026-12-01T09:00:00Z

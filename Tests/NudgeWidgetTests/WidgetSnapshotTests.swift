@@ -40,7 +40,8 @@ import Testing
     @Test func classifiesValuesWrittenByPlistlib() throws {
         try withTemporaryDirectory { dir in
             let path = "\(dir)/suite.plist"
-            let script = "import plistlib,sys; open(sys.argv[1],'wb').write(plistlib.dumps("
+            let script =
+                "import plistlib,sys; open(sys.argv[1],'wb').write(plistlib.dumps("
                 + "{'b': True, 'i': 1}, fmt=plistlib.FMT_BINARY))"
             #expect(try Shell.run("python3", ["-c", script, path]).status == 0)
             let values = try #require(try PropertyListFile.readDictionary(path))

@@ -41,6 +41,9 @@ enum EventsCommand: Command {
     }
 
     static func json(_ event: DeviceEvent) -> [String: Any] {
-        ["time": event.time, "type": event.type, "app": event.app.map { $0 as Any } ?? NSNull(), "details": event.details]
+        [
+            "time": event.time, "type": event.type, "app": event.app.map { $0 as Any } ?? NSNull(),
+            "details": event.details,
+        ]
     }
 }

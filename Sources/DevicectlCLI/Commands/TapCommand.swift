@@ -6,7 +6,10 @@ enum TapCommand: Command {
     static let spec = CommandSpec(
         name: "tap", summary: "Open a delivered notification: its app launches.",
         positionals: [PositionalSpec("ROOT", help: "The device root.")],
-        options: [OptionSpec(["--notification"], .value("ID"), help: "The notification to tap (required)."), nowOption, jsonOption],
+        options: [
+            OptionSpec(["--notification"], .value("ID"), help: "The notification to tap (required)."), nowOption,
+            jsonOption,
+        ],
         discussion: """
             Only a delivered notification that has not been tapped can be opened. The app then launches as
             'devicectl launch' does (marker, flag, pending nudges cancelled, device token sent), recorded as
@@ -47,7 +50,8 @@ enum TapCommand: Command {
                 "deviceToken": launch.deviceToken, "cancelledNotifications": launch.cancelledNotifications,
             ])
         } else {
-            context.console.out("tapped \(id): launched \(launch.app) from the notification; device token sent: \(launch.deviceToken)")
+            context.console.out(
+                "tapped \(id): launched \(launch.app) from the notification; device token sent: \(launch.deviceToken)")
         }
         return 0
     }

@@ -14,7 +14,8 @@ enum WidgetRefreshCommand: Command {
             notification after the app's nudge delay and clear the flag (restored). Policy as-published also
             writes false to the flag on every refresh. A widget whose shared defaults cannot be read gets
             none (defaults-unreadable) and a warning; the others still run and the exit status is 1.
-            JSON: {"widgets":[{"app","decision":"scheduled"|"none","reason","fireDate":ISO|null,"notification":ID|null}]}
+            JSON: {"widgets":[{"app","decision":"scheduled"|"none","reason",
+                               "fireDate":ISO|null,"notification":ID|null}]}
             """
     )
 
@@ -37,7 +38,8 @@ enum WidgetRefreshCommand: Command {
         let failed = results.filter(\.failed)
         guard failed.isEmpty else {
             let apps = failed.map(\.app).joined(separator: ", ")
-            context.console.err("devicectl: \(failed.count) of \(results.count) widgets could not be refreshed: \(apps)")
+            context.console.err(
+                "devicectl: \(failed.count) of \(results.count) widgets could not be refreshed: \(apps)")
             return 1
         }
         return 0
