@@ -116,6 +116,16 @@ enum NudgeFixture {
 
     // MARK: - The binary
 
+    /// Whether the built binary implements both commands (they are declared before they are built).
+    static let backupAndRestoreExist: Bool = {
+        guard
+            let backup = try? DevicectlBinary.run(["backup", "/nonexistent-devicectl-probe", "-o", "/dev/null"]),
+            let restore = try? DevicectlBinary.run(["restore", "/nonexistent-devicectl-probe.tar", "/nonexistent"])
+        else { return false }
+        return ![backup, restore].contains { $0.stderr.contains("is not implemented yet") }
+    }()
+
+
     /// Runs `devicectl arguments... --now now`.
     @discardableResult
     static func run(_ arguments: [String], at now: Date) throws -> RunResult {
