@@ -1,0 +1,130 @@
+// ArchiveWriter: libarchive's pax writer over a file descriptor, with optional gzip/zstd/xz.
+import CArchive
+import Glibc
+
+/// Writes a POSIX pax tar stream (libarchive's pax interchange writer: plain ustar headers, plus a pax
+/// extended header only where one is needed: nanosecond mtimes, long or non-ASCII names, `user.*` xattrs
+/// as `SCHILY.xattr.*`, which GNU tar and bsdtar both read without warnings).
+/// The descriptor is borrowed: the caller closes (and fsyncs) it after `close()`.
+public final class ArchiveWriter {
+    private let archive: OpaquePointer
+    private var open = true
+    /// Non-fatal notes from setup, e.g. a filter option this libarchive does not accept.
+    public private(set) var notes: [String] = []
+
+    /// Output block size: 100 tar blocks of 10240 bytes, so the uncompressed stream (padded to 10240
+    /// at the end, as GNU tar pads) goes out in ~1 MB writes.
+    static let blockSize: Int32 = 10_240 * 100
+
+    /// Starts an archive on `descriptor`.
+    /// - Parameters:
+    ///   - compression: the filter; `level` must be in `compression.levels` when given.
+    ///   - name: names the output in error messages.
+    public init(descriptor: Int32, compression: Compression, level: Int? = nil, name: String) throws(ArchiveWriterError) {
+        ArchiveWriter.useUTF8Names()
+        guard let archive = archive_write_new() else {
+            throw ArchiveWriterError(call: "archive_write_new", message: "out of memory")
+        }
+        self.archive = archive
+        do {
+            try check("archive_write_set_format_pax", archive_write_set_format_pax(archive))
+            // SCHILY.xattr only: GNU tar does not know LIBARCHIVE.xattr and would warn.
+            try check("archive_write_set_format_option xattrheader",
+                      archive_write_set_format_option(archive, "pax", "xattrheader", "SCHILY"))
+            try configure(compression, level: level)
+            try check("archive_write_set_bytes_per_block", archive_write_set_bytes_per_block(archive, Self.blockSize))
+            try check("archive_write_set_bytes_in_last_block",
+                      archive_write_set_bytes_in_last_block(archive, compression == .none ? 10_240 : 1))
+            try check("archive_write_open_fd", archive_write_open_fd(archive, descriptor), entry: name)
+        } catch {
+            archive_write_free(archive)
+            open = false
+            throw error
+        }
+    }
+
+    deinit {
+        if open { archive_write_fail(archive) }
+        archive_write_free(archive)
+    }
+
+    private func configure(_ compression: Compression, level: Int?) throws(ArchiveWriterError) {
+        switch compression {
+        case .none:
+            return
+        case .gzip:
+            try check("archive_write_add_filter_gzip", archive_write_add_filter_gzip(archive))
+            // No timestamp in the gzip header: the same tree gives the same bytes.
+            try check("archive_write_set_filter_option gzip:!timestamp",
+                      archive_write_set_filter_option(archive, "gzip", "timestamp", nil))
+        case .zstd:
+            try check("archive_write_add_filter_zstd", archive_write_add_filter_zstd(archive))
+            threads(filter: "zstd")
+        case .xz:
+            try check("archive_write_add_filter_xz", archive_write_add_filter_xz(archive))
+            threads(filter: "xz")
+        }
+        if let level {
+            try check("archive_write_set_filter_option compression-level=\(level)",
+                      archive_write_set_filter_option(archive, nil, "compression-level", String(level)))
+        }
+    }
+
+    /// Compresses on both cores when this libarchive and the codec library accept a thread count.
+    private func threads(filter: String) {
+        let status = archive_write_set_filter_option(archive, filter, "threads", "2")
+        if status != ARCHIVE_OK {
+            notes.append("\(filter) threads=2 not accepted (\(errorString)); compressing on one core")
+        }
+    }
+
+    /// Writes a member's header (and its pax extended header when needed).
+    public func writeHeader(_ entry: ArchiveEntry) throws(ArchiveWriterError) {
+        let status = archive_write_header(archive, entry.raw)
+        if status == ARCHIVE_OK { return }
+        let name = String(cString: archive_entry_pathname(entry.raw))
+        if status == ARCHIVE_WARN {
+            notes.append("\(name): \(errorString)")
+            return
+        }
+        throw ArchiveWriterError(call: "archive_write_header", entry: name, message: errorString)
+    }
+
+    /// Writes member data; the total must equal the size in the header.
+    public func writeData(_ buffer: UnsafeRawBufferPointer) throws(ArchiveWriterError) {
+        var offset = 0
+        while offset < buffer.count {
+            let n = archive_write_data(archive, buffer.baseAddress! + offset, buffer.count - offset)
+            if n <= 0 {
+                throw ArchiveWriterError(call: "archive_write_data", message: n == 0 ? "wrote nothing" : errorString)
+            }
+            offset += n
+        }
+    }
+
+    /// Writes the end-of-archive blocks and flushes every filter. The descriptor stays open.
+    public func close() throws(ArchiveWriterError) {
+        guard open else { return }
+        open = false
+        try check("archive_write_close", archive_write_close(archive))
+    }
+
+    /// Bytes written to the descriptor so far (after compression).
+    public var bytesWritten: Int64 { archive_filter_bytes(archive, -1) }
+
+    private var errorString: String {
+        archive_error_string(archive).map { String(cString: $0) } ?? "unknown libarchive error (errno \(archive_errno(archive)))"
+    }
+
+    private func check(_ call: String, _ status: Int32, entry: String = "") throws(ArchiveWriterError) {
+        if status == ARCHIVE_OK { return }
+        throw ArchiveWriterError(call: call, entry: entry, message: errorString)
+    }
+
+    /// libarchive converts names from the locale's charset to UTF-8 for pax headers; in the C locale
+    /// every non-ASCII name would fail to convert. Switch LC_CTYPE to C.UTF-8 unless it is UTF-8 already.
+    static func useUTF8Names() {
+        if let codeset = nl_langinfo(nl_item(CODESET)), String(cString: codeset) == "UTF-8" { return }
+        _ = setlocale(LC_CTYPE, "C.UTF-8")
+    }
+}
