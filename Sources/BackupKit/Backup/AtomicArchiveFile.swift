@@ -13,7 +13,8 @@ final class AtomicArchiveFile {
     private(set) var descriptor: Int32
     /// (device, inode) of the temporary file, so a walk of a tree containing it can pass over it.
     let identity: (UInt64, UInt64)
-    private let directory: String
+    /// The destination's directory (where the temporary file lives).
+    let directory: String
     private var finished = false
 
     /// Creates and locks the temporary file (after removing stale ones) and arms the signal cleanup.
