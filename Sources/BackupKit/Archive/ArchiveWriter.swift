@@ -12,9 +12,9 @@ public final class ArchiveWriter {
     /// Non-fatal notes from setup, e.g. a filter option this libarchive does not accept.
     public private(set) var notes: [String] = []
 
-    /// Output block size: 100 tar blocks of 10240 bytes, so the uncompressed stream (padded to 10240
-    /// at the end, as GNU tar pads) goes out in ~1 MB writes.
-    static let blockSize: Int32 = 10_240 * 100
+    /// Output block size: 25 tar records of 10240 bytes, so the stream (padded to 10240 at the end when
+    /// uncompressed, as GNU tar pads) goes out in 250 KiB writes.
+    static let blockSize: Int32 = 10_240 * 25
 
     /// Starts an archive on `descriptor`.
     /// - Parameters:

@@ -1,45 +1,43 @@
-// ArchivingVisitor: turns walked entries into tar members, hashing file data in the same pass.
+// ArchivingVisitor: the reading side of a backup: packs each walked entry, and file data read straight
+// into the batch, for the writing thread; checks that no file changed while it was read.
 import CSupport
 import Glibc
 import SystemKit
 
-/// Writes each entry the walker reports: directories, symlinks (as links), regular files read once in
-/// large blocks feeding both SHA-256 and libarchive, hard links as link members. A file whose size,
-/// mtime or inode differ after reading, or that reads short, fails the backup naming it.
+/// Turns walked entries into batch records (`BatchRecord`). File data is read once, in large reads,
+/// directly into the batch that carries it to the writing thread (which hashes and archives it).
+/// A file whose size, mtime or inode differ after reading, or that reads short, fails the backup naming it.
 final class ArchivingVisitor: TreeVisitor {
-    /// Read block size: large reads, few syscalls.
-    static let blockSize = 1 << 20
-
-    private let writer: ArchiveWriter
-    private let manifest: ManifestWriter
-    private let entry = ArchiveEntry()
-    private let digest: SHA256Digest
-    private let block = UnsafeMutableRawBufferPointer.allocate(byteCount: ArchivingVisitor.blockSize, alignment: 4096)
+    private let pipe: BatchPipe
+    private var batch: Batch?
     private var hardLinks = HardLinkTable()
     private var progress: ProgressThrottle
     private let warn: (String) -> Void
     /// Tests only: runs after a file's data was read, before its status is checked again.
     private let afterRead: ((String) -> Void)?
+    /// Encoded `user.*` attributes of the current entry (reused).
+    private var attributeScratch: [UInt8] = []
     private(set) var tally = BackupTally()
     private(set) var warnings = 0
 
-    init(
-        writer: ArchiveWriter, manifest: ManifestWriter, progress: ProgressThrottle,
-        warn: @escaping (String) -> Void, afterRead: ((String) -> Void)? = nil
-    ) throws {
-        self.writer = writer
-        self.manifest = manifest
+    init(pipe: BatchPipe, progress: ProgressThrottle, warn: @escaping (String) -> Void, afterRead: ((String) -> Void)? = nil) {
+        self.pipe = pipe
         self.progress = progress
         self.warn = warn
         self.afterRead = afterRead
-        do { digest = try SHA256Digest() } catch let error as DigestError { throw BackupError.digest(error) }
+        attributeScratch.reserveCapacity(1024)
     }
-
-    deinit { block.deallocate() }
 
     var elapsed: Double { progress.elapsed }
 
     func finishProgress() { progress.finish(files: tally.files, bytes: tally.bytes) }
+
+    /// Hands over the last partly filled batch and tells the writer nothing more comes.
+    func finish() {
+        if let batch, batch.used > 0 { pipe.submit(batch) }
+        batch = nil
+        pipe.finish()
+    }
 
     // MARK: - TreeVisitor
 
@@ -48,42 +46,32 @@ final class ArchivingVisitor: TreeVisitor {
     }
 
     func directory(_ walked: WalkEntry, attributes: AttributeReader) throws {
-        entry.clear()
-        entry.setPath(walked.path.cString)
-        entry.setMetadata(walked.status)
-        try addAttributes(attributes, of: walked)
-        try write(walked)
+        try encodeAttributes(attributes, of: walked)
+        _ = try append(.directory, walked, link: nil)
         tally.directories += 1
     }
 
     func symlink(_ walked: WalkEntry, target: UnsafeBufferPointer<UInt8>) throws {
-        entry.clear()
-        entry.setPath(walked.path.cString)
-        entry.setMetadata(walked.status)
-        entry.setSymlink(UnsafeRawPointer(target.baseAddress!).assumingMemoryBound(to: CChar.self))
-        try write(walked)
+        attributeScratch.removeAll(keepingCapacity: true)
+        _ = try append(.symlink, walked, link: target)
         tally.symlinks += 1
     }
 
     func regularFile(_ walked: WalkEntry, attributes: AttributeReader) throws {
         let status = walked.status
-        entry.clear()
-        entry.setPath(walked.path.cString)
-        entry.setMetadata(status)
         if status.linkCount > 1, let target = hardLinks.target(device: status.device, inode: status.inode) {
-            target.withUnsafeBufferPointer { entry.setHardlink($0.baseAddress!) }
-            try write(walked)
+            attributeScratch.removeAll(keepingCapacity: true)
+            try target.withUnsafeBufferPointer { name in
+                try name.withMemoryRebound(to: UInt8.self) { bytes in
+                    _ = try append(.hardlink, walked, link: UnsafeBufferPointer(rebasing: bytes.dropLast()))
+                }
+            }
             tally.hardlinks += 1
             return
         }
-        try addAttributes(attributes, of: walked)
-        try write(walked)
-        try copyData(walked)
-        do {
-            try manifest.appendFile(path: walked.path.bytes, size: status.size, sha256: digest.finalize())
-        } catch {
-            throw BackupError.system(error)
-        }
+        try encodeAttributes(attributes, of: walked)
+        let recordOffset = try append(.file, walked, link: nil)
+        try copyData(walked, recordOffset: recordOffset)
         hardLinks.remember(device: status.device, inode: status.inode, name: walked.path.cString, links: status.linkCount)
         tally.files += 1
         tally.bytes += status.size
@@ -104,17 +92,73 @@ final class ArchivingVisitor: TreeVisitor {
         warnings += 1
     }
 
-    // MARK: - Data
+    // MARK: - Records
 
-    /// Reads the file once in large blocks into SHA-256 and the archive, then checks it did not change.
-    private func copyData(_ walked: WalkEntry) throws {
+    /// A batch with at least `bytes` free (a fresh one when the current one is too full).
+    private func room(_ bytes: Int) throws -> Batch {
+        if let batch, batch.free >= bytes { return batch }
+        if let batch { pipe.submit(batch) }
+        batch = nil
+        guard let fresh = pipe.takeEmpty() else { throw BackupError.output("the archive writer stopped") }
+        fresh.reserve(bytes)
+        batch = fresh
+        return fresh
+    }
+
+    /// Appends a member record (without data); returns its offset in the current batch.
+    private func append(_ kind: BatchRecord.Kind, _ walked: WalkEntry, link: UnsafeBufferPointer<UInt8>?) throws -> Int {
+        let status = walked.status
+        var record = BatchRecord(kind: kind.rawValue)
+        record.pathLength = UInt32(walked.path.length)
+        record.linkLength = UInt32(link?.count ?? 0)
+        record.attributeBytes = UInt32(attributeScratch.count)
+        record.mode = status.mode
+        record.uid = status.uid
+        record.gid = status.gid
+        record.mtimeSeconds = status.mtimeSeconds
+        record.mtimeNanoseconds = status.mtimeNanoseconds
+        record.size = kind == .file ? status.size : 0
+        // A small file travels with its header: ask for room for both when it is cheap to.
+        let wanted = record.metadataSize + (kind == .file && status.size <= 64 * 1024 ? Int(status.size) : 0)
+        let target = try room(wanted)
+        let offset = target.used
+        let base = target.base + offset
+        base.storeBytes(of: record, as: BatchRecord.self)
+        var cursor = base + BatchRecord.headerSize
+        cursor.copyMemory(from: walked.path.base, byteCount: walked.path.length + 1)
+        cursor += walked.path.length + 1
+        if let link {
+            cursor.copyMemory(from: link.baseAddress!, byteCount: link.count)
+            cursor.storeBytes(of: 0, toByteOffset: link.count, as: UInt8.self)
+            cursor += link.count + 1
+        }
+        attributeScratch.withUnsafeBytes { cursor.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        target.used = offset + record.metadataSize
+        return offset
+    }
+
+    /// Reads the file into batches (one `.file` record, then `.data` records when it spills over),
+    /// then checks that it did not change while it was read.
+    private func copyData(_ walked: WalkEntry, recordOffset: Int) throws {
         let fd = walked.descriptor
         let expected = walked.status.size
-        try digest.reset()
         var remaining = expected
+        var current = batch!
+        var lengthField = recordOffset + BatchRecord.dataLengthOffset
+        var recordData = 0
         while remaining > 0 {
-            let want = Int(min(UInt64(block.count), remaining))
-            let n = read(fd, block.baseAddress, want)
+            if current.free < 4096 && UInt64(current.free) < remaining {
+                current.base.storeBytes(of: UInt32(recordData), toByteOffset: lengthField, as: UInt32.self)
+                current.used = (current.used + 7) & ~7
+                current = try room(BatchRecord.headerSize + 4096)
+                let offset = current.used
+                current.base.storeBytes(of: BatchRecord(kind: BatchRecord.Kind.data.rawValue), toByteOffset: offset, as: BatchRecord.self)
+                current.used = offset + BatchRecord(kind: BatchRecord.Kind.data.rawValue).metadataSize
+                lengthField = offset + BatchRecord.dataLengthOffset
+                recordData = 0
+            }
+            let want = Int(min(UInt64(current.free), remaining, UInt64(UInt32.max / 2)))
+            let n = read(fd, current.base + current.used, want)
             if n < 0 {
                 if errno == EINTR { continue }
                 throw BackupError.unreadable(path: walked.displayPath, SystemError("read", path: walked.displayPath))
@@ -123,15 +167,20 @@ final class ArchivingVisitor: TreeVisitor {
                 throw BackupError.changed(
                     path: walked.displayPath, detail: "it ended after \(expected - remaining) of \(expected) bytes")
             }
-            let chunk = UnsafeRawBufferPointer(rebasing: block[0..<n])
-            digest.update(chunk)
-            do { try writer.writeData(chunk) } catch { throw BackupError.archive(error) }
+            current.used += n
+            recordData += n
             remaining -= UInt64(n)
-            if expected > UInt64(block.count) { progress.tick(files: tally.files, bytes: tally.bytes + expected - remaining) }
+            if expected > 1 << 20 { progress.tick(files: tally.files, bytes: tally.bytes + expected - remaining) }
         }
+        current.base.storeBytes(of: UInt32(recordData), toByteOffset: lengthField, as: UInt32.self)
+        current.used = min((current.used + 7) & ~7, current.capacity)
         afterRead?(walked.displayPath)
+        try checkUnchanged(walked)
+    }
+
+    private func checkUnchanged(_ walked: WalkEntry) throws {
         var raw = csupport_stat()
-        if csupport_statx(fd, "", CSUPPORT_AT_EMPTY_PATH, &raw) != 0 {
+        if csupport_statx(walked.descriptor, "", CSUPPORT_AT_EMPTY_PATH, &raw) != 0 {
             throw BackupError.unreadable(path: walked.displayPath, SystemError("statx", path: walked.displayPath))
         }
         let after = FileStatus(raw)
@@ -147,19 +196,21 @@ final class ArchivingVisitor: TreeVisitor {
         }
     }
 
-    private func addAttributes(_ attributes: AttributeReader, of walked: WalkEntry) throws {
+    /// Encodes the entry's `user.*` attributes into `attributeScratch`, sorted by name.
+    private func encodeAttributes(_ attributes: AttributeReader, of walked: WalkEntry) throws {
+        attributeScratch.removeAll(keepingCapacity: true)
         guard !attributes.isEmpty else { return }
         do {
             try attributes.forEachUserAttribute(path: walked.displayPath) { name, value in
-                entry.addExtendedAttribute(name: name, value: value)
+                let nameLength = strlen(name)
+                withUnsafeBytes(of: UInt32(nameLength)) { attributeScratch.append(contentsOf: $0) }
+                withUnsafeBytes(of: UInt32(value.count)) { attributeScratch.append(contentsOf: $0) }
+                attributeScratch.append(contentsOf: UnsafeRawBufferPointer(start: name, count: nameLength + 1))
+                attributeScratch.append(contentsOf: value)
             }
         } catch let error as SystemError {
             throw BackupError.unreadable(path: walked.displayPath, error)
         }
-    }
-
-    private func write(_ walked: WalkEntry) throws {
-        do { try writer.writeHeader(entry) } catch { throw BackupError.archive(error) }
     }
 
     static func kindName(_ kind: FileKind) -> String {

@@ -6,6 +6,10 @@ import SystemKit
 
 /// Runs backups. One walker and one exclusion evaluator serve the backup and the dry run alike.
 public enum BackupEngine {
+    /// Batches in flight between the reading and the writing thread, and their size: 1 MiB in all.
+    static let batchCount = 4
+    static let batchSize = 256 << 10
+
     /// Archives `request.root` to `request.output`.
     /// - Parameters:
     ///   - progress: called about ten times a second with counts, and once at the end.
@@ -57,10 +61,23 @@ public enum BackupEngine {
                     name: output?.destination ?? "standard output")
             } catch { throw BackupError.archive(error) }
             let manifest = ManifestWriter(spillDirectory: spillDirectory)
-            let visitor = try ArchivingVisitor(
-                writer: writer, manifest: manifest, progress: ProgressThrottle(progress), warn: warning, afterRead: afterRead)
+            let pipe = BatchPipe(count: batchCount, size: batchSize)
+            let consumer = try ArchiveConsumer(writer: writer, manifest: manifest, pipe: pipe)
+            let visitor = ArchivingVisitor(pipe: pipe, progress: ProgressThrottle(progress), warn: warning, afterRead: afterRead)
             let rules = ExclusionRules(deviceRoot: deviceRoot, patterns: request.patterns)
-            try TreeWalker(root: request.root, rules: rules, visitor: visitor, ignoring: output?.identity).run()
+            consumer.start()
+            do {
+                try TreeWalker(root: request.root, rules: rules, visitor: visitor, ignoring: output?.identity).run()
+                visitor.finish()
+            } catch {
+                pipe.cancel()
+                pipe.waitForConsumer()
+                // When the writer stopped first, its error is the cause.
+                if let failure = consumer.error { throw failure }
+                throw error
+            }
+            pipe.waitForConsumer()
+            if let failure = consumer.error { throw failure }
 
             do {
                 try manifest.finish(header: header, totals: visitor.tally.totals, created: request.created, to: writer)

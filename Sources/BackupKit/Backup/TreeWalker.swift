@@ -18,8 +18,7 @@ final class TreeWalker<Visitor: TreeVisitor> {
     private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 8)
     private var linkTarget = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 1)
 
-    private static var manifestName: [UInt8] { Array(Manifest.memberName.utf8) }
-    private let manifestName = TreeWalker.manifestName
+    private let manifestName = Array(Manifest.memberName.utf8)
 
     init(root: String, rules: ExclusionRules, visitor: Visitor, ignoring ignored: (UInt64, UInt64)? = nil) {
         self.root = root
@@ -49,18 +48,24 @@ final class TreeWalker<Visitor: TreeVisitor> {
 
     private func walk(directory fd: Int32, listing: DirectoryListing, depth: Int) throws {
         for index in 0..<listing.count {
+            let type = listing.entries[index].type
             try listing.withName(at: index) { name, cName in
                 let saved = path.push(name)
                 defer { path.pop(to: saved) }
-                try visit(parent: fd, name: name, cName: cName, depth: depth, basename: saved == 0 ? 0 : saved + 1)
+                try visit(
+                    parent: fd, name: name, cName: cName, type: type, depth: depth, basename: saved == 0 ? 0 : saved + 1)
             }
         }
     }
 
     // MARK: - One entry
 
+    private static var fileFlags: Int32 { O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC }
+    private static var directoryFlags: Int32 { O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC }
+
     private func visit(
-        parent: Int32, name: UnsafeBufferPointer<UInt8>, cName: UnsafePointer<CChar>, depth: Int, basename: Int
+        parent: Int32, name: UnsafeBufferPointer<UInt8>, cName: UnsafePointer<CChar>, type: UInt8, depth: Int,
+        basename: Int
     ) throws {
         if depth == 1 && name.elementsEqual(manifestName) {
             visitor.skipped(path: display, reason: .reservedName)
@@ -70,8 +75,16 @@ final class TreeWalker<Visitor: TreeVisitor> {
             visitor.skipped(path: display, reason: .invalidName)
             return
         }
+        // The directory says what the entry is (d_type): open files and directories straight away and
+        // statx the descriptor, which saves a path lookup. Anything unexpected takes the general path.
+        var fd: Int32 = -1
+        if type == UInt8(DT_REG) || type == UInt8(DT_DIR) {
+            fd = openat(parent, cName, type == UInt8(DT_DIR) ? Self.directoryFlags : Self.fileFlags)
+        }
+        defer { if fd >= 0 { close(fd) } }
         var raw = csupport_stat()
-        if csupport_statx(parent, cName, 0, &raw) != 0 {
+        let statted = fd >= 0 ? csupport_statx(fd, "", CSUPPORT_AT_EMPTY_PATH, &raw) : csupport_statx(parent, cName, 0, &raw)
+        if statted != 0 {
             throw BackupError.unreadable(path: display, SystemError("statx", path: display))
         }
         let status = FileStatus(raw)
@@ -81,10 +94,20 @@ final class TreeWalker<Visitor: TreeVisitor> {
         }
         let pathReasons = rules.pathReasons(path: path.base, length: path.length, basename: basename)
         switch status.kind {
-        case .regular:
-            try visitFile(parent: parent, name: cName, status: status, pathReasons: pathReasons)
-        case .directory:
-            try visitDirectory(parent: parent, name: cName, status: status, pathReasons: pathReasons, depth: depth)
+        case .regular, .directory:
+            if fd < 0 {
+                fd = openat(parent, cName, status.kind == .directory ? Self.directoryFlags : Self.fileFlags)
+                if fd < 0 {
+                    return try visitUnopenable(
+                        parent: parent, name: cName, status: status, pathReasons: pathReasons, code: errno)
+                }
+            }
+            let entry = WalkEntry(path: path, parent: parent, name: cName, status: status, descriptor: fd, root: root)
+            if status.kind == .regular {
+                try visitFile(entry, pathReasons: pathReasons)
+            } else {
+                try visitDirectory(entry, pathReasons: pathReasons, depth: depth)
+            }
         case .symlink:
             let entry = WalkEntry(path: path, parent: parent, name: cName, status: status, descriptor: -1, root: root)
             let reasons = ExclusionRules.combine(status: status, attributes: [], cacheDirectoryTag: false, pathReasons: pathReasons)
@@ -98,28 +121,15 @@ final class TreeWalker<Visitor: TreeVisitor> {
         }
     }
 
-    private func visitFile(parent: Int32, name: UnsafePointer<CChar>, status: FileStatus, pathReasons: ExclusionReasons) throws {
-        let fd = openat(parent, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else {
-            return try visitUnopenable(parent: parent, name: name, status: status, pathReasons: pathReasons, code: errno)
-        }
-        defer { close(fd) }
-        let entry = WalkEntry(path: path, parent: parent, name: name, status: status, descriptor: fd, root: root)
-        let reasons = try ownReasons(fd: fd, status: status, pathReasons: pathReasons)
+    private func visitFile(_ entry: WalkEntry, pathReasons: ExclusionReasons) throws {
+        let reasons = try ownReasons(fd: entry.descriptor, status: entry.status, pathReasons: pathReasons)
         if !reasons.isEmpty { return try visitor.excluded(entry, reasons: reasons) }
         try visitor.regularFile(entry, attributes: attributes)
     }
 
-    private func visitDirectory(
-        parent: Int32, name: UnsafePointer<CChar>, status: FileStatus, pathReasons: ExclusionReasons, depth: Int
-    ) throws {
-        let fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else {
-            return try visitUnopenable(parent: parent, name: name, status: status, pathReasons: pathReasons, code: errno)
-        }
-        defer { close(fd) }
-        let entry = WalkEntry(path: path, parent: parent, name: name, status: status, descriptor: fd, root: root)
-        var reasons = try ownReasons(fd: fd, status: status, pathReasons: pathReasons)
+    private func visitDirectory(_ entry: WalkEntry, pathReasons: ExclusionReasons, depth: Int) throws {
+        let fd = entry.descriptor
+        var reasons = try ownReasons(fd: fd, status: entry.status, pathReasons: pathReasons)
         if !reasons.isEmpty {
             // Already skipped: look for the tag directly (no listing) so every reason is reported.
             if CacheDirectoryTag.isPresent(in: fd) { reasons.insert(.cachedirTag) }

@@ -8,7 +8,7 @@ import SystemKit
 /// files the tree holds. `finish` writes the whole manifest as the archive's last member.
 final class ManifestWriter {
     /// Bytes of file lines kept in memory before spilling.
-    static let memoryLimit = 4 << 20
+    static let memoryLimit = 256 << 10
 
     private var buffer: [UInt8] = []
     private var spill: Int32 = -1
@@ -18,7 +18,8 @@ final class ManifestWriter {
     /// `spillDirectory` is where the unlinked spill file is created (the archive's directory, or /tmp).
     init(spillDirectory: String) {
         self.spillDirectory = spillDirectory
-        buffer.reserveCapacity(64 * 1024)
+        // Room for the limit plus one more line: the buffer never reallocates.
+        buffer.reserveCapacity(Self.memoryLimit + 64 * 1024)
     }
 
     deinit {
@@ -31,6 +32,7 @@ final class ManifestWriter {
 
     /// Appends `{"kind":"file","path":...,"size":N,"sha256":hex}`.
     func appendFile(path: UnsafeBufferPointer<UInt8>, size: UInt64, sha256: [UInt8]) throws(SystemError) {
+        if buffer.count + path.count * 6 + 160 > buffer.capacity { try spillBuffer() }
         buffer.append(contentsOf: Self.fileLinePrefix)
         JSONText.appendString(path, to: &buffer)
         buffer.append(contentsOf: Self.sizeKey)
@@ -38,7 +40,6 @@ final class ManifestWriter {
         buffer.append(contentsOf: Self.shaKey)
         JSONText.appendHex(sha256, to: &buffer)
         buffer.append(contentsOf: [UInt8(ascii: "}"), UInt8(ascii: "\n")])
-        if buffer.count >= Self.memoryLimit { try spillBuffer() }
     }
 
     private func spillBuffer() throws(SystemError) {
