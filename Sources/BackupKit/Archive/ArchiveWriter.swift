@@ -72,7 +72,9 @@ public final class ArchiveWriter {
 
     /// Compresses on both cores when this libarchive and the codec library accept a thread count.
     private func threads(filter: String) {
-        let status = archive_write_set_filter_option(archive, filter, "threads", "2")
+        let count = getenv("XB_THREADS").map { String(cString: $0) } ?? "2"
+        if count == "0" { return }
+        let status = archive_write_set_filter_option(archive, filter, "threads", count)
         if status != ARCHIVE_OK {
             notes.append("\(filter) threads=2 not accepted (\(errorString)); compressing on one core")
         }

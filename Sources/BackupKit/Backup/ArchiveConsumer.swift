@@ -1,31 +1,24 @@
 // ArchiveConsumer: the writing thread: unpacks batches into tar members, hashes file data, builds the manifest.
 import Foundation
-import SystemKit
 
 /// Runs on its own thread while the walker reads: for each record it fills the libarchive entry and
-/// writes it, feeds file data to SHA-256 and the archive in the same pass, and appends the manifest
-/// line when a file's last byte has gone through. The reading thread meanwhile does only file-system work.
+/// writes it, and (when it holds the `FileHasher`) feeds file data to SHA-256 in the same pass, so the
+/// manifest line is appended when a file's last byte has gone through.
 /// Thread safety: used by the writing thread only between `start()` and the pipe's `consumerFinished()`;
-/// the owner reads `error`, `notes` and `manifest` only after `waitForConsumer()`.
+/// the owner reads `error` only after `waitForConsumer()`.
 final class ArchiveConsumer: @unchecked Sendable {
     let writer: ArchiveWriter
-    let manifest: ManifestWriter
     private let pipe: BatchPipe
     private let entry = ArchiveEntry()
-    private let digest: SHA256Digest
-    /// The file whose data is flowing: its path (for the manifest), bytes still expected, total size.
-    private var currentPath: [UInt8] = []
-    private var remaining: UInt64 = 0
-    private var currentSize: UInt64 = 0
+    /// Hashes file data here, or nil when the reading thread does it.
+    private let hasher: FileHasher?
     /// The first failure; the pipe is cancelled when it is set.
     private(set) var error: Error?
 
-    init(writer: ArchiveWriter, manifest: ManifestWriter, pipe: BatchPipe) throws {
+    init(writer: ArchiveWriter, hasher: FileHasher?, pipe: BatchPipe) {
         self.writer = writer
-        self.manifest = manifest
+        self.hasher = hasher
         self.pipe = pipe
-        do { digest = try SHA256Digest() } catch let error as DigestError { throw BackupError.digest(error) }
-        currentPath.reserveCapacity(4096)
     }
 
     /// Starts the writing thread.
@@ -79,11 +72,7 @@ final class ArchiveConsumer: @unchecked Sendable {
                 addAttributes(UnsafeRawBufferPointer(start: cursor, count: Int(record.attributeBytes)))
                 do { try writer.writeHeader(entry) } catch { throw BackupError.archive(error) }
                 if kind == .file {
-                    currentPath.removeAll(keepingCapacity: true)
-                    currentPath.append(contentsOf: UnsafeRawBufferPointer(start: path, count: Int(record.pathLength)))
-                    currentSize = record.size
-                    remaining = record.size
-                    try digest.reset()
+                    try hasher?.begin(path: UnsafeRawBufferPointer(start: path, count: Int(record.pathLength)), size: record.size)
                     try data(UnsafeRawBufferPointer(start: start + record.metadataSize, count: Int(record.dataLength)))
                 }
             }
@@ -92,20 +81,9 @@ final class ArchiveConsumer: @unchecked Sendable {
     }
 
     private func data(_ chunk: UnsafeRawBufferPointer) throws {
-        if chunk.count > 0 {
-            digest.update(chunk)
-            do { try writer.writeData(chunk) } catch { throw BackupError.archive(error) }
-            remaining -= UInt64(chunk.count)
-        }
-        if remaining == 0 {
-            do {
-                try currentPath.withUnsafeBufferPointer { path in
-                    try manifest.appendFile(path: path, size: currentSize, sha256: digest.finalize())
-                }
-            } catch let error as SystemError {
-                throw BackupError.system(error)
-            }
-        }
+        guard chunk.count > 0 else { return }
+        try hasher?.feed(chunk)
+        do { try writer.writeData(chunk) } catch { throw BackupError.archive(error) }
     }
 
     private func addAttributes(_ encoded: UnsafeRawBufferPointer) {

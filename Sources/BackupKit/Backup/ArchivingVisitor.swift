@@ -9,6 +9,8 @@ import SystemKit
 /// A file whose size, mtime or inode differ after reading, or that reads short, fails the backup naming it.
 final class ArchivingVisitor: TreeVisitor {
     private let pipe: BatchPipe
+    /// Hashes file data as it is read, or nil when the writing thread does it.
+    private let hasher: FileHasher?
     private var batch: Batch?
     private var hardLinks = HardLinkTable()
     private var progress: ProgressThrottle
@@ -20,8 +22,12 @@ final class ArchivingVisitor: TreeVisitor {
     private(set) var tally = BackupTally()
     private(set) var warnings = 0
 
-    init(pipe: BatchPipe, progress: ProgressThrottle, warn: @escaping (String) -> Void, afterRead: ((String) -> Void)? = nil) {
+    init(
+        pipe: BatchPipe, hasher: FileHasher?, progress: ProgressThrottle, warn: @escaping (String) -> Void,
+        afterRead: ((String) -> Void)? = nil
+    ) {
         self.pipe = pipe
+        self.hasher = hasher
         self.progress = progress
         self.warn = warn
         self.afterRead = afterRead
@@ -146,6 +152,7 @@ final class ArchivingVisitor: TreeVisitor {
         var current = batch!
         var lengthField = recordOffset + BatchRecord.dataLengthOffset
         var recordData = 0
+        try hasher?.begin(path: UnsafeRawBufferPointer(walked.path.bytes), size: expected)
         while remaining > 0 {
             if current.free < 4096 && UInt64(current.free) < remaining {
                 current.base.storeBytes(of: UInt32(recordData), toByteOffset: lengthField, as: UInt32.self)
@@ -167,6 +174,7 @@ final class ArchivingVisitor: TreeVisitor {
                 throw BackupError.changed(
                     path: walked.displayPath, detail: "it ended after \(expected - remaining) of \(expected) bytes")
             }
+            try hasher?.feed(UnsafeRawBufferPointer(start: current.base + current.used, count: n))
             current.used += n
             recordData += n
             remaining -= UInt64(n)

@@ -62,8 +62,14 @@ public enum BackupEngine {
             } catch { throw BackupError.archive(error) }
             let manifest = ManifestWriter(spillDirectory: spillDirectory)
             let pipe = BatchPipe(count: batchCount, size: batchSize)
-            let consumer = try ArchiveConsumer(writer: writer, manifest: manifest, pipe: pipe)
-            let visitor = ArchivingVisitor(pipe: pipe, progress: ProgressThrottle(progress), warn: warning, afterRead: afterRead)
+            // Hash where there is spare time: on the writing thread for a plain tar (it only copies),
+            // on the reading thread when the writing thread compresses.
+            let hasher = try FileHasher(manifest: manifest)
+            let hashWhileReading = request.compression != .none
+            let consumer = ArchiveConsumer(writer: writer, hasher: hashWhileReading ? nil : hasher, pipe: pipe)
+            let visitor = ArchivingVisitor(
+                pipe: pipe, hasher: hashWhileReading ? hasher : nil, progress: ProgressThrottle(progress), warn: warning,
+                afterRead: afterRead)
             let rules = ExclusionRules(deviceRoot: deviceRoot, patterns: request.patterns)
             consumer.start()
             do {
