@@ -1,6 +1,7 @@
 // ExcludeCheckCommand: `devicectl exclude check`, like `tmutil isexcluded`, sharing BackupKit's rules.
 import BackupKit
 import Foundation
+import Glibc
 import SystemKit
 
 extension ExcludeCommand {
@@ -20,12 +21,13 @@ extension ExcludeCommand {
             var failed = false
             for path in arguments.positionals {
                 do {
+                    if path.isEmpty { throw SystemError("stat", path: "''", code: ENOENT) }
                     let verdict = try ExclusionCheck.check(path)
                     verdicts.append(verdict)
                     if !arguments.flag("--json") { context.console.out(text(verdict)) }
-                } catch let error as SystemError {
+                } catch {
                     failed = true
-                    context.console.err("devicectl: \(path): \(error.reason)")
+                    context.console.err("devicectl: \(message(for: error, path: path))")
                 }
             }
             if arguments.flag("--json") {
