@@ -8,6 +8,7 @@ import Glibc
 /// The descriptor is borrowed: the caller closes (and fsyncs) it after `close()`.
 public final class ArchiveWriter {
     private let archive: OpaquePointer
+    private let sink: Sink
     private var open = true
     /// Non-fatal notes from setup, e.g. a filter option this libarchive does not accept.
     public private(set) var notes: [String] = []
@@ -26,6 +27,7 @@ public final class ArchiveWriter {
             throw ArchiveWriterError(call: "archive_write_new", message: "out of memory")
         }
         self.archive = archive
+        sink = Sink(descriptor: descriptor, name: name)
         do {
             try check("archive_write_set_format_pax", archive_write_set_format_pax(archive))
             // SCHILY.xattr only: GNU tar does not know LIBARCHIVE.xattr and would warn.
@@ -35,7 +37,8 @@ public final class ArchiveWriter {
             try check("archive_write_set_bytes_per_block", archive_write_set_bytes_per_block(archive, Self.blockSize))
             try check("archive_write_set_bytes_in_last_block",
                       archive_write_set_bytes_in_last_block(archive, compression == .none ? 10_240 : 1))
-            try check("archive_write_open_fd", archive_write_open_fd(archive, descriptor), entry: name)
+            let context = Unmanaged.passUnretained(sink).toOpaque()
+            try check("archive_write_open2", archive_write_open2(archive, context, nil, Sink.write, nil, nil), entry: name)
         } catch {
             archive_write_free(archive)
             open = false
@@ -111,11 +114,13 @@ public final class ArchiveWriter {
         try check("archive_write_close", archive_write_close(archive))
     }
 
-    /// Bytes written to the descriptor so far (after compression).
-    public var bytesWritten: Int64 { archive_filter_bytes(archive, -1) }
+    /// Bytes written to the descriptor so far (after compression, padding included).
+    public var bytesWritten: Int64 { sink.bytes }
 
     private var errorString: String {
-        archive_error_string(archive).map { String(cString: $0) } ?? "unknown libarchive error (errno \(archive_errno(archive)))"
+        if sink.failure != 0 { return "write(\(sink.name)): \(String(cString: strerror(sink.failure)))" }
+        return archive_error_string(archive).map { String(cString: $0) }
+            ?? "unknown libarchive error (errno \(archive_errno(archive)))"
     }
 
     private func check(_ call: String, _ status: Int32, entry: String = "") throws(ArchiveWriterError) {
@@ -128,5 +133,36 @@ public final class ArchiveWriter {
     static func useUTF8Names() {
         if let codeset = nl_langinfo(nl_item(CODESET)), String(cString: codeset) == "UTF-8" { return }
         _ = setlocale(LC_CTYPE, "C.UTF-8")
+    }
+
+    /// The end of the filter chain: writes whole buffers to the descriptor and counts them.
+    private final class Sink {
+        let descriptor: Int32
+        let name: String
+        var bytes: Int64 = 0
+        /// errno of the first failed write.
+        var failure: Int32 = 0
+
+        init(descriptor: Int32, name: String) {
+            self.descriptor = descriptor
+            self.name = name
+        }
+
+        static let write: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, UnsafeRawPointer?, Int) -> Int = {
+            _, context, buffer, length in
+            let sink = Unmanaged<Sink>.fromOpaque(context!).takeUnretainedValue()
+            var offset = 0
+            while offset < length {
+                let n = Glibc.write(sink.descriptor, buffer! + offset, length - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    sink.failure = errno
+                    return -1
+                }
+                offset += n
+            }
+            sink.bytes += Int64(length)
+            return length
+        }
     }
 }
