@@ -3,6 +3,7 @@
 #include "CSupportWalk.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -57,9 +58,18 @@ int csupport_cleanup_install(void) {
     sigaddset(&action.sa_mask, SIGTERM);
     sigaddset(&action.sa_mask, SIGHUP);
     const int signals[] = {SIGINT, SIGTERM, SIGHUP};
+    sigset_t unblock;
+    sigemptyset(&unblock);
     for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++) {
+        struct sigaction previous;
+        if (sigaction(signals[i], NULL, &previous) != 0) return -1;
+        if (previous.sa_handler == SIG_IGN) continue;  // e.g. SIGHUP under nohup: stay immune
         if (sigaction(signals[i], &action, NULL) != 0) return -1;
+        sigaddset(&unblock, signals[i]);
     }
+    // A parent may have spawned us with these blocked (worker threads often block signals); a backup
+    // must still die of them, and clean up.
+    if (pthread_sigmask(SIG_UNBLOCK, &unblock, NULL) != 0) return -1;
     cleanup_installed = 1;
     return 0;
 }

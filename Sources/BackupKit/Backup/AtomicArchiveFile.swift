@@ -34,9 +34,14 @@ final class AtomicArchiveFile {
         let parent = slash == nil ? "" : (directory == "/" ? "/" : directory + "/")
         temporaryPath = parent + prefix + String(getpid())
         do { try SignalCleanup.install() } catch { throw BackupError.system(error) }
-        let fd = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
-        guard fd >= 0 else { throw BackupError.system(SystemError("open", path: temporaryPath)) }
+        // Armed before the file exists: a signal between open and registration cannot leave it behind.
         SignalCleanup.register(temporaryPath)
+        let fd = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+        guard fd >= 0 else {
+            let failure = SystemError("open", path: temporaryPath)
+            SignalCleanup.clear()
+            throw BackupError.system(failure)
+        }
         descriptor = fd
         _ = flock(fd, LOCK_EX | LOCK_NB)
         var status = stat()

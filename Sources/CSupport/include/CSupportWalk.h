@@ -18,7 +18,9 @@ int csupport_cleanup_register(const char *path);
 void csupport_cleanup_clear(void);
 
 /// Installs the SIGINT/SIGTERM/SIGHUP handlers (once): unlink the registered path, restore the
-/// default action and re-raise, so the process still dies of the signal. Returns 0, or -1 with errno.
+/// default action and re-raise, so the process still dies of the signal. A signal the process ignores
+/// (SIG_IGN, e.g. SIGHUP under nohup) stays ignored; the others are unblocked in the calling thread
+/// (call it before starting other threads). Returns 0, or -1 with errno.
 int csupport_cleanup_install(void);
 
 #endif
