@@ -10,8 +10,10 @@ public final class ArchiveWriter {
     private let archive: OpaquePointer
     private let sink: Sink
     private var open = true
-    /// Non-fatal notes from setup, e.g. a filter option this libarchive does not accept.
+    /// Non-fatal notes: headers libarchive wrote with a warning.
     public private(set) var notes: [String] = []
+    /// Worker threads the compressor uses (2 when this libarchive accepts `threads=2`, else 1).
+    public private(set) var compressionThreads = 1
 
     /// Output block size: 25 tar records of 10240 bytes, so the stream (padded to 10240 at the end when
     /// uncompressed, as GNU tar pads) goes out in 250 KiB writes.
@@ -75,12 +77,8 @@ public final class ArchiveWriter {
 
     /// Compresses on both cores when this libarchive and the codec library accept a thread count.
     private func threads(filter: String) {
-        let count = getenv("XB_THREADS").map { String(cString: $0) } ?? "2"
-        if count == "0" { return }
-        let status = archive_write_set_filter_option(archive, filter, "threads", count)
-        if status != ARCHIVE_OK {
-            notes.append("\(filter) threads=2 not accepted (\(errorString)); compressing on one core")
-        }
+        // Older libarchive (or a codec library built without threads) refuses: compress on one core.
+        if archive_write_set_filter_option(archive, filter, "threads", "2") == ARCHIVE_OK { compressionThreads = 2 }
     }
 
     /// Writes a member's header (and its pax extended header when needed).
