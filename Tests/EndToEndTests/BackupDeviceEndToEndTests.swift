@@ -2,6 +2,7 @@
 // rules (no app bundles, no Caches/tmp of data containers, no DeviceLocal), the manifest records what
 // a restore must reinstall, and archives are reproducible whichever way they are written.
 import Foundation
+import SystemKit
 import TestSupport
 import Testing
 
@@ -120,6 +121,25 @@ import Testing
             try BackupCheck.sh("printf more >> \"$1\"", "\(phone.root)/Library/SpringBoard/IconState.plist")
             try BackupCheck.devicectl(["backup", phone.root, "-o", "\(dir)/c.tar"])
             #expect(try Shell.run("cmp", ["-s", "\(dir)/a.tar", "\(dir)/c.tar"]).status != 0)
+        }
+    }
+
+    @Test func aBackupWaitsForTheDeviceLock() throws {
+        try withTemporaryDirectory { dir in
+            let phone = try Self.phone(dir)
+            let lock = try FileLock(path: "\(phone.root)/DeviceLocal/lock", wait: false)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: DevicectlBinary.path)
+            process.arguments = ["backup", phone.root, "-o", "\(dir)/b.tar"]
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            usleep(400_000)
+            #expect(process.isRunning)
+            #expect(!FileManager.default.fileExists(atPath: "\(dir)/b.tar"))
+            try lock.release()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+            #expect(FileManager.default.fileExists(atPath: "\(dir)/b.tar"))
         }
     }
 }

@@ -1,14 +1,6 @@
 // BackupRequest: everything `devicectl backup` asks of the engine.
 import Foundation
 
-/// Where the archive goes.
-public enum BackupOutput: Sendable, Equatable {
-    /// A file, written atomically (temporary file, fsync, rename).
-    case file(String)
-    /// Standard output (`-o -`), streamed.
-    case standardOutput
-}
-
 /// One backup: the tree, the archive, the filter and the exclusions.
 public struct BackupRequest: Sendable {
     /// The tree to archive: a device root or any directory.
