@@ -119,6 +119,25 @@ import Testing
         }
     }
 
+    @Test func aFullDiskFailsNamingTheArchiveAndLeavesNothing() throws {
+        try withTemporaryDirectory { dir in
+            try BackupCheck.sh("mkdir \"$1/src\" \"$1/out\" && head -c 4000000 /dev/urandom > \"$1/src/big\"", dir)
+            // A 1 MiB tmpfs in a private mount namespace: the archive cannot fit.
+            let script = """
+                mount -t tmpfs -o size=1m none "$1/out" || exit 99
+                "$2" backup "$1/src" -o "$1/out/b.tar"; status=$?
+                ls -A "$1/out"
+                exit $status
+                """
+            let result = try Shell.run(
+                "unshare", ["--mount", "--propagation", "private", "sh", "-c", script, "sh", dir, DevicectlBinary.path])
+            try #require(result.status != 99, "cannot mount tmpfs here: \(result.stderr)")
+            #expect(result.status == 1)
+            #expect(result.stderr.contains("write(\(dir)/out/b.tar): No space left on device"), "\(result.stderr)")
+            #expect(result.stdout.isEmpty, "left behind: \(result.stdout)")
+        }
+    }
+
     @Test func anArchiveWrittenInsideTheTreeDoesNotContainItself() throws {
         try withTemporaryDirectory { dir in
             try BackupCheck.sh("mkdir \"$1/src\" && printf a > \"$1/src/a\"", dir)
