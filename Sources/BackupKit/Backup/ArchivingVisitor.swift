@@ -155,8 +155,9 @@ final class ArchivingVisitor: TreeVisitor {
         try hasher?.begin(path: UnsafeRawBufferPointer(walked.path.bytes), size: expected)
         while remaining > 0 {
             if current.free < 4096 && UInt64(current.free) < remaining {
+                // Close this record (the writer finds the next one at the aligned offset past the batch's end,
+                // so it stops there) and continue in a `.data` record in a fresh batch.
                 current.base.storeBytes(of: UInt32(recordData), toByteOffset: lengthField, as: UInt32.self)
-                current.used = (current.used + 7) & ~7
                 current = try room(BatchRecord.headerSize + 4096)
                 let offset = current.used
                 current.base.storeBytes(of: BatchRecord(kind: BatchRecord.Kind.data.rawValue), toByteOffset: offset, as: BatchRecord.self)
