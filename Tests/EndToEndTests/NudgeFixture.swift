@@ -1,8 +1,8 @@
 // NudgeFixture: device setup and binary runs shared by the nudge end-to-end tests.
 //
-// Everything runs through the built binary (init, install, widget add, launch and the nudge commands)
-// except the move to a new phone: until backup and restore land, `restore(from:to:)` copies what a
-// backup carries with DeviceKit. Paths and values are read with DeviceKit (read only).
+// Everything runs through the built binary (init, install, widget add, launch, backup and the nudge
+// commands) except putting a backup onto the new phone: until `restore` lands, `restore(from:to:)`
+// unpacks the real backup by hand. Paths and values are read with DeviceKit (read only).
 import DeviceKit
 import Foundation
 import TestSupport
@@ -76,25 +76,39 @@ enum NudgeFixture {
         return try device.defaults(try #require(try device.app(app).groups.first)).value(NudgeSettings.defaultFlagKey)
     }
 
-    /// Moves the user onto a new phone at `newRoot` (made with `init`), carrying what an iOS backup
-    /// carries: the apps are reinstalled (same settings), their App Group containers' files are copied
-    /// except the marker (excluded from backup), and the home-screen layout comes back. Device-local
-    /// state (identity, notifications, events) stays behind.
+    /// Moves the user onto a new phone at `newRoot`: the old phone is backed up with the real `backup`
+    /// (which leaves the marker out: it is excluded from backup) and the archive is put onto a phone made
+    /// by `init` by hand, until `restore` lands: the archive is extracted with bsdtar, the apps are
+    /// reinstalled with their settings, each App Group container's files come from the archive (found by
+    /// the identifier in its metadata), and the home-screen layout is placed again. Device-local state
+    /// (identity, notifications, events) stays behind, as backups never carry it.
     static func restore(from oldRoot: String, to newRoot: String) throws {
-        let old = try Device.open(oldRoot)
+        let archive = "\(newRoot).from-backup.tar"
+        let staging = "\(newRoot).from-backup"
+        defer {
+            try? FileManager.default.removeItem(atPath: archive)
+            try? FileManager.default.removeItem(atPath: staging)
+        }
+        try setup(["backup", oldRoot, "-o", archive, "--no-progress"])
+        try AtomicFile.makeDirectories(staging)
+        try #require(try Shell.run("bsdtar", ["-xf", archive, "-C", staging]).status == 0)
         try setup(["init", newRoot, "--now", Timestamp.format(t0)])
         let new = try Device.open(newRoot)
-        for app in try old.apps() {
+        for app in try Device.open(oldRoot).apps() {
             try new.install(
                 AppInstallation(bundleId: app.bundleId, name: app.name, groups: app.groups, widget: app.widget))
-            for groupId in app.groups {
-                let from = try old.groupContainer(groupId).path
-                let to = try new.groupContainer(groupId).path
-                try copyTree(
-                    from, to, skipping: [app.widget?.markerFileName, DeviceLayout.containerMetadata].compactMap { $0 })
-            }
         }
-        for app in try old.homeScreen().widgets { try new.placeWidget(app: app) }
+        let groups = "\(staging)/\(ContainerKind.group.directory)"
+        for uuid in (try? FileManager.default.contentsOfDirectory(atPath: groups)) ?? [] {
+            let metadata = try PropertyListFile.readDictionary("\(groups)/\(uuid)/\(DeviceLayout.containerMetadata)")
+            let groupId = try #require(metadata?["MCMMetadataIdentifier"] as? String)
+            try copyTree(
+                "\(groups)/\(uuid)", try new.groupContainer(groupId).path, skipping: [DeviceLayout.containerMetadata])
+        }
+        let layout = try PropertyListFile.readDictionary("\(staging)/\(DeviceLayout.homeScreen)")
+        for widget in layout?["widgets"] as? [[String: Any]] ?? [] {
+            try new.placeWidget(app: try #require(widget["app"] as? String))
+        }
     }
 
     private static func copyTree(_ from: String, _ to: String, skipping: [String]) throws {
@@ -124,7 +138,6 @@ enum NudgeFixture {
         else { return false }
         return ![backup, restore].contains { $0.stderr.contains("is not implemented yet") }
     }()
-
 
     /// Runs `devicectl arguments... --now now`.
     @discardableResult
