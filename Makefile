@@ -5,7 +5,7 @@ SWIFT ?= swift
 APT_PACKAGES := libarchive-dev libarchive-tools libssl-dev pkg-config attr e2fsprogs zstd xz-utils gzip python3 tar
 RELEASE_BIN := .build/release/devicectl
 
-.PHONY: all deps build release test demo clean
+.PHONY: all deps build release test demo bench clean
 
 all: build
 
@@ -32,7 +32,16 @@ test: deps
 	$(SWIFT) test --skip-build
 
 demo: release
-	DEVICECTL=$(RELEASE_BIN) bash Examples/migration.sh
+	DEVICECTL=$(RELEASE_BIN) bash Scripts/demo.sh
 
 clean:
 	rm -rf .build
+
+# Benchmark: devicectl vs GNU tar / bsdtar / sha256sum, side by side (writes bench/results.md).
+# Parameters: make bench FILES=40000 MB=200 RUNS=5 SCALE=10000,50000,200000
+FILES ?= 40000
+MB ?= 200
+RUNS ?= 5
+SCALE ?= 10000,50000,200000
+bench: release
+	python3 bench/bench.py --devicectl $(RELEASE_BIN) --files $(FILES) --megabytes $(MB) --runs $(RUNS) --scale "$(SCALE)"

@@ -26,7 +26,7 @@ let package = Package(
 
         // MARK: - Libraries
         .target(name: "SystemKit", dependencies: ["CSupport"]),
-        .target(name: "DeviceKit", dependencies: ["SystemKit"]),
+        .target(name: "DeviceKit", dependencies: ["SystemKit", "CCrypto"]),
         .target(name: "BackupKit", dependencies: ["DeviceKit", "SystemKit", "CArchive", "CCrypto", "CSupport"]),
         .target(name: "NudgeWidget", dependencies: ["DeviceKit"]),
         .target(name: "DevicectlCLI", dependencies: ["DeviceKit", "BackupKit", "NudgeWidget", "SystemKit"]),

@@ -1,0 +1,65 @@
+// Device+Apps: installing apps and reading what is installed.
+import Foundation
+import SystemKit
+
+extension Device {
+    /// Every installed app, sorted by bundle id.
+    public func apps() throws -> [InstalledApp] {
+        let data = try containers(.data)
+        var apps: [InstalledApp] = []
+        for bundle in try containers(.bundle) {
+            let infoPath = try infoPlistPath(in: bundle)
+            guard let info = try PropertyListFile.readDictionary(infoPath) else {
+                throw DeviceError.malformedPlist(path: infoPath, reason: "missing")
+            }
+            guard let dataContainer = data.first(where: { $0.identifier == bundle.identifier }) else { continue }
+            apps.append(try InstalledApp(info: info, path: infoPath, bundle: bundle, data: dataContainer))
+        }
+        return apps.sorted { $0.bundleId < $1.bundleId }
+    }
+
+    /// The installed app `bundleId`; throws `DeviceError.unknownApp` when it is not installed.
+    public func app(_ bundleId: String) throws -> InstalledApp {
+        guard let app = try apps().first(where: { $0.bundleId == bundleId }) else {
+            throw DeviceError.unknownApp(bundleId)
+        }
+        return app
+    }
+
+    /// Installs (or reinstalls) an app: bundle container with its Info.plist, data container, each App
+    /// Group container (created if missing, shared if another app has it) and the widget's plugin container.
+    /// Existing data and group containers are found by identifier and kept, as a reinstall keeps data.
+    /// An app with the widget but no group gets `group.<bundle id>`: the marker and flag need one.
+    @discardableResult
+    public func install(_ request: AppInstallation) throws -> InstalledApp {
+        var request = request
+        if request.groups.isEmpty && request.widget != nil { request.groups = ["group.\(request.bundleId)"] }
+        try Device.validate(identifier: request.bundleId)
+        for group in request.groups { try Device.validate(identifier: group) }
+        let bundle = try ensureContainer(.bundle, identifier: request.bundleId)
+        let infoPath = "\(bundle.path)/\(request.displayName).app/Info.plist"
+        if let existing = try? infoPlistPath(in: bundle), existing != infoPath {
+            try? FileManager.default.removeItem(atPath: AtomicFile.parent(of: existing))
+        }
+        try PropertyListFile.write(try InstalledApp.infoPlist(for: request), to: infoPath)
+        try ensureContainer(.data, identifier: request.bundleId)
+        for group in request.groups { try ensureContainer(.group, identifier: group) }
+        if request.widget != nil { try ensureContainer(.plugin, identifier: "\(request.bundleId).NudgeWidget") }
+        return try app(request.bundleId)
+    }
+
+    /// The App Group container `groupId`; throws `DeviceError.unknownGroup` when missing.
+    public func groupContainer(_ groupId: String) throws -> Container {
+        guard let container = try container(.group, identifier: groupId) else { throw DeviceError.unknownGroup(groupId) }
+        return container
+    }
+
+    /// `<bundle container>/<Name>.app/Info.plist`: the one `.app` directory in the container.
+    func infoPlistPath(in bundle: Container) throws -> String {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: bundle.path)) ?? []
+        guard let app = names.sorted().first(where: { $0.hasSuffix(".app") }) else {
+            throw DeviceError.malformedPlist(path: "\(bundle.path)/<Name>.app/Info.plist", reason: "missing")
+        }
+        return "\(bundle.path)/\(app)/Info.plist"
+    }
+}

@@ -1,0 +1,22 @@
+// Container: one container directory (bundle, data, App Group or plugin), named by its metadata plist.
+
+/// A container found on the device by its identifier.
+public struct Container: Sendable, Equatable {
+    public let kind: ContainerKind
+    /// `MCMMetadataIdentifier`: the bundle id, group id or extension id.
+    public let identifier: String
+    /// The directory name under the kind's class directory.
+    public let uuid: String
+    /// Absolute path of the container directory.
+    public let path: String
+
+    public init(kind: ContainerKind, identifier: String, uuid: String, path: String) {
+        self.kind = kind
+        self.identifier = identifier
+        self.uuid = uuid
+        self.path = path
+    }
+
+    /// The container's path relative to the device root, e.g. `Containers/Shared/AppGroup/<UUID>`.
+    public var relativePath: String { "\(kind.directory)/\(uuid)" }
+}

@@ -1,0 +1,43 @@
+// EventLog: the device-local, append-only event log (`DeviceLocal/events.jsonl`).
+import Foundation
+import Glibc
+import SystemKit
+
+/// Appends events as JSON lines and reads them back oldest first. Device-local: never backed up.
+public struct EventLog: Sendable {
+    public let path: String
+
+    public init(device: Device) {
+        path = device.path(DeviceLayout.events)
+    }
+
+    /// Appends `event` with one `write(2)` on an `O_APPEND` descriptor, fsynced.
+    public func append(_ event: DeviceEvent) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var line = Array(try encoder.encode(event))
+        line.append(UInt8(ascii: "\n"))
+        let file = try FileDescriptor.open(path, flags: O_WRONLY | O_APPEND | O_CREAT, mode: 0o644)
+        try file.write(line)
+        try file.sync()
+        try file.close()
+    }
+
+    /// Every event, oldest first (stable by time; equal times keep log order).
+    public func events() throws -> [DeviceEvent] {
+        guard let bytes = try? FileDescriptor.open(path, flags: O_RDONLY).readAll() else { return [] }
+        let decoder = JSONDecoder()
+        var events: [DeviceEvent] = []
+        for (number, line) in bytes.split(separator: UInt8(ascii: "\n")).enumerated() where !line.isEmpty {
+            do {
+                events.append(try decoder.decode(DeviceEvent.self, from: Data(line)))
+            } catch {
+                throw DeviceError.malformedFile(path: path, reason: "line \(number + 1) is not an event")
+            }
+        }
+        return events.enumerated().sorted { a, b in
+            let (ta, tb) = (Timestamp.parse(a.element.time) ?? .distantPast, Timestamp.parse(b.element.time) ?? .distantPast)
+            return ta != tb ? ta < tb : a.offset < b.offset
+        }.map(\.element)
+    }
+}

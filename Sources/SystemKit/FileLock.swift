@@ -1,0 +1,21 @@
+// FileLock: an exclusive flock(2) on a lock file, held until released or the process ends.
+import Glibc
+
+/// An exclusive advisory lock. The kernel drops it when the process dies, so a killed run never
+/// leaves a stale lock behind.
+public final class FileLock {
+    private let file: FileDescriptor
+
+    /// Takes the lock on `path` (created if missing). Waits when `wait` is true; otherwise throws
+    /// `SystemError` with EWOULDBLOCK when another process holds it.
+    public init(path: String, wait: Bool = true) throws(SystemError) {
+        file = try FileDescriptor.open(path, flags: O_RDWR | O_CREAT, mode: 0o644)
+        let operation = LOCK_EX | (wait ? 0 : LOCK_NB)
+        try SystemError.check("flock", path: path) { flock(file.rawValue, operation) }
+    }
+
+    /// Releases the lock.
+    public func release() throws(SystemError) {
+        try file.close()
+    }
+}
