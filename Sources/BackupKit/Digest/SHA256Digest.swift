@@ -1,0 +1,93 @@
+// SHA256Digest: incremental SHA-256 over OpenSSL's EVP interface (uses the CPU's SHA instructions).
+import CCrypto
+
+/// An incremental SHA-256 computation owning one `EVP_MD_CTX`.
+///
+/// ```swift
+/// let digest = try SHA256Digest()
+/// buffer.withUnsafeBytes { digest.update($0) }
+/// let hex = digest.hex            // finalizes
+/// ```
+/// After `finalize()` (or `hex`), call `reset()` to hash another message with the same context.
+public final class SHA256Digest {
+    /// The digest length in bytes.
+    public static let length = 32
+
+    private let context: OpaquePointer
+    private var result: [UInt8]?
+
+    /// Creates a context ready for `update`. Throws `DigestError` if OpenSSL cannot allocate or initialise it.
+    public init() throws {
+        guard let context = EVP_MD_CTX_new() else { throw DigestError("EVP_MD_CTX_new") }
+        self.context = context
+        guard EVP_DigestInit_ex2(context, SHA256Digest.algorithm, nil) == 1 else {
+            EVP_MD_CTX_free(context)
+            throw DigestError("EVP_DigestInit_ex2")
+        }
+    }
+
+    deinit {
+        EVP_MD_CTX_free(context)
+    }
+
+    /// Starts a new message, discarding any state.
+    public func reset() throws {
+        result = nil
+        guard EVP_DigestInit_ex2(context, SHA256Digest.algorithm, nil) == 1 else {
+            throw DigestError("EVP_DigestInit_ex2")
+        }
+    }
+
+    /// Feeds `buffer` into the digest. Must not be called after `finalize()` without `reset()`.
+    public func update(_ buffer: UnsafeRawBufferPointer) {
+        precondition(result == nil, "SHA256Digest.update after finalize; call reset() first")
+        guard let base = buffer.baseAddress, buffer.count > 0 else { return }
+        // EVP_DigestUpdate only fails for a context without a digest, which init() rules out.
+        _ = EVP_DigestUpdate(context, base, buffer.count)
+    }
+
+    /// Feeds `bytes` into the digest.
+    public func update(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { update($0) }
+    }
+
+    /// The 32-byte digest of everything fed so far. Idempotent: later calls return the same bytes.
+    public func finalize() -> [UInt8] {
+        if let result { return result }
+        var bytes = [UInt8](repeating: 0, count: SHA256Digest.length)
+        var length: UInt32 = 0
+        _ = bytes.withUnsafeMutableBufferPointer { EVP_DigestFinal_ex(context, $0.baseAddress, &length) }
+        result = bytes
+        return bytes
+    }
+
+    /// The digest as 64 lowercase hex digits (finalizes).
+    public var hex: String { SHA256Digest.hexString(finalize()) }
+
+    /// The SHA-256 of `bytes`, as 64 lowercase hex digits.
+    public static func hex(of bytes: [UInt8]) throws -> String {
+        try bytes.withUnsafeBytes { try hex(of: $0) }
+    }
+
+    /// The SHA-256 of `buffer`, as 64 lowercase hex digits.
+    public static func hex(of buffer: UnsafeRawBufferPointer) throws -> String {
+        let digest = try SHA256Digest()
+        digest.update(buffer)
+        return digest.hex
+    }
+
+    /// Lowercase hex of arbitrary bytes.
+    public static func hexString(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text = [UInt8]()
+        text.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// Fetched once: avoids OpenSSL 3's implicit fetch on every init.
+    nonisolated(unsafe) private static let algorithm: OpaquePointer? = EVP_MD_fetch(nil, "SHA256", nil) ?? EVP_sha256()
+}
