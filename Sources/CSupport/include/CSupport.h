@@ -6,6 +6,7 @@
 #include <sys/types.h>
 #include <sys/xattr.h>
 
+#include "CSupportLinux.h"
 #include "CSupportInterrupt.h"
 
 /// Flags for csupport_openat2's `resolve` argument (linux/openat2.h).

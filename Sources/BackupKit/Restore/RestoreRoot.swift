@@ -1,0 +1,87 @@
+// RestoreRoot: the destination as the restore found it (fresh device, absent, or empty) and how to put it back.
+import DeviceKit
+import Foundation
+import Glibc
+import SystemKit
+
+/// ROOT, checked and (when absent or empty) initialised as a new device; `undo` returns it to how it was.
+struct RestoreRoot {
+    enum Origin: Equatable {
+        /// A device made by `devicectl init` with no apps and no user data.
+        case freshDevice
+        /// ROOT did not exist: the restore created it.
+        case created
+        /// ROOT was an empty directory: the restore initialised it.
+        case emptyDirectory
+    }
+
+    let path: String
+    let origin: Origin
+    let descriptor: FileDescriptor
+
+    /// Checks `path` and opens it; initialises a new device when it is absent or an empty directory.
+    /// Throws `RestoreError.rootNotFresh` / `.rootNotDirectory` without changing anything otherwise.
+    static func prepare(_ given: String, now: Date) throws -> RestoreRoot {
+        var path = Device.assembling(at: given).root
+        if let status = try FileStatus.ifExists(path), status.kind == .symlink, let resolved = realpath(path, nil) {
+            path = String(cString: resolved)
+            free(resolved)
+        }
+        let origin: Origin
+        if let status = try FileStatus.ifExists(path) {
+            guard status.kind == .directory else { throw RestoreError.rootNotDirectory(path) }
+            if Device.isDevice(at: path) {
+                guard try Device.open(path).isFresh() else { throw RestoreError.rootNotFresh(path) }
+                origin = .freshDevice
+            } else {
+                let fd = try FileDescriptor.open(path, flags: O_RDONLY | O_DIRECTORY)
+                guard try DirectoryEntries.list(fd.rawValue, display: path).isEmpty else { throw RestoreError.rootNotFresh(path) }
+                origin = .emptyDirectory
+            }
+        } else {
+            let parent = (path as NSString).deletingLastPathComponent
+            guard try FileStatus.ifExists(parent)?.kind == .directory else {
+                throw SystemError("restore", path: parent, code: ENOENT)
+            }
+            origin = .created
+        }
+        if origin != .freshDevice {
+            do {
+                try Device.initialize(path, now: now)
+            } catch {
+                RestoreRoot.undo(path: path, origin: origin)
+                throw error
+            }
+        }
+        do {
+            let descriptor = try FileDescriptor.open(path, flags: O_RDONLY | O_DIRECTORY)
+            return RestoreRoot(path: path, origin: origin, descriptor: descriptor)
+        } catch {
+            RestoreRoot.undo(path: path, origin: origin)
+            throw error
+        }
+    }
+
+    /// Puts ROOT back as it was found: removes what the restore initialised (best effort).
+    func undo() {
+        RestoreRoot.undo(path: path, origin: origin)
+    }
+
+    private static func undo(path: String, origin: Origin) {
+        switch origin {
+        case .freshDevice:
+            return
+        case .created:
+            let parent = (path as NSString).deletingLastPathComponent
+            let name = Array((path as NSString).lastPathComponent.utf8)
+            guard let fd = try? FileDescriptor.open(parent, flags: O_RDONLY | O_DIRECTORY) else { return }
+            try? TreeRemoval.remove(name, in: fd.rawValue, display: path)
+        case .emptyDirectory:
+            guard let fd = try? FileDescriptor.open(path, flags: O_RDONLY | O_DIRECTORY),
+                let entries = try? DirectoryEntries.list(fd.rawValue, display: path) else { return }
+            for entry in entries {
+                try? TreeRemoval.remove(entry.name, in: fd.rawValue, display: "\(path)/\(String(decoding: entry.name, as: UTF8.self))")
+            }
+        }
+    }
+}
