@@ -143,6 +143,10 @@ public final class ArchiveReader {
         while try readBlock() != nil {}
     }
 
+    /// pax header keys libarchive does not interpret, seen so far (a few), and how many in all. A devicectl
+    /// backup never writes such keys, so in an archive with a manifest they mean the archive was altered.
+    public var unknownPaxKeys: (first: [String], count: Int) { (framing.unknownPaxKeys, framing.unknownPaxKeyCount) }
+
     /// libarchive's name for the format, e.g. `POSIX pax interchange format`.
     public var formatName: String {
         parser.flatMap { archive_format_name($0) }.map { String(cString: $0) } ?? "unknown"
@@ -243,7 +247,7 @@ public final class ArchiveReader {
         if let callbackError { return callbackError }
         let message = archive_error_string(handle).map { String(cString: $0) } ?? "unknown error"
         if message.contains("Unrecognized archive format") {
-            return inputBytes == 0 ? ArchiveReaderError.empty : ArchiveReaderError.notTar(format: filterNames.joined(separator: "+"))
+            return inputBytes == 0 ? ArchiveReaderError.empty : ArchiveReaderError.notTar(filters: filterNames.joined(separator: "+"))
         }
         return ArchiveReaderError.library(call: call, message: message, member: member)
     }

@@ -5,7 +5,7 @@ public enum ArchiveReaderError: Error, CustomStringConvertible, Equatable, Senda
     /// libarchive refused: `call` failed with `message` (from `archive_error_string`), near `member`.
     case library(call: String, message: String, member: String?)
     /// The stream is readable but not a tar archive (pax, ustar and GNU tar are accepted).
-    case notTar(format: String)
+    case notTar(filters: String)
     /// The input was empty.
     case empty
     /// SIGINT or SIGTERM arrived while reading.
@@ -20,8 +20,9 @@ public enum ArchiveReaderError: Error, CustomStringConvertible, Equatable, Senda
         case .library(let call, let message, let member):
             let near = member.map { " (at member '\($0)')" } ?? ""
             return "\(call): \(message)\(near)"
-        case .notTar(let format):
-            return "not a tar archive (libarchive reads it as \(format)); only pax, ustar and GNU tar are accepted"
+        case .notTar(let filters):
+            let decoded = filters.isEmpty ? "" : " (after \(filters) decompression)"
+            return "not a tar archive\(decoded), or its first header is damaged; only pax, ustar and GNU tar are accepted"
         case .empty:
             return "the archive is empty (no tar header)"
         case .interrupted(let signal):

@@ -1,10 +1,11 @@
 // Manifest+Members: an optional manifest line that covers every member's metadata, not just file data.
 //
-// Additive to the manifest contract: `{"kind":"members","count":N,"sha256":hex}`, anywhere after the header.
-// The file lines prove file contents; this line proves names, types, modes, owners, mtimes (ns), link
-// targets and xattrs of every member (directories and symlinks too), so a flipped byte in a pax header or
-// a directory name is caught as well. Readers that do not know the line ignore it; restore and verify check
-// it when present.
+// Additive to the manifest contract: `{"kind":"members","count":N,"sha256":hex,"manifestSha256":hex}` as the
+// manifest's LAST line (after totals). The file lines prove file contents; `sha256` proves names, types,
+// modes, owners, mtimes (ns), link targets and xattrs of every member (directories and symlinks too), and
+// `manifestSha256` proves every manifest byte before this line (header, file lines, totals). Together they
+// make any flipped byte in the archive detectable. Readers that do not know the line ignore it; restore and
+// verify check it when present.
 
 extension Manifest {
     /// The members line.
@@ -14,10 +15,13 @@ extension Manifest {
         public var count: UInt64
         /// SHA-256 (hex) over the members' canonical records (see `MemberDigest`).
         public var sha256: String
+        /// SHA-256 (hex) of the manifest's bytes before this line (every earlier line with its newline).
+        public var manifestSha256: String
 
-        public init(count: UInt64, sha256: String) {
+        public init(count: UInt64, sha256: String, manifestSha256: String) {
             self.count = count
             self.sha256 = sha256
+            self.manifestSha256 = manifestSha256
         }
     }
 
@@ -67,9 +71,12 @@ extension Manifest {
             count += 1
         }
 
-        /// The line's values (finalizes the digest).
-        public func finish() -> Members {
-            Members(count: count, sha256: digest.hex)
+        /// The members digest (hex; finalizes it).
+        public var hex: String { digest.hex }
+
+        /// The line, given the SHA-256 (hex) of the manifest bytes written before it.
+        public func line(manifestSha256: String) -> Members {
+            Members(count: count, sha256: digest.hex, manifestSha256: manifestSha256)
         }
 
         private func appendBytes(_ bytes: [UInt8]) {

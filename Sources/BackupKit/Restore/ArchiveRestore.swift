@@ -18,7 +18,12 @@ public enum ArchiveRestore {
         let started = Date()
         var readerOptions = ArchiveReader.Options()
         readerOptions.interruption = options.interruption
-        let reader = try ArchiveReader(path: archive, options: readerOptions)
+        let reader: ArchiveReader
+        do {
+            reader = try ArchiveReader(path: archive, options: readerOptions)
+        } catch let error as ArchiveReaderError {
+            throw translate(error)
+        }
         let destination = try RestoreRoot.prepare(root, now: options.now)
         var staging: StagingDirectory?
         do {

@@ -13,7 +13,9 @@ final class ManifestCheck {
         var directories: UInt64 = 0
         var symlinks: UInt64 = 0
         var hardlinks: UInt64 = 0
-        var members: Manifest.Members?
+        /// Members before the manifest and their digest.
+        var memberCount: UInt64 = 0
+        var memberDigest: String?
     }
 
     /// The outcome: the manifest's header and totals, and every problem found.
@@ -30,7 +32,7 @@ final class ManifestCheck {
     private let log: DigestLog.Reader
     private let observed: Observed
     private let problemLimit: Int
-    private var partial: [UInt8] = []
+    private var splitter = LineSplitter(maxLine: ManifestCheck.maxLine)
     private var lineNumber = 0
     private var header: Manifest.Header?
     private var totals: Manifest.Totals?
@@ -38,10 +40,13 @@ final class ManifestCheck {
     private var pending: (path: [UInt8], size: UInt64, digest: [UInt8])?
     private var fileLines: UInt64 = 0
     private var fileBytes: UInt64 = 0
+    /// SHA-256 of the manifest bytes so far (for the members line's `manifestSha256`).
+    private let manifestDigest: SHA256Digest
     private(set) var problems: [String] = []
     private(set) var problemCount = 0
 
-    init(log: DigestLog.Reader, observed: Observed, problemLimit: Int = 1000) {
+    init(log: DigestLog.Reader, observed: Observed, problemLimit: Int = 1000) throws {
+        manifestDigest = try SHA256Digest()
         self.log = log
         self.observed = observed
         self.problemLimit = problemLimit
@@ -49,25 +54,12 @@ final class ManifestCheck {
 
     /// Feeds a block of the manifest member's data.
     func feed(_ block: UnsafeRawBufferPointer) throws {
-        var start = 0
-        for index in 0..<block.count where block[index] == 0x0A {
-            partial.append(contentsOf: block[start..<index])
-            try line(partial[...])
-            partial.removeAll(keepingCapacity: true)
-            start = index + 1
-        }
-        partial.append(contentsOf: block[start...])
-        if partial.count > ManifestCheck.maxLine {
-            throw RestoreError.badManifest("line \(lineNumber + 1) is longer than \(ManifestCheck.maxLine) bytes")
-        }
+        try splitter.feed(block) { try line($0) }
     }
 
     /// Ends the manifest: compares what is left and returns the outcome.
     func finish() throws -> Outcome {
-        if !partial.isEmpty {
-            try line(partial[...])
-            partial.removeAll()
-        }
+        try splitter.finish { try line($0) }
         if let last = pending {
             pending = nil
             try compare(last, next: nil)
@@ -90,10 +82,10 @@ final class ManifestCheck {
             problem("the archive holds \(archive) \(what) but the manifest's totals say \(manifest)")
         }
         if let members {
-            if let seen = observed.members, seen != members {
-                problem(seen.count != members.count
-                    ? "the archive has \(seen.count) members but the manifest covers \(members.count)"
-                    : "member metadata (names, types, modes, owners, times, links or xattrs) differs from the manifest's members digest")
+            if observed.memberCount != members.count {
+                problem("the archive has \(observed.memberCount) members but the manifest covers \(members.count)")
+            } else if observed.memberDigest != members.sha256.lowercased() {
+                problem("member metadata (names, types, modes, owners, times, link targets or xattrs) differs from the manifest's members digest")
             }
         }
         return Outcome(header: header, totals: totals, problems: problems, problemCount: problemCount,
@@ -104,13 +96,18 @@ final class ManifestCheck {
 
     private func line(_ bytes: ArraySlice<UInt8>) throws {
         lineNumber += 1
-        if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) { return }
+        if members != nil { throw RestoreError.badManifest("line \(lineNumber): a line after the members line (it must be last)") }
+        if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) {
+            manifestDigest.update(Array(bytes) + [0x0A])
+            return
+        }
         let parsed: ManifestLine
         do {
             parsed = try ManifestLine.parse(bytes)
         } catch {
             throw RestoreError.badManifest("line \(lineNumber): \(error)")
         }
+        if case .members = parsed {} else { manifestDigest.update(Array(bytes) + [0x0A]) }
         if header == nil {
             guard case .header(let value) = parsed else { throw RestoreError.badManifest("line \(lineNumber) is not the header") }
             guard value.format == Manifest.format else {
@@ -131,11 +128,20 @@ final class ManifestCheck {
             let current = (path: MemberPath.normalized(path), size: size, digest: digest)
             if let previous = pending { try compare(previous, next: current) }
             pending = current
-        case .members(let value): members = value
+        case .members(let value):
+            guard totals != nil else { throw RestoreError.badManifest("line \(lineNumber): the members line comes before the totals") }
+            if manifestDigest.hex != value.manifestSha256.lowercased() {
+                problem("the manifest's own bytes differ from its members line's manifestSha256 (the manifest was altered)")
+            }
+            members = value
+            return
         case .totals(let value):
             guard totals == nil else { throw RestoreError.badManifest("line \(lineNumber): a second totals line") }
             totals = value
-        case .unknown: break
+        case .unknown(let kind):
+            // Format version 1 has exactly these kinds; anything else is damage (or a newer format, which
+            // must bump formatVersion), and ignoring it would let a flipped byte hide the members line.
+            throw RestoreError.badManifest("line \(lineNumber): unknown kind '\(kind)'")
         }
     }
 

@@ -7,7 +7,7 @@ enum ManifestLine {
     case file(path: [UInt8], size: UInt64, digest: [UInt8])
     case members(Manifest.Members)
     case totals(Manifest.Totals)
-    /// A kind this reader does not know (from a newer, additive format): ignored.
+    /// A kind this reader does not know (damage, or a newer format).
     case unknown(String)
 
     /// Parses `line` (without its newline). Throws a reason on malformed input.

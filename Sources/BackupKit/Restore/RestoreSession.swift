@@ -70,14 +70,20 @@ final class RestoreSession {
                 manifestSeen = true
                 continue
             }
-            addToMemberDigest(member, path)
+            memberDigest.add(member, path: path.bytes)
             try apply(member, path)
             options.progress?(RestoreProgress(files: observed.files, bytes: observed.bytes, archiveBytes: reader.inputBytes))
         }
         if manifestSeen {
             guard let outcome else { return }
-            if !outcome.problems.isEmpty {
-                throw RestoreError.verificationFailed(Array(outcome.problems.prefix(20)), more: outcome.problemCount - min(20, outcome.problems.count))
+            var problems = outcome.problems
+            var count = outcome.problemCount
+            if let pax = RestoreSession.unknownPaxProblem(reader) {
+                problems.append(pax)
+                count += 1
+            }
+            if !problems.isEmpty {
+                throw RestoreError.verificationFailed(Array(problems.prefix(20)), more: count - min(20, problems.count))
             }
             report.verified = true
             report.metadataVerified = outcome.checkedMembers
@@ -158,8 +164,9 @@ final class RestoreSession {
     // MARK: - Manifest
 
     private func readManifest() throws {
-        observed.members = memberDigest.finish()
-        let check = ManifestCheck(log: try log.reader(), observed: observed)
+        observed.memberCount = memberDigest.count
+        observed.memberDigest = memberDigest.hex
+        let check = try ManifestCheck(log: try log.reader(), observed: observed)
         while let block = try reader.readBlock() {
             try checkInterruption()
             try check.feed(block.bytes)
@@ -167,22 +174,14 @@ final class RestoreSession {
         outcome = try check.finish()
     }
 
-    private func addToMemberDigest(_ member: ArchiveReader.Member, _ path: MemberPath) {
-        let kind: UInt8
-        switch member.kind {
-        case .regular: kind = UInt8(ascii: "f")
-        case .directory: kind = UInt8(ascii: "d")
-        case .symlink: kind = UInt8(ascii: "l")
-        case .hardLink: kind = UInt8(ascii: "h")
-        default: kind = UInt8(ascii: "?")
-        }
-        memberDigest.add(
-            kind: kind, path: path.bytes, permissions: member.permissions, uid: member.uid, gid: member.gid,
-            size: member.kind == .regular ? UInt64(max(0, member.size)) : 0, mtimeSeconds: member.mtimeSeconds,
-            mtimeNanoseconds: member.mtimeNanoseconds, link: member.linkBytes, xattrs: member.xattrs)
-    }
-
     // MARK: - Helpers
+
+    /// In an archive with a manifest (a devicectl backup), pax keys libarchive does not know mean alteration.
+    static func unknownPaxProblem(_ reader: ArchiveReader) -> String? {
+        let (keys, count) = reader.unknownPaxKeys
+        guard count > 0 else { return nil }
+        return "\(count) pax header keys no backup writes (\(keys.joined(separator: ", "))): the archive was altered"
+    }
 
     func checkInterruption() throws {
         if let signal = options.interruption() { throw RestoreError.interrupted(signal: signal) }
