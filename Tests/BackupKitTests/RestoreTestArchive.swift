@@ -48,6 +48,11 @@ struct TarBuilder {
         bytes += block
     }
 
+    /// Appends bytes as they are (a hand-made header).
+    mutating func append(raw block: [UInt8]) {
+        bytes += block
+    }
+
     /// Data followed by zero padding to the next 512-byte boundary.
     mutating func data(_ content: [UInt8]) {
         bytes += content
@@ -78,6 +83,25 @@ struct TarBuilder {
     mutating func end() {
         bytes += [UInt8](repeating: 0, count: 1024)
         bytes += [UInt8](repeating: 0, count: (10240 - bytes.count % 10240) % 10240)
+    }
+
+    // MARK: - Raw members (hostile tests)
+
+    /// A member with exactly this name (pax `path` when it does not fit 100 bytes) and `data`.
+    mutating func raw(_ name: String, type: Character = "0", data content: [UInt8] = [], link: String = "", mode: Int = 0o644) {
+        var records = TarBuilder.pathRecords(name)
+        if link.utf8.count > 100 { records.append(("linkpath", Array(link.utf8))) }
+        if !records.isEmpty { pax(records) }
+        header(name: Array(name.utf8), type: type.asciiValue!, size: content.count, mode: mode, link: Array(link.utf8))
+        if !content.isEmpty { data(content) }
+    }
+
+    /// A complete raw archive: `body` adds members, then the end mark (no manifest).
+    static func raw(_ body: (inout TarBuilder) -> Void) -> [UInt8] {
+        var builder = TarBuilder()
+        body(&builder)
+        builder.end()
+        return builder.bytes
     }
 
     // MARK: - Well-formed members (as a backup would write them)

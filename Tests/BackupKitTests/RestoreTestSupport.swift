@@ -5,11 +5,11 @@ import Foundation
 import SystemKit
 import TestSupport
 
-/// A scratch area: `root` (a fresh device unless told otherwise), `sentinel` (must never change),
-/// and the archive file.
+/// A scratch area: `root` (a fresh device unless told otherwise) at `base/outer/root`, so `../` and
+/// `../../` escapes land in `base` where a snapshot sees them, `sentinel` (must never change), the archive.
 struct RestoreScratch {
     let base: String
-    var root: String { base + "/root" }
+    var root: String { base + "/outer/root" }
     var sentinel: String { base + "/sentinel" }
     var archive: String { base + "/archive.tar" }
 
@@ -18,12 +18,18 @@ struct RestoreScratch {
         self.base = base
         try FileManager.default.createDirectory(atPath: sentinel + "/dir", withIntermediateDirectories: true)
         try Data("sentinel\n".utf8).write(to: URL(fileURLWithPath: sentinel + "/file"))
+        try FileManager.default.createDirectory(atPath: base + "/outer", withIntermediateDirectories: true)
         if device { try Device.initialize(root) }
     }
 
     /// Writes `bytes` as the archive file.
     func write(_ bytes: [UInt8], to path: String? = nil) throws {
         try Data(bytes).write(to: URL(fileURLWithPath: path ?? archive))
+    }
+
+    /// Everything in the scratch area except the archive file.
+    func snapshot() throws -> [String: String] {
+        try TreeSnapshot.take(base) { $0 == "archive.tar" || $0.hasPrefix("archive") }
     }
 
     /// Restores the archive file onto `root` (no syncfs: tests do not need durability).
@@ -35,6 +41,12 @@ struct RestoreScratch {
         configure(&options)
         return try ArchiveRestore.restore(archive: archive, root: root, options: options)
     }
+}
+
+/// The entries that differ between two snapshots, for failure messages.
+func snapshotDifference(_ a: [String: String], _ b: [String: String]) -> String {
+    Set(a.keys).union(b.keys).sorted().filter { a[$0] != b[$0] }.prefix(6)
+        .map { "\($0): \(a[$0] ?? "absent") => \(b[$0] ?? "absent")" }.joined(separator: "; ")
 }
 
 /// Every entry under a directory: type, mode, size, mtime (ns), owner, link target, user xattrs, content

@@ -68,7 +68,10 @@ extension ArchiveReader {
                     if paxBody.count < 2 << 20 { paxBody.append(contentsOf: bytes[index..<(index + take)]) }
                     index += take
                     if remaining == UInt64(take) {
-                        let (size, unknown) = FramingAudit.parsePax(paxBody)
+                        let (size, unknown, nul) = FramingAudit.parsePax(paxBody)
+                        if let nul {
+                            throw ArchiveReaderError.damaged(offset: offset + UInt64(index), reason: "a NUL byte inside the pax '\(nul)' value")
+                        }
                         pendingSize = size ?? pendingSize
                         unknownPaxKeyCount += unknown.count
                         for key in unknown where unknownPaxKeys.count < 5 { unknownPaxKeys.append(key) }
@@ -142,6 +145,14 @@ extension ArchiveReader {
                 sawEnd = true
                 state = .end
                 return
+            }
+            let gnuHeader = block[257..<265].elementsEqual("ustar  \0".utf8)
+            // In GNU headers bytes 345..<500 hold times and sparse data, not a name prefix.
+            for (field, range) in [("name", 0..<100), ("link name", 157..<257), ("prefix", 345..<500)] where !(gnuHeader && field == "prefix") {
+                let bytes = block[range]
+                if let terminator = bytes.firstIndex(of: 0), bytes[terminator...].contains(where: { $0 != 0 }) {
+                    throw ArchiveReaderError.damaged(offset: offset + UInt64(terminator), reason: "a NUL byte inside the header's \(field)")
+                }
             }
             let type = block[156]
             let size = FramingAudit.number(block[124..<136])
@@ -229,10 +240,12 @@ extension ArchiveReader {
             return value
         }
 
-        /// The last `size` record of a pax extended header body, and the keys libarchive would ignore.
-        static func parsePax(_ body: [UInt8]) -> (size: UInt64?, unknown: [String]) {
+        /// The last `size` record of a pax extended header body, the keys libarchive would ignore, and the first
+        /// text key whose value holds a NUL (libarchive would silently cut the name there).
+        static func parsePax(_ body: [UInt8]) -> (size: UInt64?, unknown: [String], nul: String?) {
             var size: UInt64?
             var unknown: [String] = []
+            var nul: String?
             var rest = body[...]
             while !rest.isEmpty {
                 guard let space = rest.firstIndex(of: 0x20),
@@ -243,10 +256,11 @@ extension ArchiveReader {
                     let key = String(decoding: record[record.startIndex..<equals], as: UTF8.self)
                     if key == "size" { size = UInt64(String(decoding: record[(equals + 1)...], as: UTF8.self)) }
                     if !knownPaxKey(key) { unknown.append(key) }
+                    if textPaxKeys.contains(key), record[(equals + 1)...].contains(0), nul == nil { nul = key }
                 }
                 rest = rest[(rest.startIndex + length)...]
             }
-            return (size, unknown)
+            return (size, unknown, nul)
         }
 
         /// The keys libarchive 3.6's tar reader interprets.
@@ -254,6 +268,9 @@ extension ArchiveReader {
             if knownPaxKeys.contains(key) { return true }
             return ["GNU.sparse.", "LIBARCHIVE.xattr.", "SCHILY.xattr.", "SCHILY.acl."].contains { key.hasPrefix($0) }
         }
+
+        /// Keys whose values are names (a NUL inside one hides the rest of the name from libarchive).
+        static let textPaxKeys: Set<String> = ["path", "linkpath", "uname", "gname", "GNU.sparse.name"]
 
         static let knownPaxKeys: Set<String> = [
             "path", "linkpath", "size", "uid", "gid", "uname", "gname", "mtime", "atime", "ctime", "hdrcharset", "charset",

@@ -1,4 +1,5 @@
 // RestoreRoot: the destination as the restore found it (fresh device, absent, or empty) and how to put it back.
+import CSupport
 import DeviceKit
 import Foundation
 import Glibc
@@ -18,6 +19,9 @@ struct RestoreRoot {
     let path: String
     let origin: Origin
     let descriptor: FileDescriptor
+    /// The mtime of the directory whose entries the restore changes (ROOT, or its parent when ROOT is created),
+    /// put back by `undo`: creating and removing the staging directory must leave no trace.
+    let savedTime: (path: String, mtime: timespec)?
 
     /// Checks `path` and opens it; initialises a new device when it is absent or an empty directory.
     /// Throws `RestoreError.rootNotFresh` / `.rootNotDirectory` without changing anything otherwise.
@@ -28,6 +32,7 @@ struct RestoreRoot {
             free(resolved)
         }
         let origin: Origin
+        let parent = (path as NSString).deletingLastPathComponent
         if let status = try FileStatus.ifExists(path) {
             guard status.kind == .directory else { throw RestoreError.rootNotDirectory(path) }
             if Device.isDevice(at: path) {
@@ -39,35 +44,43 @@ struct RestoreRoot {
                 origin = .emptyDirectory
             }
         } else {
-            let parent = (path as NSString).deletingLastPathComponent
             guard try FileStatus.ifExists(parent)?.kind == .directory else {
                 throw SystemError("restore", path: parent, code: ENOENT)
             }
             origin = .created
         }
+        let timed = origin == .created ? parent : path
+        let saved = try FileStatus.ifExists(timed).map { (timed, timespec(tv_sec: Int($0.mtimeSeconds), tv_nsec: Int($0.mtimeNanoseconds))) }
         if origin != .freshDevice {
             do {
                 try Device.initialize(path, now: now)
             } catch {
-                RestoreRoot.undo(path: path, origin: origin)
+                RestoreRoot.undo(path: path, origin: origin, saved: saved)
                 throw error
             }
         }
         do {
             let descriptor = try FileDescriptor.open(path, flags: O_RDONLY | O_DIRECTORY)
-            return RestoreRoot(path: path, origin: origin, descriptor: descriptor)
+            return RestoreRoot(path: path, origin: origin, descriptor: descriptor, savedTime: saved)
         } catch {
-            RestoreRoot.undo(path: path, origin: origin)
+            RestoreRoot.undo(path: path, origin: origin, saved: saved)
             throw error
         }
     }
 
-    /// Puts ROOT back as it was found: removes what the restore initialised (best effort).
+    /// Puts ROOT back as it was found: removes what the restore initialised and resets the directory mtime
+    /// the staging directory changed (best effort).
     func undo() {
-        RestoreRoot.undo(path: path, origin: origin)
+        RestoreRoot.undo(path: path, origin: origin, saved: savedTime)
     }
 
-    private static func undo(path: String, origin: Origin) {
+    private static func undo(path: String, origin: Origin, saved: (path: String, mtime: timespec)?) {
+        defer {
+            if let (directory, mtime) = saved {
+                var times = [timespec(tv_sec: 0, tv_nsec: CSUPPORT_UTIME_OMIT), mtime]
+                _ = utimensat(AT_FDCWD, directory, &times, AT_SYMLINK_NOFOLLOW)
+            }
+        }
         switch origin {
         case .freshDevice:
             return

@@ -91,7 +91,13 @@ final class StagingTree {
         if target.parent.isEmpty {
             targetParent = nil
         } else {
-            targetParent = try openDirectory(target.parent, display: target.text, create: false)
+            do {
+                targetParent = try openDirectory(target.parent, display: target.text, create: false)
+            } catch RestoreError.refusedMember(_, let reason) {
+                throw RestoreError.refusedMember(path.text, reason: "hard link target '\(target.text)': \(reason)")
+            } catch let error as SystemError where error.code == ENOENT {
+                throw RestoreError.refusedMember(path.text, reason: "hard link target '\(target.text)' is not a file restored by an earlier member")
+            }
         }
         let targetDirectory = targetParent?.rawValue ?? root.rawValue
         let targetName = CName(target.name)
@@ -249,14 +255,12 @@ final class StagingTree {
         switch code {
         case EEXIST:
             return RestoreError.refusedMember(member, reason: "a \(what) at a path an earlier member already created (duplicate or conflicting member)")
-        case ELOOP:
-            return RestoreError.refusedMember(member, reason: "its path goes through a symlink")
-        case ENOTDIR:
-            return RestoreError.refusedMember(member, reason: "its path goes through something that is not a directory")
+        case ELOOP, ENOTDIR:
+            return RestoreError.refusedMember(member, reason: "its path goes through a symlink or something that is not a directory")
         case EXDEV:
             return RestoreError.refusedMember(member, reason: "its path resolves outside the restore root")
         default:
-            return SystemError(what == "directory" ? "mkdirat" : "openat2", path: member, code: code)
+            return SystemError("openat2", path: member, code: code)
         }
     }
 }
