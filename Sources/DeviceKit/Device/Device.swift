@@ -40,14 +40,45 @@ public struct Device: Sendable {
             let entries = try FileManager.default.contentsOfDirectory(atPath: device.root)
             guard entries.isEmpty else { throw DeviceError.notEmpty(device.root) }
         }
-        try AtomicFile.makeDirectories(device.root)
-        for kind in ContainerKind.allCases {
-            try AtomicFile.makeDirectories(device.path(kind.directory))
+        // Probe for user xattrs before building anything, and undo what was made on any failure:
+        // a refused or failed init leaves the file system as it was.
+        let created = try Device.missingDirectories(device.root)
+        do {
+            try AtomicFile.makeDirectories(device.root)
+            try device.checkUserXattrs()
+            for kind in ContainerKind.allCases {
+                try AtomicFile.makeDirectories(device.path(kind.directory))
+            }
+            try AtomicFile.makeDirectories(device.path(AtomicFile.parent(of: DeviceLayout.homeScreen)))
+            try PropertyListFile.write(DeviceIdentity.generate(now: now).plist, to: device.path(DeviceLayout.identity))
+        } catch {
+            device.removeSkeleton()
+            for directory in created { rmdir(directory) }
+            throw error
         }
-        try AtomicFile.makeDirectories(device.path(AtomicFile.parent(of: DeviceLayout.homeScreen)))
-        try device.checkUserXattrs()
-        try PropertyListFile.write(DeviceIdentity.generate(now: now).plist, to: device.path(DeviceLayout.identity))
         return device
+    }
+
+    /// `path` and its ancestors that do not exist yet, deepest first.
+    private static func missingDirectories(_ path: String) throws -> [String] {
+        var missing: [String] = []
+        var current = path
+        while current != "/" && current != "." && !current.isEmpty, try FileStatus.ifExists(current) == nil {
+            missing.append(current)
+            current = AtomicFile.parent(of: current)
+        }
+        return missing
+    }
+
+    /// Removes the (empty) skeleton directories `initialize` makes; anything holding files stays.
+    private func removeSkeleton() {
+        unlink(path(DeviceLayout.identity))
+        var directories = ContainerKind.allCases.map(\.directory) + [
+            AtomicFile.parent(of: DeviceLayout.homeScreen), DeviceLayout.deviceLocal,
+        ]
+        for directory in directories { rmdir(path(directory)) }
+        directories = ["Containers/Bundle", "Containers/Data", "Containers/Shared", "Containers", "Library"]
+        for directory in directories { rmdir(path(directory)) }
     }
 
     /// The device's identity from `DeviceLocal/identity.plist`.

@@ -28,7 +28,7 @@ public enum DeviceError: Error, CustomStringConvertible, Equatable, Sendable {
         case .unknownDomain(let id): "no defaults domain '\(id)': it is neither an installed app nor an App Group"
         case .malformedPlist(let path, let reason): "\(path): malformed property list (\(reason))"
         case .malformedFile(let path, let reason): "\(path): malformed (\(reason))"
-        case .missingKey(let domain, let key): "the domain/default pair of (\(domain), \(key)) does not exist"
+        case .missingKey(let domain, let key): "The domain/default pair of (\(domain), \(key)) does not exist"
         case .invalidIdentifier(let id): "invalid identifier '\(id)': use letters, digits, '-', '_' and '.'"
         case .noGroup(let app): "app '\(app)' belongs to no App Group, so it has nowhere to share the marker and flag"
         case .noWidget(let app): "app '\(app)' has no widget (installed with --no-widget)"

@@ -17,8 +17,17 @@ public enum BackupExclusion {
     /// Clears the flag (the legacy iOS and xdg flags too); a path without them is left as it is.
     public static func remove(_ path: String) throws {
         _ = try FileStatus.of(path)
-        try ExtendedAttributes.remove(BackupExclusionAttribute.apple, at: path)
-        try ExtendedAttributes.remove(BackupExclusionAttribute.legacyMobileBackup, at: path)
-        try ExtendedAttributes.remove(BackupExclusionAttribute.xdgRobotsBackup, at: path)
+        let names = [
+            BackupExclusionAttribute.apple, BackupExclusionAttribute.legacyMobileBackup,
+            BackupExclusionAttribute.xdgRobotsBackup,
+        ]
+        for name in names {
+            do {
+                try ExtendedAttributes.remove(name, at: path)
+            } catch {
+                if error.code == ENOTSUP || error.code == EOPNOTSUPP { throw DeviceError.xattrsUnsupported(path: path) }
+                throw error
+            }
+        }
     }
 }

@@ -1,4 +1,4 @@
-// InitCommand: `devicectl init`.
+// InitCommand: `devicectl init`: a fresh device root with its own random UDID.
 import DeviceKit
 import Foundation
 
@@ -6,10 +6,50 @@ enum InitCommand: Command {
     static let spec = CommandSpec(
         name: "init", summary: "Create a fresh device root with its own identity.",
         positionals: [PositionalSpec("ROOT", help: "The device root to create (absent or empty).")],
-        options: [jsonOption]
+        options: [nowOption, jsonOption],
+        discussion: """
+            Prints the new UDID. The identity lives in ROOT/DeviceLocal, which no backup carries and no
+            restore replaces. Refuses a non-empty ROOT that is not a device, and an existing device.
+            Example: devicectl init /tmp/phone
+            """
     )
 
+    /// What `init` was asked to do.
+    struct Options: Equatable {
+        var root: String
+        var json: Bool
+    }
+
+    /// A device already lives at ROOT: `init` would replace its identity.
+    struct AlreadyADevice: Error, CustomStringConvertible {
+        let root: String
+        let udid: String?
+        var description: String {
+            "\(root) is already a device root\(udid.map { " (UDID \($0))" } ?? ""); refusing to initialise it again"
+        }
+    }
+
+    static func options(_ arguments: ParsedArguments) throws(UsageError) -> Options {
+        Options(root: try DeviceArguments.root(arguments), json: arguments.flag("--json"))
+    }
+
     static func run(_ arguments: ParsedArguments, _ context: CommandContext) throws -> Int32 {
-        throw NotImplemented(command: spec.name)
+        let options = try options(arguments)
+        let now = try context.now(arguments)
+        if Device.isDevice(at: options.root) {
+            let existing = try Device.open(options.root)
+            throw AlreadyADevice(root: existing.root, udid: try? existing.identity().udid)
+        }
+        let device = try Device.initialize(options.root, now: now)
+        let udid = try device.identity().udid
+        try device.withLock {
+            try EventLog(device: device).append(DeviceEvent(time: now, type: "init", details: ["udid": udid]))
+        }
+        if options.json {
+            context.console.json(["root": device.root, "udid": udid])
+        } else {
+            context.console.out("initialised device root \(device.root) with UDID \(udid)")
+        }
+        return 0
     }
 }

@@ -1,4 +1,4 @@
-// InstallCommand: `devicectl install`.
+// InstallCommand: `devicectl install`: bundle, data and App Group containers, and the nudge widget's settings.
 import DeviceKit
 import Foundation
 
@@ -8,18 +8,97 @@ enum InstallCommand: Command {
         positionals: [PositionalSpec("ROOT", help: "The device root.")],
         options: [
             OptionSpec(["--app"], .value("BUNDLE_ID"), help: "The app's bundle identifier (required)."),
-            OptionSpec(["--group"], .value("GROUP_ID"), repeatable: true, help: "An App Group the app belongs to (repeatable)."),
-            OptionSpec(["--nudge-policy"], .value("once|as-published"), help: "When the widget clears its flag (default once)."),
-            OptionSpec(["--nudge-delay"], .value("DURATION"), help: "Delay before the nudge fires, e.g. 24h, 90m, 0s (default 24h)."),
+            OptionSpec(
+                ["--group"], .value("GROUP_ID"), repeatable: true, help: "An App Group the app belongs to (repeatable)."
+            ),
+            OptionSpec(
+                ["--nudge-policy"], .value("once|as-published"), help: "When the widget clears its flag (default once)."
+            ),
+            OptionSpec(
+                ["--nudge-delay"], .value("DURATION"),
+                help: "Delay before the nudge fires, e.g. 24h, 90m, 0s (default 24h)."),
             OptionSpec(["--nudge-title"], .value("TEXT"), help: "The nudge notification's title."),
             OptionSpec(["--nudge-body"], .value("TEXT"), help: "The nudge notification's body."),
-            OptionSpec(["--marker-name"], .value("NAME"), help: "The marker file name (default device-restoration-marker.txt)."),
-            OptionSpec(["--flag-key"], .value("KEY"), help: "The shared defaults flag key (default notificationEnabled)."),
+            OptionSpec(
+                ["--marker-name"], .value("NAME"), help: "The marker file name (default device-restoration-marker.txt)."
+            ),
+            OptionSpec(
+                ["--flag-key"], .value("KEY"), help: "The shared defaults flag key (default notificationEnabled)."),
             OptionSpec(["--no-widget"], help: "The app has no nudge widget."),
-        ]
+            jsonOption,
+        ],
+        discussion: """
+            Group containers are created when missing and shared when another app already has them; a
+            reinstall keeps the app's data. An app with the widget but no --group gets group.<BUNDLE_ID>.
+            Example: devicectl install /tmp/phone --app com.example.news --group group.com.example.news
+            """
     )
 
+    /// What `install` was asked to do.
+    struct Options: Equatable {
+        var root: String
+        var installation: AppInstallation
+        var json: Bool
+    }
+
+    static let nudgeOptions = [
+        "--nudge-policy", "--nudge-delay", "--nudge-title", "--nudge-body", "--marker-name", "--flag-key",
+    ]
+
+    static func options(_ arguments: ParsedArguments) throws(UsageError) -> Options {
+        let root = try DeviceArguments.root(arguments)
+        let bundleId = try DeviceArguments.requiredIdentifier("--app", arguments)
+        var groups: [String] = []
+        for group in arguments.all("--group") {
+            let group = try DeviceArguments.identifier(group, for: "--group", arguments)
+            if groups.contains(group) { throw UsageError("--group '\(group)' given twice", command: spec.name) }
+            groups.append(group)
+        }
+        var installation = AppInstallation(bundleId: bundleId, groups: groups, widget: nil)
+        if arguments.flag("--no-widget") {
+            if let option = nudgeOptions.first(where: { arguments.value($0) != nil }) {
+                throw UsageError("\(option) cannot be combined with --no-widget", command: spec.name)
+            }
+        } else {
+            installation.widget = try nudgeSettings(arguments, appName: installation.displayName)
+        }
+        return Options(root: root, installation: installation, json: arguments.flag("--json"))
+    }
+
+    /// The widget settings from the `--nudge-*`, `--marker-name` and `--flag-key` options.
+    static func nudgeSettings(_ arguments: ParsedArguments, appName: String) throws(UsageError) -> NudgeSettings {
+        let policy = try arguments.value("--nudge-policy", as: "once or as-published") {
+            NudgeSettings.Policy(rawValue: $0)
+        }
+        let delay = try arguments.value("--nudge-delay", as: "a non-negative duration such as 24h, 90m, 1h30m or 0s") {
+            NudgeSettings.parseDuration($0)
+        }
+        let title = try arguments.value("--nudge-title", as: "a non-empty title") { $0.isEmpty ? nil : $0 }
+        let body = try arguments.value("--nudge-body", as: "a non-empty body") { $0.isEmpty ? nil : $0 }
+        let marker = try arguments.value("--marker-name", as: "a file name without '/'") { name in
+            name.isEmpty || name == "." || name == ".." || name.contains("/") || name.contains("\0")
+                || name.utf8.count > 255 ? nil : name
+        }
+        let flagKey = try arguments.value("--flag-key", as: "a non-empty key") { $0.isEmpty ? nil : $0 }
+        return NudgeSettings(
+            policy: policy ?? .once, delaySeconds: delay ?? NudgeSettings.defaultDelaySeconds, title: title, body: body,
+            markerFileName: marker ?? NudgeSettings.defaultMarkerFileName,
+            flagKey: flagKey ?? NudgeSettings.defaultFlagKey,
+            appName: appName)
+    }
+
     static func run(_ arguments: ParsedArguments, _ context: CommandContext) throws -> Int32 {
-        throw NotImplemented(command: spec.name)
+        let options = try options(arguments)
+        let device = try DeviceArguments.open(options.root)
+        let report = try device.withLock { () throws -> InstallReport in
+            try device.validate()
+            return try InstallReport.install(options.installation, on: device)
+        }
+        if options.json {
+            context.console.json(report.json)
+        } else {
+            for line in report.lines { context.console.out(line) }
+        }
+        return 0
     }
 }

@@ -1,0 +1,19 @@
+// Device+Validation: read everything that describes a device before changing it, so a malformed
+// plist is reported (naming the file) before anything is written.
+
+extension Device {
+    /// Reads the identity, every container's metadata, every app's Info.plist and the home-screen
+    /// layout. Throws the first `DeviceError.malformedPlist` (which names the file), else returns.
+    public func validate() throws {
+        _ = try identity()
+        for kind in ContainerKind.allCases { _ = try containers(kind) }
+        _ = try apps()
+        _ = try homeScreen()
+    }
+
+    /// Whether `identifier` is a usable bundle or App Group id: letters, digits, `-`, `_` and `.`,
+    /// at most 255 characters, not `.` or `..`.
+    public static func isValidIdentifier(_ identifier: String) -> Bool {
+        (try? validate(identifier: identifier)) != nil
+    }
+}

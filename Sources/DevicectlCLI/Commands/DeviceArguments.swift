@@ -1,0 +1,55 @@
+// DeviceArguments: the argument checks and device opening shared by the device-model commands.
+import DeviceKit
+import Foundation
+
+/// Helpers for commands that take a device ROOT and an `--app` or identifier.
+enum DeviceArguments {
+    /// The first positional (ROOT), refusing an empty string (it would mean the working directory).
+    static func root(_ arguments: ParsedArguments) throws(UsageError) -> String {
+        let root = arguments.positional(0) ?? ""
+        guard !root.isEmpty else { throw UsageError("ROOT must not be empty", command: arguments.spec.name) }
+        return root
+    }
+
+    /// The value of a required identifier option (`--app`), checked as a bundle or group id.
+    static func requiredIdentifier(_ key: String, _ arguments: ParsedArguments) throws(UsageError) -> String {
+        guard let value = arguments.value(key) else {
+            let meta =
+                arguments.spec.options.first { $0.key == key }.flatMap { option -> String? in
+                    if case .value(let meta) = option.kind { return meta }
+                    return nil
+                } ?? "VALUE"
+            throw UsageError("missing required option \(key) \(meta)", command: arguments.spec.name)
+        }
+        return try identifier(value, for: key, arguments)
+    }
+
+    /// `value` if it is a valid identifier, else a usage error naming `key` and the value.
+    static func identifier(_ value: String, for key: String, _ arguments: ParsedArguments) throws(UsageError) -> String
+    {
+        guard Device.isValidIdentifier(value) else {
+            throw UsageError(
+                "invalid value '\(value)' for \(key): an identifier uses letters, digits, '-', '_' and '.'",
+                command: arguments.spec.name)
+        }
+        return value
+    }
+
+    /// Opens the device at `root` and reads its identity, so a missing root, a directory that is not
+    /// a device or a malformed `identity.plist` fails before the command does anything.
+    static func open(_ root: String) throws -> Device {
+        let device = try Device.open(root)
+        _ = try device.identity()
+        return device
+    }
+
+    /// `path` relative to the device root when it is inside it (for compact output), else as given.
+    static func relative(_ path: String, to device: Device) -> String {
+        path.hasPrefix(device.root + "/") ? String(path.dropFirst(device.root.count + 1)) : path
+    }
+
+    /// `value`, or JSON null when it is nil.
+    static func orNull(_ value: Any?) -> Any {
+        value ?? NSNull()
+    }
+}

@@ -1,0 +1,164 @@
+// StatusCommand+Report: a read-only snapshot of a device for `devicectl status`.
+import DeviceKit
+import Foundation
+import SystemKit
+
+extension StatusCommand {
+    /// One app's state on the device.
+    struct AppStatus {
+        let app: InstalledApp
+        let widgetPlaced: Bool
+        /// The marker's path relative to ROOT; nil for an app without the widget (or without its group).
+        let markerPath: String?
+        let markerPresent: Bool
+        let markerExcluded: Bool
+        /// The flag's value in the first group's shared suite; nil when unset.
+        let flag: Any?
+        let notifications: [LocalNotification.State: Int]
+        let lastDeviceToken: String?
+    }
+
+    /// Everything `status` shows, read once.
+    struct StatusReport {
+        let device: Device
+        let identity: DeviceIdentity
+        let now: Date
+        let apps: [AppStatus]
+        let groups: [(container: Container, members: [String])]
+        let widgets: [String]
+
+        init(device: Device, now: Date) throws {
+            self.device = device
+            self.now = now
+            identity = try device.identity()
+            let installed = try device.apps()
+            let placed = try device.homeScreen().widgets
+            widgets = placed
+            let notifications = try NotificationStore(device: device).all()
+            let events = try EventLog(device: device).events()
+            apps = try installed.map { app in
+                var markerPath: String?
+                var present = false
+                var excluded = false
+                var flag: Any?
+                if let widget = app.widget, let groupId = app.groups.first,
+                    let group = try device.container(.group, identifier: groupId)
+                {
+                    let marker = "\(group.path)/\(widget.markerFileName)"
+                    markerPath = DeviceArguments.relative(marker, to: device)
+                    present = try FileStatus.ifExists(marker) != nil
+                    if present {
+                        excluded = try ExtendedAttributes.value(BackupExclusionAttribute.apple, at: marker) != nil
+                    }
+                    flag = try device.defaults(groupId).value(widget.flagKey)
+                }
+                var counts: [LocalNotification.State: Int] = [.pending: 0, .delivered: 0, .cancelled: 0]
+                for notification in notifications where notification.app == app.bundleId {
+                    counts[notification.state(at: now), default: 0] += 1
+                }
+                let token = events.last { $0.type == "device-token-sent" && $0.app == app.bundleId }?.details["token"]
+                return AppStatus(
+                    app: app, widgetPlaced: placed.contains(app.bundleId), markerPath: markerPath,
+                    markerPresent: present, markerExcluded: excluded, flag: flag, notifications: counts,
+                    lastDeviceToken: token)
+            }
+            groups = try device.containers(.group).map { container in
+                (container, installed.filter { $0.groups.contains(container.identifier) }.map(\.bundleId))
+            }
+        }
+
+        // MARK: - Output
+
+        var json: [String: Any] {
+            [
+                "root": device.root,
+                "udid": identity.udid,
+                "created": Timestamp.format(identity.created),
+                "now": Timestamp.format(now),
+                "apps": apps.map(Self.json(app:)),
+                "groups": groups.map { group -> [String: Any] in
+                    [
+                        "id": group.container.identifier, "container": group.container.relativePath,
+                        "apps": group.members,
+                    ]
+                },
+                "widgets": widgets.map { ["app": $0] },
+            ]
+        }
+
+        static func json(app status: AppStatus) -> [String: Any] {
+            let app = status.app
+            let hasMarker = status.markerPath != nil
+            return [
+                "bundleId": app.bundleId,
+                "name": app.name,
+                "groups": app.groups,
+                "bundleContainer": app.bundleContainer.relativePath,
+                "dataContainer": app.dataContainer.relativePath,
+                "widget": DeviceArguments.orNull(app.widget.map(StatusCommand.json(settings:))),
+                "widgetPlaced": status.widgetPlaced,
+                "markerPath": DeviceArguments.orNull(status.markerPath),
+                "markerPresent": DeviceArguments.orNull(hasMarker ? status.markerPresent : nil),
+                "markerExcluded": DeviceArguments.orNull(hasMarker ? status.markerExcluded : nil),
+                "flag": DeviceArguments.orNull(status.flag.map(StatusCommand.json(plist:))),
+                "notifications": [
+                    "pending": status.notifications[.pending] ?? 0,
+                    "delivered": status.notifications[.delivered] ?? 0,
+                    "cancelled": status.notifications[.cancelled] ?? 0,
+                ],
+                "lastDeviceToken": DeviceArguments.orNull(status.lastDeviceToken),
+            ]
+        }
+
+        var lines: [String] {
+            var lines = [
+                "device \(device.root)",
+                "  udid     \(identity.udid)",
+                "  created  \(Timestamp.format(identity.created))",
+                "apps (\(apps.count))",
+            ]
+            for status in apps { lines += Self.lines(app: status) }
+            lines.append("groups (\(groups.count))")
+            for group in groups {
+                let members = group.members.isEmpty ? "no app" : group.members.joined(separator: ", ")
+                lines.append("  \(group.container.identifier)  \(group.container.relativePath)  (\(members))")
+            }
+            lines.append("home screen widgets (\(widgets.count))")
+            for (index, app) in widgets.enumerated() { lines.append("  \(index + 1). \(app)") }
+            return lines
+        }
+
+        static func lines(app status: AppStatus) -> [String] {
+            let app = status.app
+            func row(_ label: String, _ value: String) -> String {
+                "    " + label + String(repeating: " ", count: max(1, 15 - label.count)) + value
+            }
+            var lines = ["  \(app.bundleId) (\(app.name))"]
+            lines.append(row("groups", app.groups.isEmpty ? "none" : app.groups.joined(separator: ", ")))
+            if let widget = app.widget {
+                lines.append(
+                    row(
+                        "widget",
+                        "\(status.widgetPlaced ? "placed" : "not placed"); policy \(widget.policy.rawValue), "
+                            + "delay \(widget.delayText), marker \(widget.markerFileName), flag \(widget.flagKey)"))
+                let marker =
+                    status.markerPresent
+                    ? "present\(status.markerExcluded ? " (excluded from backup)" : " (NOT excluded from backup)")"
+                    : "absent"
+                lines.append(row("marker", "\(marker)  \(status.markerPath ?? "")"))
+                let flag = status.flag.map(DefaultsCommand.Format.value) ?? "(not set)"
+                lines.append(row("flag", "\(widget.flagKey) = \(flag)"))
+            } else {
+                lines.append(row("widget", "none"))
+            }
+            let counts = status.notifications
+            lines.append(
+                row(
+                    "notifications",
+                    "\(counts[.pending] ?? 0) pending, \(counts[.delivered] ?? 0) delivered, \(counts[.cancelled] ?? 0) cancelled"
+                ))
+            lines.append(row("device token", status.lastDeviceToken ?? "never sent"))
+            return lines
+        }
+    }
+}
