@@ -2,6 +2,7 @@
 // with an optional devicectl manifest member computed from the members written.
 import BackupKit
 import Foundation
+import SystemKit
 
 /// A member for `TarBuilder.archive`.
 enum TestMember {
@@ -180,5 +181,37 @@ struct TarBuilder {
 extension String {
     func leftPadded(to width: Int) -> String {
         count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}
+
+extension TarBuilder {
+    /// The members of the tree at `root`, depth first, names sorted, skipping paths `skip` rejects (like a
+    /// backup skipping bundles and DeviceLocal). Directories, regular files and symlinks.
+    static func members(ofTree root: String, skip: (String) -> Bool) throws -> [TestMember] {
+        var result: [TestMember] = []
+        func visit(_ relative: String) throws {
+            let names = try FileManager.default.contentsOfDirectory(atPath: relative.isEmpty ? root : root + "/" + relative).sorted()
+            for name in names {
+                let child = relative.isEmpty ? name : relative + "/" + name
+                if skip(child) { continue }
+                let path = root + "/" + child
+                let status = try FileStatus.of(path)
+                let mode = Int(status.permissions)
+                switch status.kind {
+                case .directory:
+                    result.append(.directory(child, mode: mode, mtime: Int(status.mtimeSeconds), nanos: Int(status.mtimeNanoseconds)))
+                    try visit(child)
+                case .regular:
+                    let bytes = try FileDescriptor.open(path, flags: O_RDONLY).readAll()
+                    result.append(.file(child, bytes, mode: mode, mtime: Int(status.mtimeSeconds), nanos: Int(status.mtimeNanoseconds)))
+                case .symlink:
+                    result.append(.symlink(child, try FileManager.default.destinationOfSymbolicLink(atPath: path), mtime: Int(status.mtimeSeconds)))
+                default:
+                    break
+                }
+            }
+        }
+        try visit("")
+        return result
     }
 }

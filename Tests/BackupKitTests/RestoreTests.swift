@@ -5,6 +5,7 @@ import Foundation
 import SystemKit
 import Testing
 import TestSupport
+import Glibc
 
 @Suite struct RestoreTests {
     static let members: [TestMember] = [
@@ -53,6 +54,68 @@ import TestSupport
             #expect(snapshot["Documents/empty-dir"]?.contains("directory 750") == true)
             #expect(snapshot.keys.contains { $0.hasPrefix(".devicectl-restore-") } == false)
             #expect(snapshot["DeviceLocal/identity.plist"] != nil)
+        }
+    }
+
+    @Test func setuidAndSetgidAreStrippedStickyKept() throws {
+        try withTemporaryDirectory { base in
+            let scratch = try RestoreScratch(base: base)
+            try scratch.write(TarBuilder.archive([
+                .file("suid", [1], mode: 0o4755), .file("sgid", [1], mode: 0o2750), .directory("shared", mode: 0o3777),
+            ]))
+            try scratch.restore()
+            let snapshot = try TreeSnapshot.take(scratch.root)
+            #expect(snapshot["suid"]?.hasPrefix("regular 755 ") == true)
+            #expect(snapshot["sgid"]?.hasPrefix("regular 750 ") == true)
+            #expect(snapshot["shared"]?.hasPrefix("directory 1777 ") == true)
+        }
+    }
+
+    @Test func onlyUserXattrsAreAppliedOthersWarned() throws {
+        try withTemporaryDirectory { base in
+            let scratch = try RestoreScratch(base: base)
+            try scratch.write(TarBuilder.archive([
+                .file("f", [1], xattrs: [("user.keep", [7]), ("security.evil", [1]), ("trusted.evil", [2]), ("unnamespaced", [3])]),
+            ]))
+            let report = try scratch.restore()
+            #expect(try ExtendedAttributes.names(at: scratch.root + "/f") == ["user.keep"])
+            #expect(report.warnings.contains { $0.contains("skipped 3 extended attributes outside user.*") })
+        }
+    }
+
+    @Test func deviceLocalMembersAreSkippedWithAWarning() throws {
+        try withTemporaryDirectory { base in
+            let scratch = try RestoreScratch(base: base)
+            let identity = try Data(contentsOf: URL(fileURLWithPath: scratch.root + "/" + DeviceLayout.identity))
+            try scratch.write(TarBuilder.archive([
+                .directory("DeviceLocal"), .file("DeviceLocal/identity.plist", Array("stolen identity".utf8)),
+                .file("DeviceLocal/events.jsonl", Array("{}\n".utf8)), .file("kept", [1]),
+            ]))
+            let report = try scratch.restore()
+            #expect(report.verified)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: scratch.root + "/" + DeviceLayout.identity)) == identity)
+            #expect(!FileManager.default.fileExists(atPath: scratch.root + "/" + DeviceLayout.events))
+            #expect(FileManager.default.fileExists(atPath: scratch.root + "/kept"))
+            #expect(report.warnings.contains { $0.contains("skipped 3 DeviceLocal/ members") })
+        }
+    }
+
+    @Test func ownershipIsRestoredAsRoot() throws {
+        guard geteuid() == 0 else { return }
+        try withTemporaryDirectory { base in
+            let scratch = try RestoreScratch(base: base)
+            var builder = TarBuilder()
+            builder.header(name: Array("owned-dir/".utf8), type: UInt8(ascii: "5"), mode: 0o755, uid: 1234, gid: 5678)
+            builder.header(name: Array("owned-file".utf8), type: UInt8(ascii: "0"), size: 1, mode: 0o640, uid: 4321, gid: 8765)
+            builder.data([9])
+            builder.header(name: Array("owned-link".utf8), type: UInt8(ascii: "2"), mode: 0o777, uid: 1111, gid: 2222, link: Array("owned-file".utf8))
+            builder.end()
+            try scratch.write(builder.bytes)
+            try scratch.restore()
+            let snapshot = try TreeSnapshot.take(scratch.root)
+            #expect(snapshot["owned-dir"]?.contains(" 1234:5678 ") == true)
+            #expect(snapshot["owned-file"]?.contains(" 4321:8765 ") == true)
+            #expect(snapshot["owned-link"]?.contains(" 1111:2222 ") == true)
         }
     }
 }

@@ -27,6 +27,7 @@ public enum ArchiveRestore {
         let destination = try RestoreRoot.prepare(root, now: options.now)
         var staging: StagingDirectory?
         do {
+            try destination.lockDevice()
             let stale = try StagingDirectory.removeStale(in: destination.descriptor, rootPath: destination.path)
             staging = try StagingDirectory(root: destination.descriptor, rootPath: destination.path)
             let session = try RestoreSession(reader: reader, staging: staging!, options: options)
@@ -43,6 +44,7 @@ public enum ArchiveRestore {
                 report.warnings.append("could not remove the staging directory (\(error)); the next restore removes it")
             }
             try? reader.close()
+            destination.unlock()
             report.seconds = Date().timeIntervalSince(started)
             return report
         } catch {

@@ -6,7 +6,7 @@ import Glibc
 import SystemKit
 
 /// ROOT, checked and (when absent or empty) initialised as a new device; `undo` returns it to how it was.
-struct RestoreRoot {
+final class RestoreRoot {
     enum Origin: Equatable {
         /// A device made by `devicectl init` with no apps and no user data.
         case freshDevice
@@ -22,6 +22,32 @@ struct RestoreRoot {
     /// The mtime of the directory whose entries the restore changes (ROOT, or its parent when ROOT is created),
     /// put back by `undo`: creating and removing the staging directory must leave no trace.
     let savedTime: (path: String, mtime: timespec)?
+    /// The device lock, held for the whole restore (one writer per device).
+    private var lock: FileLock?
+    /// The lock file did not exist before (then `undo` removes it and resets DeviceLocal's mtime).
+    private var lockFileCreated: timespec?
+
+    private init(path: String, origin: Origin, descriptor: FileDescriptor, savedTime: (path: String, mtime: timespec)?) {
+        self.path = path
+        self.origin = origin
+        self.descriptor = descriptor
+        self.savedTime = savedTime
+    }
+
+    /// Takes the device's lock (`DeviceLocal/lock`), waiting for any other devicectl writing to this device.
+    func lockDevice() throws {
+        let lockPath = "\(path)/\(DeviceLayout.lock)"
+        if try FileStatus.ifExists(lockPath) == nil, let status = try FileStatus.ifExists("\(path)/\(DeviceLayout.deviceLocal)") {
+            lockFileCreated = timespec(tv_sec: Int(status.mtimeSeconds), tv_nsec: Int(status.mtimeNanoseconds))
+        }
+        lock = try FileLock(path: lockPath, wait: true)
+    }
+
+    /// Releases the device lock.
+    func unlock() {
+        try? lock?.release()
+        lock = nil
+    }
 
     /// Checks `path` and opens it; initialises a new device when it is absent or an empty directory.
     /// Throws `RestoreError.rootNotFresh` / `.rootNotDirectory` without changing anything otherwise.
@@ -71,6 +97,12 @@ struct RestoreRoot {
     /// Puts ROOT back as it was found: removes what the restore initialised and resets the directory mtime
     /// the staging directory changed (best effort).
     func undo() {
+        unlock()
+        if origin == .freshDevice, let deviceLocalTime = lockFileCreated {
+            unlink("\(path)/\(DeviceLayout.lock)")
+            var times = [timespec(tv_sec: 0, tv_nsec: CSUPPORT_UTIME_OMIT), deviceLocalTime]
+            _ = utimensat(AT_FDCWD, "\(path)/\(DeviceLayout.deviceLocal)", &times, AT_SYMLINK_NOFOLLOW)
+        }
         RestoreRoot.undo(path: path, origin: origin, saved: savedTime)
     }
 
