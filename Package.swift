@@ -35,13 +35,18 @@ let package = Package(
         .executableTarget(name: "devicectl", dependencies: ["DevicectlCLI"]),
 
         // MARK: - Tests
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["SystemKit", "CCrypto"], path: "Tests/TestSupport"),
         .testTarget(name: "SystemKitTests", dependencies: ["TestSupport", "SystemKit"]),
         .testTarget(name: "DeviceKitTests", dependencies: ["TestSupport", "DeviceKit", "SystemKit"]),
         .testTarget(name: "BackupKitTests", dependencies: ["TestSupport", "BackupKit", "DeviceKit", "SystemKit", "CArchive"]),
         .testTarget(name: "NudgeWidgetTests", dependencies: ["TestSupport", "NudgeWidget", "DeviceKit"]),
         .testTarget(name: "DevicectlCLITests", dependencies: ["TestSupport", "DevicectlCLI"]),
         .testTarget(name: "EndToEndTests", dependencies: ["devicectl", "TestSupport", "SystemKit", "DeviceKit"]),
+        // Faults (signals, full disks, locks, bad input) and the archive fuzzer: `make fuzz N=...` for long runs.
+        .testTarget(
+            name: "FaultTests",
+            dependencies: ["devicectl", "TestSupport", "BackupKit", "DeviceKit", "SystemKit", "DevicectlCLI"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
