@@ -2,6 +2,7 @@
 // fields rewritten with a correct checksum, pax records edited (sizes, names, times, xattrs, sparse maps),
 // and the manifest's JSON lines damaged with the member's size kept consistent.
 import Foundation
+import TestSupport
 
 extension ArchiveMutator {
     static let hostileNames: [String] = [
@@ -91,74 +92,68 @@ extension ArchiveMutator {
     // MARK: - Pax records
 
     mutating func mutatePax(_ bytes: inout [UInt8], _ entry: TarLayout.Entry) {
-        let paxStart = entry.pax
-        var records: PaxRecords
-        var paxEnd = entry.header
-        if let paxStart {
-            let size = TarLayout.number(bytes[(paxStart + 124)..<(paxStart + 136)]) ?? 0
-            paxEnd = paxStart + 512 + TarLayout.padded(size)
-            records = PaxRecords(Array(bytes[(paxStart + 512)..<min(bytes.count, paxStart + 512 + size)]))
-        } else {
-            records = PaxRecords(records: [])
-        }
         let keys = ["path", "linkpath", "size", "mtime", "atime", "uid", "gid", "uname", "SCHILY.xattr.user.fuzz",
                     "SCHILY.xattr.security.selinux", "SCHILY.xattr.trusted.x", "SCHILY.xattr.", "LIBARCHIVE.xattr.user.x",
                     "GNU.sparse.major", "GNU.sparse.minor", "GNU.sparse.name", "GNU.sparse.realsize", "GNU.sparse.size",
                     "GNU.sparse.map", "GNU.sparse.numblocks", "GNU.sparse.offset", "GNU.sparse.numbytes",
                     "hdrcharset", "unknown.key", "comment", "SCHILY.fflags", "LIBARCHIVE.symlinktype"]
-        var raw: [UInt8]?
-        switch Int.random(in: 0..<6, using: &rng) {
-        case 0, 1:
-            let key = keys.randomElement(using: &rng)!
-            let value = paxValue(for: key)
-            note("pax \(key)=\(text(value)) on '\(text(entry.name))'")
-            records.records.append((key, value))
-        case 2:
-            guard !records.records.isEmpty else { return }
-            let index = Int.random(in: 0..<records.records.count, using: &rng)
-            let key = records.records[index].key
-            let value = paxValue(for: key)
-            note("pax \(key) := \(text(value)) on '\(text(entry.name))'")
-            records.records[index].value = value
-        case 3:
-            guard !records.records.isEmpty else { return }
-            let index = Int.random(in: 0..<records.records.count, using: &rng)
-            note("drop pax \(records.records[index].key) on '\(text(entry.name))'")
-            records.records.remove(at: index)
-        case 4:
-            // A sparse map (PAX 0.1) on a file: data then comes as the listed regions.
-            let real = [0, 1, 1000, 200_003, 1 << 40, Int.random(in: 0...100_000, using: &rng)].randomElement(using: &rng)!
-            let map = (0..<Int.random(in: 1...4, using: &rng)).map { _ in
-                "\(Int.random(in: 0...300_000, using: &rng)),\(Int.random(in: 0...5000, using: &rng))"
-            }.joined(separator: ",")
-            note("pax sparse map \(map) realsize \(real) on '\(text(entry.name))'")
-            records.records += [("GNU.sparse.map", Array(map.utf8)), ("GNU.sparse.size", Array(String(real).utf8)),
-                                ("GNU.sparse.numblocks", Array(String(map.split(separator: ",").count / 2).utf8))]
-        default:
-            // Broken record framing: a length that does not match.
-            var body = records.encoded + PaxRecords.record("path", Array("x".utf8))
-            let at = Int.random(in: 0..<body.count, using: &rng)
-            body[at] = [UInt8(ascii: "9"), UInt8(ascii: "0"), 0x20, 0, UInt8(ascii: "=")].randomElement(using: &rng)!
-            note("pax body byte \(at) = \(body[at]) on '\(text(entry.name))'")
-            raw = body
+        let choice = Int.random(in: 0..<6, using: &rng)
+        if choice == 5 {
+            // Broken record framing: a length that does not match, or a stray byte.
+            TarLayout.editPax(&bytes, entry) { records in records.records.append(("path", Array("x".utf8))) }
+            let pax = entry.pax ?? entry.header
+            let size = TarLayout.number(bytes[(pax + 124)..<(pax + 136)]) ?? 0
+            guard size > 0 else { return }
+            let at = pax + 512 + Int.random(in: 0..<size, using: &rng)
+            bytes[at] = [UInt8(ascii: "9"), UInt8(ascii: "0"), 0x20, 0, UInt8(ascii: "=")].randomElement(using: &rng)!
+            note("pax body byte \(at) = \(bytes[at]) on '\(text(entry.name))'")
+            return
         }
-        let body = raw ?? records.encoded
-        let header = TarLayout.header(name: Array("PaxHeader/fuzz".utf8), type: UInt8(ascii: "x"), size: body.count)
-        bytes.replaceSubrange((paxStart ?? entry.header)..<paxEnd, with: header + TarLayout.padding(body))
+        var rng = self.rng
+        var steps: [String] = []
+        TarLayout.editPax(&bytes, entry) { records in
+            switch choice {
+            case 0, 1:
+                let key = keys.randomElement(using: &rng)!
+                let value = ArchiveMutator.paxValue(for: key, using: &rng)
+                steps.append("pax \(key)=\(text(value)) on '\(text(entry.name))'")
+                records.records.append((key, value))
+            case 2 where !records.records.isEmpty:
+                let index = Int.random(in: 0..<records.records.count, using: &rng)
+                let value = ArchiveMutator.paxValue(for: records.records[index].key, using: &rng)
+                steps.append("pax \(records.records[index].key) := \(text(value)) on '\(text(entry.name))'")
+                records.records[index].value = value
+            case 3 where !records.records.isEmpty:
+                let index = Int.random(in: 0..<records.records.count, using: &rng)
+                steps.append("drop pax \(records.records[index].key) on '\(text(entry.name))'")
+                records.records.remove(at: index)
+            default:
+                // A sparse map (PAX 0.1) on a file: data then comes as the listed regions.
+                let real = [0, 1, 1000, 200_003, 1 << 40, Int.random(in: 0...100_000, using: &rng)].randomElement(using: &rng)!
+                let map = (0..<Int.random(in: 1...4, using: &rng)).map { _ in
+                    "\(Int.random(in: 0...300_000, using: &rng)),\(Int.random(in: 0...5000, using: &rng))"
+                }.joined(separator: ",")
+                steps.append("pax sparse map \(map) realsize \(real) on '\(text(entry.name))'")
+                records.records += [("GNU.sparse.map", Array(map.utf8)), ("GNU.sparse.size", Array(String(real).utf8)),
+                                    ("GNU.sparse.numblocks", Array(String(map.split(separator: ",").count / 2).utf8))]
+            }
+        }
+        self.rng = rng
+        for step in steps { note(step) }
     }
 
-    mutating func paxValue(for key: String) -> [UInt8] {
+    static func paxValue(for key: String, using rng: inout SeededGenerator) -> [UInt8] {
         switch key {
         case "path", "linkpath", "GNU.sparse.name":
-            return Array((Self.hostileNames + Self.hostileTargets).randomElement(using: &rng)!.utf8)
+            return Array((hostileNames + hostileTargets).randomElement(using: &rng)!.utf8)
                 + (Int.random(in: 0..<8, using: &rng) == 0 ? [0, UInt8(ascii: "x")] : [])
         case "SCHILY.xattr.user.fuzz", "SCHILY.xattr.security.selinux", "SCHILY.xattr.trusted.x", "SCHILY.xattr.":
-            return Bool.random(using: &rng) ? randomBytes(Int.random(in: 0...64, using: &rng))
+            return Bool.random(using: &rng) ? (0..<Int.random(in: 0...64, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
                 : [UInt8](repeating: UInt8(ascii: "v"), count: [70_000, 1 << 20].randomElement(using: &rng)!)
         case "hdrcharset":
             return Array(["BINARY", "ISO-IR 10646 2000 UTF-8", "nonsense"].randomElement(using: &rng)!.utf8)
         default:
-            return Array(Self.weirdNumbers.randomElement(using: &rng)!.utf8)
+            return Array(weirdNumbers.randomElement(using: &rng)!.utf8)
         }
     }
 

@@ -137,6 +137,21 @@ struct TarLayout {
         return block
     }
 
+    /// Rewrites `entry`'s pax extended header (adding one when it has none) with `edit` applied to its records.
+    static func editPax(_ bytes: inout [UInt8], _ entry: Entry, _ edit: (inout PaxRecords) -> Void) {
+        var records = PaxRecords(records: [])
+        var end = entry.header
+        if let pax = entry.pax {
+            let size = number(bytes[(pax + 124)..<(pax + 136)]) ?? 0
+            records = PaxRecords(Array(bytes[(pax + 512)..<min(bytes.count, pax + 512 + size)]))
+            end = pax + 512 + padded(size)
+        }
+        edit(&records)
+        let body = records.encoded
+        let header = header(name: Array("PaxHeader/edited".utf8), type: UInt8(ascii: "x"), size: body.count)
+        bytes.replaceSubrange((entry.pax ?? entry.header)..<end, with: header + padding(body))
+    }
+
     /// `data` followed by zeros to the next 512-byte boundary.
     static func padding(_ data: [UInt8]) -> [UInt8] {
         data + [UInt8](repeating: 0, count: padded(data.count) - data.count)
