@@ -210,13 +210,16 @@ public final class ArchiveReader {
         }
     }
 
-    /// The decoder's read callback: the next block of raw input.
+    /// The decoder's read callback: the next block of raw input. Waits in poll(2) with a short timeout, so a
+    /// signal handled on another thread is still noticed while a pipe has nothing to read.
     private func readInput(_ out: UnsafeMutablePointer<UnsafeRawPointer?>) -> la_ssize_t {
         while true {
             if let signal = options.interruption() {
                 callbackError = ArchiveReaderError.interrupted(signal: signal)
                 return -1
             }
+            var ready = pollfd(fd: input.rawValue, events: Int16(POLLIN), revents: 0)
+            if poll(&ready, 1, 100) == 0 { continue }
             let count = Glibc.read(input.rawValue, inputBuffer.baseAddress, inputBuffer.count)
             if count < 0 {
                 if errno == EINTR { continue }
