@@ -13,7 +13,7 @@ public final class ArchiveReader {
     /// How the reader behaves.
     public struct Options: Sendable {
         /// Bytes per `read(2)` of the input.
-        public var blockSize = 1 << 20
+        public var blockSize = 256 << 10
         /// Fail on non-zero tar padding and trailing garbage (bytes libarchive skips without looking).
         public var auditsFraming = true
         /// Polled between blocks; a non-nil signal number stops the read with `.interrupted`.
@@ -40,7 +40,7 @@ public final class ArchiveReader {
     private var decoderFinished = false
     /// An error raised inside a libarchive callback, reported instead of libarchive's generic one.
     private var callbackError: (any Error)?
-    private var lastMember: String?
+    private var lastMember: [UInt8]?
     var framing = FramingAudit()
 
     /// Raw bytes read from the input (compressed size).
@@ -116,12 +116,12 @@ public final class ArchiveReader {
             try finish()
             return nil
         }
-        let pathname = entry.flatMap { archive_entry_pathname($0) }.map { String(cString: $0) }
         guard status == ARCHIVE_OK, let entry else {
-            throw failure(parser, "archive_read_next_header", member: pathname ?? lastMember.map { "after \($0)" })
+            let pathname = entry.flatMap { archive_entry_pathname($0) }.map { String(cString: $0) }
+            throw failure(parser, "archive_read_next_header", member: pathname ?? lastMember.map { "after \(String(decoding: $0, as: UTF8.self))" })
         }
         let member = Member(entry)
-        lastMember = member.path
+        lastMember = member.pathBytes
         return member
     }
 
@@ -133,7 +133,9 @@ public final class ArchiveReader {
         var offset: la_int64_t = 0
         let status = archive_read_data_block(parser, &buffer, &size, &offset)
         if status == ARCHIVE_EOF { return nil }
-        guard status == ARCHIVE_OK else { throw failure(parser, "archive_read_data_block", member: lastMember) }
+        guard status == ARCHIVE_OK else {
+            throw failure(parser, "archive_read_data_block", member: lastMember.map { String(decoding: $0, as: UTF8.self) })
+        }
         return DataBlock(offset: offset, bytes: UnsafeRawBufferPointer(start: buffer, count: size))
     }
 
