@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "CSupportInterrupt.h"
 
+#include <pthread.h>
 #include <signal.h>
 #include <string.h>
 
@@ -19,6 +20,13 @@ void csupport_interrupt_install(void) {
     action.sa_flags = 0;  // no SA_RESTART: a blocked read(2) returns EINTR so the flag is seen
     sigaction(SIGINT, &action, NULL);
     sigaction(SIGTERM, &action, NULL);
+    // A parent may have started us with these blocked (some test harnesses and spawners do): unblock them
+    // on this thread so they interrupt its blocking reads.
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 }
 
 void csupport_interrupt_uninstall(void) {

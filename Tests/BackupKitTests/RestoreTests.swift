@@ -94,7 +94,10 @@ import Glibc
             let report = try scratch.restore()
             #expect(report.verified)
             #expect(try Data(contentsOf: URL(fileURLWithPath: scratch.root + "/" + DeviceLayout.identity)) == identity)
-            #expect(!FileManager.default.fileExists(atPath: scratch.root + "/" + DeviceLayout.events))
+            // The device's own log holds the restore event, not the archive's "{}" line.
+            let events = try String(contentsOfFile: scratch.root + "/" + DeviceLayout.events, encoding: .utf8)
+            #expect(events.contains("\"type\":\"restore\""))
+            #expect(!events.contains("{}"))
             #expect(FileManager.default.fileExists(atPath: scratch.root + "/kept"))
             #expect(report.warnings.contains { $0.contains("skipped 3 DeviceLocal/ members") })
         }

@@ -148,7 +148,7 @@ extension ArchiveReader {
             }
             let gnuHeader = block[257..<265].elementsEqual("ustar  \0".utf8)
             // In GNU headers bytes 345..<500 hold times and sparse data, not a name prefix.
-            for (field, range) in [("name", 0..<100), ("link name", 157..<257), ("prefix", 345..<500)] where !(gnuHeader && field == "prefix") {
+            for (field, range) in FramingAudit.nameFields where !(gnuHeader && field == "prefix") {
                 let bytes = block[range]
                 if let terminator = bytes.firstIndex(of: 0), bytes[terminator...].contains(where: { $0 != 0 }) {
                     throw ArchiveReaderError.damaged(offset: offset + UInt64(terminator), reason: "a NUL byte inside the header's \(field)")
@@ -156,7 +156,6 @@ extension ArchiveReader {
             }
             let type = block[156]
             let size = FramingAudit.number(block[124..<136])
-            let magic = Array(block[257..<265])
             switch type {
             case UInt8(ascii: "x"), UInt8(ascii: "X"):
                 format = .pax
@@ -175,9 +174,9 @@ extension ArchiveReader {
             default:
                 break
             }
-            if magic == Array("ustar  \0".utf8) {
+            if gnuHeader {
                 format = .gnu
-            } else if magic.prefix(5).elementsEqual("ustar".utf8) {
+            } else if block[257..<262].elementsEqual("ustar".utf8) {
                 if format != .pax { format = .ustar }
             } else if format != .pax {
                 format = .oldTar
@@ -207,6 +206,9 @@ extension ArchiveReader {
             }
             state = body > 0 ? .body(remaining: body, padding: FramingAudit.padding(body)) : .header
         }
+
+        /// The NUL-terminated name fields of a ustar header.
+        private static let nameFields: [(String, Range<Int>)] = [("name", 0..<100), ("link name", 157..<257), ("prefix", 345..<500)]
 
         /// A header libarchive's tar bidder would rate above 50: valid checksum and a ustar or GNU magic.
         private static func looksLikeHeader(_ block: [UInt8]) -> Bool {

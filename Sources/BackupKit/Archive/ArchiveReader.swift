@@ -13,7 +13,7 @@ public final class ArchiveReader {
     /// How the reader behaves.
     public struct Options: Sendable {
         /// Bytes per `read(2)` of the input.
-        public var blockSize = 1 << 20
+        public var blockSize = 256 << 10
         /// Fail on non-zero tar padding and trailing garbage (bytes libarchive skips without looking).
         public var auditsFraming = true
         /// Refuse an archive whose sparse members add up to more than this many bytes (their holes cost nothing
@@ -43,7 +43,7 @@ public final class ArchiveReader {
     private var decoderFinished = false
     /// An error raised inside a libarchive callback, reported instead of libarchive's generic one.
     private var callbackError: (any Error)?
-    private var lastMember: String?
+    private var lastMember: [UInt8]?
     /// Logical bytes of the sparse members so far.
     private var sparseBytes: UInt64 = 0
     var framing = FramingAudit()
@@ -121,12 +121,12 @@ public final class ArchiveReader {
             try finish()
             return nil
         }
-        let pathname = entry.flatMap { archive_entry_pathname($0) }.map { String(cString: $0) }
         guard status == ARCHIVE_OK, let entry else {
-            throw failure(parser, "archive_read_next_header", member: pathname ?? lastMember.map { "after \($0)" })
+            let pathname = entry.flatMap { archive_entry_pathname($0) }.map { String(cString: $0) }
+            throw failure(parser, "archive_read_next_header", member: pathname ?? lastMember.map { "after \(String(decoding: $0, as: UTF8.self))" })
         }
         let member = Member(entry)
-        lastMember = member.path
+        lastMember = member.pathBytes
         if member.isSparse {
             sparseBytes = sparseBytes.addingReportingOverflow(UInt64(max(0, member.size))).partialValue
             if sparseBytes > options.maxSparseBytes || member.size < 0 {
@@ -144,7 +144,9 @@ public final class ArchiveReader {
         var offset: la_int64_t = 0
         let status = archive_read_data_block(parser, &buffer, &size, &offset)
         if status == ARCHIVE_EOF { return nil }
-        guard status == ARCHIVE_OK else { throw failure(parser, "archive_read_data_block", member: lastMember) }
+        guard status == ARCHIVE_OK else {
+            throw failure(parser, "archive_read_data_block", member: lastMember.map { String(decoding: $0, as: UTF8.self) })
+        }
         return DataBlock(offset: offset, bytes: UnsafeRawBufferPointer(start: buffer, count: size))
     }
 
@@ -221,13 +223,16 @@ public final class ArchiveReader {
         }
     }
 
-    /// The decoder's read callback: the next block of raw input.
+    /// The decoder's read callback: the next block of raw input. Waits in poll(2) with a short timeout, so a
+    /// signal handled on another thread is still noticed while a pipe has nothing to read.
     private func readInput(_ out: UnsafeMutablePointer<UnsafeRawPointer?>) -> la_ssize_t {
         while true {
             if let signal = options.interruption() {
                 callbackError = ArchiveReaderError.interrupted(signal: signal)
                 return -1
             }
+            var ready = pollfd(fd: input.rawValue, events: Int16(POLLIN), revents: 0)
+            if poll(&ready, 1, 100) == 0 { continue }
             let count = Glibc.read(input.rawValue, inputBuffer.baseAddress, inputBuffer.count)
             if count < 0 {
                 if errno == EINTR { continue }

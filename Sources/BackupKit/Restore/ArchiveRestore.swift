@@ -39,6 +39,11 @@ public enum ArchiveRestore {
             report.archiveBytes = reader.inputBytes
             report.warnings = session.warnings.messages
             do {
+                try logEvents(report, archive: archive, root: destination.path, now: options.now)
+            } catch {
+                report.warnings.append("restored, but could not append to the device's event log: \(error)")
+            }
+            do {
                 try staging?.remove()
             } catch {
                 report.warnings.append("could not remove the staging directory (\(error)); the next restore removes it")
@@ -53,6 +58,19 @@ public enum ArchiveRestore {
             try? reader.close()
             throw translate(error)
         }
+    }
+
+    /// Appends `init` (when the restore made the device) and `restore` to the device's event log.
+    static func logEvents(_ report: RestoreReport, archive: String, root: String, now: Date) throws {
+        let device = try Device.open(root)
+        let log = EventLog(device: device)
+        if report.initialized {
+            try log.append(DeviceEvent(time: now, type: "init", details: ["udid": try device.identity().udid]))
+        }
+        var details = ["archive": archive, "files": String(report.files), "bytes": String(report.bytes),
+                       "verified": String(report.verified), "apps": report.apps.joined(separator: ",")]
+        if let source = report.sourceUDID { details["source"] = source }
+        try log.append(DeviceEvent(time: now, type: "restore", details: details))
     }
 
     /// Reader and system errors become restore errors that say nothing was changed.

@@ -1,7 +1,7 @@
 // DigestLog: (path, size, SHA-256) of every file member read so far, kept in order for the manifest check.
 //
 // The manifest is the archive's last member, so what was read must be remembered until it arrives. Records
-// stay in memory up to 1 MiB, then spill to an unnamed O_TMPFILE file, so memory stays flat for any archive.
+// stay in memory up to 256 KiB, then spill to an unnamed O_TMPFILE file, so memory stays flat for any archive.
 import CSupport
 import Glibc
 import SystemKit
@@ -15,7 +15,7 @@ final class DigestLog {
         let digest: [UInt8]
     }
 
-    private static let memoryLimit = 1 << 20
+    private static let memoryLimit = 256 << 10
     private var buffer: [UInt8] = []
     private var spill: FileDescriptor?
     /// Where a spill file is created (an O_TMPFILE directory), or nil for $TMPDIR or /tmp.

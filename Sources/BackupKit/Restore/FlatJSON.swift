@@ -4,18 +4,18 @@
 // this path. Anything nested (the header and totals lines) returns nil and goes to JSONDecoder instead.
 
 enum FlatJSON {
-    /// A scalar value.
+    /// A scalar value. Strings without escapes are slices of the line (no copy).
     enum Value: Equatable {
-        case string([UInt8])
+        case string(ArraySlice<UInt8>)
         case number(UInt64)
         case other
     }
 
-    /// The members of a flat object, or nil when the text is not a flat JSON object of strings, non-negative
-    /// integers, booleans and nulls.
-    static func parse(_ line: ArraySlice<UInt8>) -> [(key: [UInt8], value: Value)]? {
+    /// Calls `member` with each key and value of a flat object; false when the text is not a flat JSON object
+    /// of strings, non-negative integers, booleans and nulls (then some members may have been reported).
+    static func parse(_ line: ArraySlice<UInt8>, _ member: (ArraySlice<UInt8>, Value) -> Void) -> Bool {
         var parser = Parser(bytes: line)
-        return parser.object()
+        return parser.object(member)
     }
 
     private struct Parser {
@@ -27,24 +27,23 @@ enum FlatJSON {
             index = bytes.startIndex
         }
 
-        mutating func object() -> [(key: [UInt8], value: Value)]? {
+        mutating func object(_ member: (ArraySlice<UInt8>, Value) -> Void) -> Bool {
             skipSpace()
-            guard take(UInt8(ascii: "{")) else { return nil }
-            var members: [(key: [UInt8], value: Value)] = []
+            guard take(UInt8(ascii: "{")) else { return false }
             skipSpace()
-            if take(UInt8(ascii: "}")) { return end() ? members : nil }
+            if take(UInt8(ascii: "}")) { return end() }
             while true {
                 skipSpace()
-                guard let key = string() else { return nil }
+                guard let key = string() else { return false }
                 skipSpace()
-                guard take(UInt8(ascii: ":")) else { return nil }
+                guard take(UInt8(ascii: ":")) else { return false }
                 skipSpace()
-                guard let value = value() else { return nil }
-                members.append((key, value))
+                guard let value = value() else { return false }
+                member(key, value)
                 skipSpace()
                 if take(UInt8(ascii: ",")) { continue }
-                guard take(UInt8(ascii: "}")) else { return nil }
-                return end() ? members : nil
+                guard take(UInt8(ascii: "}")) else { return false }
+                return end()
             }
         }
 
@@ -89,15 +88,26 @@ enum FlatJSON {
             return value
         }
 
-        private mutating func string() -> [UInt8]? {
+        private mutating func string() -> ArraySlice<UInt8>? {
             guard take(UInt8(ascii: "\"")) else { return nil }
-            var out: [UInt8] = []
+            // Fast path: no escapes, so the value is a slice of the line.
+            let start = index
+            while index < bytes.endIndex {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: "\"") {
+                    index += 1
+                    return bytes[start..<(index - 1)]
+                }
+                if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+                index += 1
+            }
+            var out = Array(bytes[start..<index])
             while index < bytes.endIndex {
                 let byte = bytes[index]
                 index += 1
                 switch byte {
                 case UInt8(ascii: "\""):
-                    return out
+                    return out[...]
                 case UInt8(ascii: "\\"):
                     guard index < bytes.endIndex else { return nil }
                     let escape = bytes[index]

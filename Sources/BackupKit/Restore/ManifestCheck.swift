@@ -98,7 +98,7 @@ final class ManifestCheck {
         lineNumber += 1
         if members != nil { throw RestoreError.badManifest("line \(lineNumber): a line after the members line (it must be last)") }
         if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) {
-            manifestDigest.update(Array(bytes) + [0x0A])
+            hashLine(bytes)
             return
         }
         let parsed: ManifestLine
@@ -107,7 +107,7 @@ final class ManifestCheck {
         } catch {
             throw RestoreError.badManifest("line \(lineNumber): \(error)")
         }
-        if case .members = parsed {} else { manifestDigest.update(Array(bytes) + [0x0A]) }
+        if case .members = parsed {} else { hashLine(bytes) }
         if header == nil {
             guard case .header(let value) = parsed else { throw RestoreError.badManifest("line \(lineNumber) is not the header") }
             guard value.format == Manifest.format else {
@@ -143,6 +143,14 @@ final class ManifestCheck {
             // must bump formatVersion), and ignoring it would let a flipped byte hide the members line.
             throw RestoreError.badManifest("line \(lineNumber): unknown kind '\(kind)'")
         }
+    }
+
+    private static let newline: [UInt8] = [0x0A]
+
+    /// Adds a line and its newline to the manifest's own digest.
+    private func hashLine(_ bytes: ArraySlice<UInt8>) {
+        bytes.withUnsafeBytes { manifestDigest.update($0) }
+        ManifestCheck.newline.withUnsafeBytes { manifestDigest.update($0) }
     }
 
     /// Compares manifest line `expected` with the next logged file, using one line of lookahead each side.

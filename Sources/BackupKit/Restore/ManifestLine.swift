@@ -12,25 +12,27 @@ enum ManifestLine {
 
     /// Parses `line` (without its newline). Throws a reason on malformed input.
     static func parse(_ line: ArraySlice<UInt8>) throws(ManifestLineError) -> ManifestLine {
-        if let members = FlatJSON.parse(line) {
-            var kind: [UInt8]?, path: [UInt8]?, size: UInt64?, sha: [UInt8]?
-            for (key, value) in members {
-                switch (String(decoding: key, as: UTF8.self), value) {
-                case ("kind", .string(let text)): kind = text
-                case ("path", .string(let text)): path = text
-                case ("size", .number(let number)): size = number
-                case ("sha256", .string(let text)): sha = text
-                default: break
-                }
+        var kind: ArraySlice<UInt8>?, path: ArraySlice<UInt8>?, size: UInt64?, sha: ArraySlice<UInt8>?
+        let flat = FlatJSON.parse(line) { key, value in
+            switch value {
+            case .string(let text):
+                if key.elementsEqual(ManifestLine.kindKey) { kind = text }
+                else if key.elementsEqual(ManifestLine.pathKey) { path = text }
+                else if key.elementsEqual(ManifestLine.shaKey) { sha = text }
+            case .number(let number):
+                if key.elementsEqual(ManifestLine.sizeKey) { size = number }
+            case .other:
+                break
             }
-            if kind == Array("file".utf8) {
-                guard let path else { throw ManifestLineError("a file line without a path") }
-                guard let size else { throw ManifestLineError("file line for '\(String(decoding: path, as: UTF8.self))' without a size") }
-                guard let sha, let digest = hexBytes(sha), digest.count == 32 else {
-                    throw ManifestLineError("file line for '\(String(decoding: path, as: UTF8.self))' without a valid sha256")
-                }
-                return .file(path: path, size: size, digest: digest)
+        }
+        if flat, let kind, kind.elementsEqual(ManifestLine.fileKind) {
+            guard let path else { throw ManifestLineError("a file line without a path") }
+            let name = String(decoding: path, as: UTF8.self)
+            guard let size else { throw ManifestLineError("file line for '\(name)' without a size") }
+            guard let sha, let digest = hexBytes(sha), digest.count == 32 else {
+                throw ManifestLineError("file line for '\(name)' without a valid sha256")
             }
+            return .file(path: Array(path), size: size, digest: digest)
         }
         let data = Data(line)
         struct Kind: Decodable { let kind: String }
@@ -53,8 +55,11 @@ enum ManifestLine {
         }
     }
 
+    private static let kindKey = Array("kind".utf8), pathKey = Array("path".utf8), sizeKey = Array("size".utf8)
+    private static let shaKey = Array("sha256".utf8), fileKind = Array("file".utf8)
+
     /// Lowercase or uppercase hex to bytes; nil when malformed.
-    static func hexBytes(_ text: [UInt8]) -> [UInt8]? {
+    static func hexBytes(_ text: ArraySlice<UInt8>) -> [UInt8]? {
         guard text.count % 2 == 0 else { return nil }
         var out: [UInt8] = []
         out.reserveCapacity(text.count / 2)

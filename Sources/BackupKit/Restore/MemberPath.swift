@@ -27,14 +27,23 @@ public struct MemberPath: Equatable, Sendable {
         out.reserveCapacity(raw.count)
         var depth = 0
         var lastStart = 0
-        for component in raw.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true) {
-            if component.count == 1 && component.first == UInt8(ascii: ".") { continue }
-            if component.count == 2 && component.elementsEqual([UInt8(ascii: "."), UInt8(ascii: ".")]) { throw .dotDot }
-            guard component.count <= MemberPath.maxComponent else { throw .componentTooLong }
-            if !out.isEmpty { out.append(UInt8(ascii: "/")) }
+        var start = 0
+        let slash = UInt8(ascii: "/"), dot = UInt8(ascii: ".")
+        while start < raw.count {
+            var end = start
+            while end < raw.count && raw[end] != slash { end += 1 }
+            let length = end - start
+            if length == 0 || (length == 1 && raw[start] == dot) {
+                start = end + 1
+                continue
+            }
+            if length == 2 && raw[start] == dot && raw[start + 1] == dot { throw .dotDot }
+            guard length <= MemberPath.maxComponent else { throw .componentTooLong }
+            if !out.isEmpty { out.append(slash) }
             lastStart = out.count
-            out.append(contentsOf: component)
+            out.append(contentsOf: raw[start..<end])
             depth += 1
+            start = end + 1
         }
         guard depth <= MemberPath.maxDepth else { throw .tooDeep }
         bytes = out

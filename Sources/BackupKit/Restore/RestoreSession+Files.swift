@@ -1,31 +1,20 @@
-// RestoreSession+Files: regular files: data written once in large blocks, hashed on the way, then metadata.
+// RestoreSession+Files: regular files: data hashed on the way to the writer thread, then metadata; xattr policy.
 import CSupport
 import Glibc
 import SystemKit
 
 extension RestoreSession {
-    /// Creates the file, writes its data (hashing it), sets owner, mode, user xattrs and mtime, logs the digest.
-    func extractFile(_ member: ArchiveReader.Member, _ path: MemberPath) throws {
+    /// Queues the file's creation, data (hashed on the way) and metadata; logs its digest.
+    func extractFile(_ member: ArchiveReader.Member, _ path: MemberPath, _ pipeline: StagingPipeline) throws {
         let size = UInt64(max(0, member.size))
         try reserve(size, for: member)
         let mode = permissions(member)
-        let file = try tree.createFile(path, permissions: mode & 0o777)
+        try pipeline.add(.createFile(path, permissions: mode & 0o777))
         try digest.reset()
-        try copyData(member, size: size, to: file)
-        let fd = file.rawValue
-        if ownership {
-            let (uid, gid) = (try owner(member.uid, member), try owner(member.gid, member))
-            try SystemError.check("fchown", path: path.text) { fchown(fd, uid, gid) }
-        }
-        if mode & ~0o777 != 0 || mode & processUmask != 0 {
-            try SystemError.check("fchmod", path: path.text) { fchmod(fd, mode) }
-        }
-        if !member.xattrs.isEmpty { try applyXattrs(member, path, to: fd) }
-        if let mtime = mtime(member) {
-            var times = [timespec(tv_sec: 0, tv_nsec: CSUPPORT_UTIME_OMIT), mtime]
-            try SystemError.check("futimens", path: path.text) { futimens(fd, &times) }
-        }
-        try file.close()
+        let sparseTail = try copyData(member, size: size, to: pipeline)
+        let chmod = mode & ~0o777 != 0 || mode & processUmask != 0 ? mode : nil
+        try pipeline.add(.closeFile(truncateTo: sparseTail ? size : nil, owner: try owner(member), chmod: chmod,
+                                    xattrs: try userXattrs(member, path, symlink: false), mtime: mtime(member)))
         try log.append(path: path.bytes, size: size, digest: digest.finalize())
         report.files += 1
         report.bytes += size
@@ -39,9 +28,10 @@ extension RestoreSession {
         try log.append(path: path.bytes, size: size, digest: digest.finalize())
     }
 
-    /// Reads the member's data blocks into the digest and (when given) the file. Sparse holes are hashed as
-    /// zeros and left as holes.
-    private func copyData(_ member: ArchiveReader.Member, size: UInt64, to file: FileDescriptor?) throws {
+    /// Reads the member's data blocks into the digest and (when given) the pipeline. Sparse holes are hashed as
+    /// zeros and left as holes; returns true when the member ends in one (the file must be extended to its size).
+    @discardableResult
+    private func copyData(_ member: ArchiveReader.Member, size: UInt64, to pipeline: StagingPipeline?) throws -> Bool {
         var position: UInt64 = 0
         while let block = try reader.readBlock() {
             try checkInterruption()
@@ -50,7 +40,7 @@ extension RestoreSession {
                 throw RestoreError.refusedMember(member.path, reason: "data blocks overlap or run past the member's size")
             }
             if offset > position { try hashZeros(offset - position) }
-            if let file { try write(block.bytes, at: offset, to: file) }
+            if let pipeline { try pipeline.addData(block.bytes, offset: offset) }
             digest.update(block.bytes)
             position = offset + UInt64(block.bytes.count)
         }
@@ -59,20 +49,9 @@ extension RestoreSession {
                 throw RestoreError.refusedMember(member.path, reason: "\(size - position) bytes of data missing")
             }
             try hashZeros(size - position)
-            if let file {
-                try SystemError.check("ftruncate", path: file.path) { ftruncate(file.rawValue, off_t(size)) }
-            }
+            return true
         }
-    }
-
-    private func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64, to file: FileDescriptor) throws {
-        var done = 0
-        while done < bytes.count {
-            let n = try SystemError.check("write", path: file.path) {
-                pwrite(file.rawValue, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
-            }
-            done += n
-        }
+        return false
     }
 
     private func hashZeros(_ count: UInt64) throws {
@@ -87,10 +66,12 @@ extension RestoreSession {
 
     private static let zeros = [UInt8](repeating: 0, count: 64 * 1024)
 
-    /// Applies the member's `user.*` xattrs to `fd` (nil: a symlink, which cannot hold them); skips others with
-    /// a warning. Two different values for one name are refused.
-    func applyXattrs(_ member: ArchiveReader.Member, _ path: MemberPath, to fd: Int32?) throws {
+    /// The member's `user.*` xattrs to apply; others are skipped with a warning, and so are any on a symlink
+    /// (Linux allows none there). Two different values for one name are refused.
+    func userXattrs(_ member: ArchiveReader.Member, _ path: MemberPath, symlink: Bool) throws -> [(name: String, value: [UInt8])] {
+        guard !member.xattrs.isEmpty else { return [] }
         var seen: [String: [UInt8]] = [:]
+        var result: [(name: String, value: [UInt8])] = []
         for (name, value) in member.xattrs {
             if let previous = seen[name] {
                 guard previous == value else {
@@ -103,13 +84,12 @@ extension RestoreSession {
                 warnings.skippedXattr(name)
                 continue
             }
-            guard let fd else {
+            if symlink {
                 warnings.symlinkXattrs += 1
-                continue
-            }
-            try SystemError.check("fsetxattr \(name)", path: path.text) {
-                value.withUnsafeBytes { fsetxattr(fd, name, $0.baseAddress, value.count, 0) }
+            } else {
+                result.append((name, value))
             }
         }
+        return result
     }
 }

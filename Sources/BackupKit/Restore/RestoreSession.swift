@@ -8,6 +8,8 @@ final class RestoreSession {
     let reader: ArchiveReader
     let staging: StagingDirectory
     let tree: StagingTree
+    /// Performs the tree's writes on a second thread (created in `extractAll`).
+    private(set) var pipeline: StagingPipeline?
     let options: RestoreOptions
     let log: DigestLog
     let digest: SHA256Digest
@@ -49,8 +51,21 @@ final class RestoreSession {
 
     // MARK: - Members
 
-    /// Reads every member. Throws on the first refused member, I/O error or interruption.
+    /// Reads every member. Throws on the first refused member, I/O error or interruption; the writer thread
+    /// has stopped when this returns or throws.
     func extractAll() throws {
+        let pipeline = StagingPipeline(tree: tree)
+        self.pipeline = pipeline
+        do {
+            try readMembers(into: pipeline)
+            try pipeline.finish()
+        } catch {
+            throw pipeline.stop() ?? error
+        }
+        try checkOutcome()
+    }
+
+    private func readMembers(into pipeline: StagingPipeline) throws {
         while let member = try reader.next() {
             try checkInterruption()
             guard !manifestSeen else {
@@ -74,9 +89,13 @@ final class RestoreSession {
                 continue
             }
             memberDigest.add(member, path: path.bytes)
-            try apply(member, path)
+            try apply(member, path, pipeline)
             options.progress?(RestoreProgress(files: observed.files, bytes: observed.bytes, archiveBytes: reader.inputBytes))
         }
+    }
+
+    /// With a manifest: every problem found fails the restore. Without: a warning.
+    private func checkOutcome() throws {
         if manifestSeen {
             guard let outcome else { return }
             var problems = outcome.problems
@@ -96,7 +115,7 @@ final class RestoreSession {
         }
     }
 
-    private func apply(_ member: ArchiveReader.Member, _ path: MemberPath) throws {
+    private func apply(_ member: ArchiveReader.Member, _ path: MemberPath, _ pipeline: StagingPipeline) throws {
         if path.isRoot {
             guard member.kind == .directory else {
                 throw RestoreError.refusedMember(member.path, reason: "the archive root entry is a \(member.kind.name), not a directory")
@@ -115,19 +134,14 @@ final class RestoreSession {
                 warnings.deviceLocal += 1
                 try hashOnly(member, path)
             } else {
-                try extractFile(member, path)
+                try extractFile(member, path, pipeline)
             }
         case .directory:
             observed.directories += 1
             if deviceLocal { warnings.deviceLocal += 1; return }
-            try tree.createDirectory(path, permissions: permissions(member), mtime: mtime(member))
+            try pipeline.add(.directory(path, permissions: permissions(member), mtime: mtime(member), owner: try owner(member),
+                                        xattrs: try userXattrs(member, path, symlink: false)))
             report.directories += 1
-            if ownership { try tree.changeOwner(path, uid: try owner(member.uid, member), gid: try owner(member.gid, member)) }
-            if !member.xattrs.isEmpty {
-                let fd = try tree.openDirectory(path)
-                try applyXattrs(member, path, to: fd.rawValue)
-                try fd.close()
-            }
         case .symlink:
             observed.symlinks += 1
             if deviceLocal { warnings.deviceLocal += 1; return }
@@ -137,11 +151,9 @@ final class RestoreSession {
             } catch {
                 throw RestoreError.refusedMember(member.path, reason: "\(error) ('\(member.linkTarget ?? "")')")
             }
-            try tree.createSymlink(path, target: target)
+            _ = try userXattrs(member, path, symlink: true)
+            try pipeline.add(.symlink(path, target: target, owner: try owner(member), mtime: mtime(member)))
             report.symlinks += 1
-            if ownership { try tree.changeOwner(path, uid: try owner(member.uid, member), gid: try owner(member.gid, member)) }
-            if let mtime = mtime(member) { try tree.setModificationTime(path, mtime) }
-            if !member.xattrs.isEmpty { try applyXattrs(member, path, to: nil) }
         case .hardLink:
             observed.hardlinks += 1
             if deviceLocal { warnings.deviceLocal += 1; return }
@@ -157,7 +169,7 @@ final class RestoreSession {
             if target.top.elementsEqual(RestoreSession.deviceLocal) {
                 throw RestoreError.refusedMember(member.path, reason: "hard link into DeviceLocal (device-local state)")
             }
-            try tree.createHardLink(path, to: target)
+            try pipeline.add(.hardLink(path, target: target))
             report.hardlinks += 1
         case .characterDevice, .blockDevice, .fifo, .socket, .unknown:
             throw RestoreError.refusedMember(member.path, reason: "a \(member.kind.name): device nodes, FIFOs and sockets are never restored")
@@ -209,11 +221,13 @@ final class RestoreSession {
         return timespec(tv_sec: Int(member.mtimeSeconds), tv_nsec: Int(member.mtimeNanoseconds))
     }
 
-    func owner(_ id: Int64, _ member: ArchiveReader.Member) throws -> UInt32 {
-        guard let value = UInt32(exactly: id), value != UInt32.max else {
+    /// The member's numeric owner when running as root (nil otherwise: ownership is only restored as root).
+    func owner(_ member: ArchiveReader.Member) throws -> StagingOwner? {
+        guard ownership else { return nil }
+        for id in [member.uid, member.gid] where UInt32(exactly: id) == nil || id == Int64(UInt32.max) {
             throw RestoreError.refusedMember(member.path, reason: "owner id \(id) is out of range")
         }
-        return value
+        return StagingOwner(uid: uid_t(member.uid), gid: gid_t(member.gid))
     }
 
     /// The process umask, read without changing it (other threads may be creating files).

@@ -3,7 +3,7 @@
 #define DEVICECTL_CSUPPORT_INTERRUPT_H
 
 /// Installs SIGINT and SIGTERM handlers (without SA_RESTART, so a blocked read returns EINTR)
-/// that record the signal number. Safe to call more than once.
+/// that record the signal number, and unblocks both on the calling thread. Safe to call more than once.
 void csupport_interrupt_install(void);
 
 /// Restores the default dispositions of SIGINT and SIGTERM.
