@@ -248,20 +248,10 @@ final class ArchiveFuzzer {
         try TreeSnapshot.take(base) { $0 == "outer/root" || $0 == "archive.tar" }
     }
 
-    /// ROOT as a restore of a given archive always leaves it: reinstalled bundle containers get new UUIDs and
-    /// the device-local state is this device's, so both are left out, and the device skeleton directories an
-    /// archive does not hold are made at restore time (their mtimes are the clock's).
+    /// ROOT as any restore of a given archive leaves it (see `FaultScratch.restoredContent`).
     private func comparable() throws -> [String: String] {
-        var snapshot = try TreeSnapshot.take(root) { $0 == "Containers/Bundle" || $0 == "DeviceLocal" }
-        for directory in Self.skeleton {
-            snapshot[directory] = snapshot[directory]?.replacingOccurrences(of: #" mtime=[0-9.]+"#, with: "", options: .regularExpression)
-        }
-        return snapshot
+        try FaultScratch.restoredContent(root)
     }
-
-    static let skeleton = ContainerKind.allCases.map(\.directory) + [
-        "Containers", "Containers/Data", "Containers/Shared", "Library", "Library/SpringBoard",
-    ]
 
     private func resetRoot() throws {
         let result = try Shell.run("/bin/sh", ["-c", "rm -rf \"$1\" && cp -a \"$2\" \"$1\"", "sh", root, pristine + "/root"])
