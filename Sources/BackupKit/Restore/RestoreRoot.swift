@@ -117,7 +117,10 @@ final class RestoreRoot {
         do {
             let descriptor = try FileDescriptor.open(path, flags: O_RDONLY | O_DIRECTORY)
             let recovered = try StagingDirectory.removeStale(in: descriptor, rootPath: path)
-            guard Device.isDevice(at: path), try Device.open(path).isFresh() else { throw RestoreError.rootNotFresh(path) }
+            guard Device.isDevice(at: path) else { throw RestoreError.rootNotFresh(path) }
+            let device = try Device.open(path)
+            try device.validate()  // a malformed identity or layout is named, not restored over
+            guard try device.isFresh() else { throw RestoreError.rootNotFresh(path) }
             let root = RestoreRoot(
                 path: path, origin: .freshDevice, descriptor: descriptor, savedTime: try modificationTime(path).map { (path, $0) })
             root.lock = lock

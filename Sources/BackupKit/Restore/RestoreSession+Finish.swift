@@ -38,13 +38,23 @@ extension RestoreSession {
             do {
                 try device.install(AppInstallation(bundleId: app.bundleId, name: app.name, groups: app.groups, widget: app.widget))
             } catch {
-                throw RestoreError.badManifest("cannot reinstall app '\(app.bundleId)': \(error)")
+                throw RestoreError.badManifest("cannot reinstall app '\(app.bundleId)': \(archiveNamed(error))")
             }
             report.apps.append(app.bundleId)
         }
-        let placed = try device.homeScreen().widgets
-        for widget in header.widgets where !placed.contains(widget.app) {
-            try device.placeWidget(app: widget.app)
+        do {
+            let placed = try device.homeScreen().widgets
+            for widget in header.widgets where !placed.contains(widget.app) {
+                try device.placeWidget(app: widget.app)
+            }
+        } catch {
+            throw RestoreError.aborted("cannot place the restored widgets: \(archiveNamed(error))")
         }
+    }
+
+    /// An error naming a file in the staging directory (gone once the restore fails), reworded to name the
+    /// archive member it came from.
+    private func archiveNamed(_ error: any Error) -> String {
+        "\(error)".replacingOccurrences(of: staging.path + "/", with: "the archive's ")
     }
 }
