@@ -1,0 +1,70 @@
+// ArchiveScenarioTests: what travels in the archive and how (scenarios 11, 12 and 13): only the marker stays
+// behind, every compression and a pipe give the same restored phone, and a phone in use is never overwritten.
+import Foundation
+import TestSupport
+import Testing
+
+@Suite("Archives: what travels, and where it may land")
+struct ArchiveScenarioTests {
+    let news = App.news
+
+    /// An old phone with the app launched (marker and flag written) and user data in its App Group.
+    func usedPhone(_ root: String) throws -> Phone {
+        let phone = try Phone.fresh(root, apps: [news])
+        try phone.addGroupData(news)
+        try phone.launch(news, at: Clock.start)
+        return phone
+    }
+
+    @Test("11. Only the marker is left behind: every other file and default in the App Group arrives intact")
+    func appGroupArrivesIntactExceptTheMarker() throws {
+        try withTemporaryDirectory { dir in
+            let old = try usedPhone("\(dir)/old")
+            let group = try #require(news.group)
+            let oldGroup = try TreeSnapshot(try old.groupContainer(group))
+            let oldDefaults = try Devicectl.succeed(["defaults", "read", old.root, group], at: Clock.start).stdout
+
+            let new = try old.migrate(to: "\(dir)/new", in: dir)
+            let newGroup = try TreeSnapshot(try new.groupContainer(group))
+            let marker = "device-restoration-marker.txt"
+            #expect(oldGroup.entries[marker]?.type == "f" && newGroup.entries[marker] == nil)
+            #expect(oldGroup.entries.count > 10)
+            let differences = newGroup.differences(from: oldGroup.removing { $0 == marker })
+            #expect(differences.isEmpty, "\(differences.joined(separator: "\n"))")
+
+            #expect(try Devicectl.succeed(["defaults", "read", new.root, group], at: Clock.restore).stdout == oldDefaults)
+            for key in ["lastArticle", "unreadCount", "fontScale", "darkMode", "notificationEnabled"] {
+                #expect(oldDefaults.contains("\(key) = "), "\(key) missing from \(oldDefaults)")
+            }
+        }
+    }
+
+    @Test(
+        "12. gzip, zstd and xz archives and a pipe (backup -o - | restore -) restore the same phone as a plain tar",
+        arguments: [Phone.Transfer.gzip, .zstd, .xz, .pipe])
+    func everyTransferRestoresTheSamePhone(transfer: Phone.Transfer) throws {
+        try withTemporaryDirectory { dir in
+            let old = try usedPhone("\(dir)/old")
+            let plain = try old.migrate(to: "\(dir)/plain", via: .tar, in: dir)
+            let other = try old.migrate(to: "\(dir)/other", via: transfer, in: dir)
+            if transfer != .pipe {
+                let archive = try Data(contentsOf: URL(fileURLWithPath: "\(dir)/old.\(transfer.fileExtension)"))
+                #expect(archive.prefix(4) == Self.magic[transfer], "not a \(transfer) archive")
+            }
+
+            let differences = try Self.restoredTree(other).differences(from: try Self.restoredTree(plain))
+            #expect(differences.isEmpty, "\(differences.joined(separator: "\n"))")
+            #expect(try other.refresh(at: Clock.firstRefresh).map(\.reason) == ["restored"])
+            #expect(try plain.refresh(at: Clock.firstRefresh).map(\.reason) == ["restored"])
+        }
+    }
+
+    static let magic: [Phone.Transfer: Data] = [
+        .gzip: Data([0x1f, 0x8b, 0x08, 0x00]), .zstd: Data([0x28, 0xb5, 0x2f, 0xfd]), .xz: Data([0xfd, 0x37, 0x7a, 0x58]),
+    ]
+
+    /// What a restore put on `phone`: everything but its own device-local state (identity, events).
+    static func restoredTree(_ phone: Phone) throws -> TreeSnapshot {
+        try TreeSnapshot(phone.root, skipping: ["DeviceLocal"])
+    }
+}
