@@ -37,7 +37,7 @@ struct EventsOutput: Decodable { let events: [Event] }
 
 /// `status --json`: the parts the scenarios look at.
 struct DeviceStatus: Decodable, Sendable {
-    struct App: Decodable, Sendable {
+    struct App: Decodable, Equatable, Sendable {
         let bundleId: String
         let groups: [String]
         let widgetPlaced: Bool

@@ -52,10 +52,10 @@ struct TreeSnapshot: Equatable, Sendable {
         return copy
     }
 
-    /// The same listing with every mtime set to 0 (for trees whose content, not timing, is compared).
-    func ignoringMtimes(of predicate: (String, Entry) -> Bool) -> TreeSnapshot {
+    /// The same listing with the mtimes of the paths `predicate` picks set to 0.
+    func ignoringMtimes(of predicate: (String) -> Bool) -> TreeSnapshot {
         var copy = self
-        for (path, entry) in entries where predicate(path, entry) { copy.entries[path]?.mtimeNanoseconds = 0 }
+        for path in entries.keys where predicate(path) { copy.entries[path]?.mtimeNanoseconds = 0 }
         return copy
     }
 
