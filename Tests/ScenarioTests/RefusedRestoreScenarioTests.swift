@@ -31,11 +31,15 @@ struct RefusedRestoreScenarioTests {
                 let input = source == "-" ? try Data(contentsOf: URL(fileURLWithPath: archive)) : nil
                 let result = try Devicectl.run(["restore", source, root, "--no-progress"], at: Clock.restore, input: input)
                 #expect(result.status == 1, "restore \(source) onto \(target): \(result.stderr)")
-                #expect(result.stderr.hasPrefix("devicectl: ") && result.stderr.contains(root), "\(result.stderr)")
+                #expect(result.stderr.hasPrefix("devicectl: \(root) is not a fresh device"), "\(result.stderr)")
                 let after = try TreeSnapshot(root), parentAfter = try TreeSnapshot(dir, skipping: [Self.name(root)])
                 #expect(after.differences(from: before) == [], "restore \(source) changed \(target)")
                 #expect(parentAfter.differences(from: parentBefore) == [], "restore \(source) changed \(dir)")
             }
+            // The same archive restores onto a fresh phone: the refusal was about the target, not the archive.
+            _ = try Phone.fresh("\(dir)/fresh")
+            let fresh = try Phone.restored(from: archive, onto: "\(dir)/fresh")
+            #expect(try fresh.status().app(App.news.bundleId)?.flag == .bool(true))
         }
     }
 

@@ -86,8 +86,8 @@ struct RestoredNudgeScenarioTests {
             let old = try Phone.fresh("\(dir)/old", apps: [news])
             try old.launch(news, at: Clock.start)
             let new = try old.migrate(to: "\(dir)/new", in: dir)
-            // Every 2 hours for two days, through the fire date and after the delivery.
-            let times = (0..<25).map { Clock.firstRefresh + Double($0) * 2 * Clock.hour }
+            // Every 4 hours for two days, through the fire date and after the delivery.
+            let times = (0..<13).map { Clock.firstRefresh + Double($0) * 4 * Clock.hour }
             let decisions = try times.map { try #require(try new.refresh(at: $0).first) }
             #expect(decisions.first?.decision == "scheduled" && decisions.first?.reason == "restored")
             #expect(decisions.dropFirst().allSatisfy { $0.decision == "none" && $0.reason == "not-armed" })
