@@ -68,7 +68,8 @@ grep -q 'none (not-armed)' <<<"$LATER" || fail "a second refresh nudged again"
 
 echo "== 24 hours after the first refresh"
 at 2026-12-03T08:59:59Z
-"$DEVICECTL" notifications "$NEW" --json | grep -q '"state":"pending"' || fail "the nudge is not pending before 24 hours"
+"$DEVICECTL" notifications "$NEW" --json | grep -q '"state":"pending"' ||
+    fail "the nudge is not pending before 24 hours"
 at 2026-12-03T09:00:00Z
 NOTIFICATIONS=$("$DEVICECTL" notifications "$NEW")
 echo "$NOTIFICATIONS"

@@ -27,7 +27,9 @@ failures=0
 # step N TIME TITLE: a numbered step; TIME becomes the simulated clock (DEVICECTL_NOW) for its commands.
 step() {
     export DEVICECTL_NOW=$2
-    printf '\n%s%s. %s%s  %s[%s]%s\n' "$bold" "$1" "$3" "$off" "$dim" "$(date -u -d "$2" '+%a %-d %b %Y, %H:%M:%S UTC')" "$off"
+    local when
+    when=$(date -u -d "$2" '+%a %-d %b %Y, %H:%M:%S UTC')
+    printf '\n%s%s. %s%s  %s[%s]%s\n' "$bold" "$1" "$3" "$off" "$dim" "$when" "$off"
 }
 # say TEXT...: narration, one line per argument.
 say() { printf '   %s\n' "$@"; }
@@ -130,7 +132,8 @@ check "exactly one notification exists" \
 # MARK: - 24 hours later
 step 7 2026-12-03T08:59:59Z "One second before the 24 hours are up"
 run notifications new-phone
-check "the nudge is still pending" is "$(quietly notifications new-phone --json | field 'd["notifications"][0]["state"]')" pending
+check "the nudge is still pending" \
+    is "$(quietly notifications new-phone --json | field '[n["state"] for n in d["notifications"]]')" "['pending']"
 
 step 8 2026-12-03T09:00:00Z "24 hours after the refresh, News still not opened: the notification appears"
 run notifications new-phone
@@ -148,14 +151,15 @@ check "the server gets a new device token, so push reaches the new phone" \
 # MARK: - What the effect measurement would count
 step 10 2026-12-03T09:05:00Z "The new phone's event log (what an effect measurement would count)"
 run events new-phone
-EVENTS=$(quietly events new-phone --json)
-check "one nudge scheduled, delivered and tapped; one launch, from the notification" \
-    is "$(field '[e["type"] for e in d["events"] if e["type"].startswith("notification-") or e["type"] == "launch"]' <<<"$EVENTS")" \
+EVENTS=$(quietly events new-phone --json | field '[e["type"] for e in d["events"]
+    if e["type"].startswith("notification-") or e["type"] == "launch"]')
+check "one nudge scheduled, delivered and tapped; one launch, from the notification" is "$EVENTS" \
     "['notification-scheduled', 'notification-delivered', 'notification-tapped', 'launch']"
 
 echo
 if [ "$failures" -eq 0 ]; then
-    printf '%sVerdict: the story held: the restored phone nudged once, 24 h later; the tap sent the new device token.%s\n' "$green$bold" "$off"
+    printf '%sVerdict: the story held: %s%s\n' "$green$bold" \
+        "the restored phone nudged once, 24 h later; the tap sent the new device token." "$off"
 else
     printf '%sVerdict: the story did not hold: %d check(s) failed (see ✘ above).%s\n' "$red$bold" "$failures" "$off"
     exit 1

@@ -29,13 +29,15 @@ struct ArchiveScenarioTests {
             let marker = "device-restoration-marker.txt"
             #expect(oldGroup.entries[marker]?.type == "f" && newGroup.entries[marker] == nil)
             #expect(oldGroup.entries.count > 10)
-            #expect(oldGroup.entries["Documents/articles.json"]?.xattrs["user.com.example.source"] == Array("feed-7".utf8))
+            #expect(
+                oldGroup.entries["Documents/articles.json"]?.xattrs["user.com.example.source"] == Array("feed-7".utf8))
             #expect(oldGroup.entries["Documents/latest"]?.target == "articles.json")
             #expect(oldGroup.entries["Documents/images/logo é.png"]?.mtimeNanoseconds == 1_700_000_000_123_456_789)
             let differences = newGroup.differences(from: oldGroup.removing { $0 == marker })
             #expect(differences.isEmpty, "\(differences.joined(separator: "\n"))")
 
-            #expect(try Devicectl.succeed(["defaults", "read", new.root, group], at: Clock.restore).stdout == oldDefaults)
+            #expect(
+                try Devicectl.succeed(["defaults", "read", new.root, group], at: Clock.restore).stdout == oldDefaults)
             for key in ["lastArticle", "unreadCount", "fontScale", "darkMode", "notificationEnabled"] {
                 #expect(oldDefaults.contains("\(key) = "), "\(key) missing from \(oldDefaults)")
             }
@@ -67,7 +69,8 @@ struct ArchiveScenarioTests {
     }
 
     static let magic: [Phone.Transfer: Data] = [
-        .gzip: Data([0x1f, 0x8b, 0x08, 0x00]), .zstd: Data([0x28, 0xb5, 0x2f, 0xfd]), .xz: Data([0xfd, 0x37, 0x7a, 0x58]),
+        .gzip: Data([0x1f, 0x8b, 0x08, 0x00]), .zstd: Data([0x28, 0xb5, 0x2f, 0xfd]),
+        .xz: Data([0xfd, 0x37, 0x7a, 0x58]),
     ]
 
     /// What the archive put on `phone`. Left out: what the new phone made itself, its device-local state

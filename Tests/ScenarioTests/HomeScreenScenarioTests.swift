@@ -28,7 +28,8 @@ struct HomeScreenScenarioTests {
     @Test("10. Two apps with the widget on one phone: independent decisions, delays and cancellations")
     func twoWidgetsDecideIndependently() throws {
         try withTemporaryDirectory { dir in
-            let news = App.news, sports = App.sports.with(delay: "90m")
+            let news = App.news
+            let sports = App.sports.with(delay: "90m")
             let old = try Phone.fresh("\(dir)/old", apps: [news, sports])
             try old.launch(news, at: Clock.start)
             try old.launch(sports, at: Clock.start + Clock.minute)
@@ -36,11 +37,16 @@ struct HomeScreenScenarioTests {
 
             let first = try new.refresh(at: Clock.firstRefresh)
             #expect(first.map(\.app) == [news.bundleId, sports.bundleId])
-            #expect(first.map(\.decision) == ["scheduled", "scheduled"] && first.map(\.reason) == ["restored", "restored"])
+            #expect(
+                first.map(\.decision) == ["scheduled", "scheduled"] && first.map(\.reason) == ["restored", "restored"])
             #expect(
                 first.map(\.fireDate)
-                    == [Clock.iso(Clock.firstRefresh + Clock.nudgeDelay), Clock.iso(Clock.firstRefresh + 90 * Clock.minute)])
-            let newsNudge = try #require(first[0].notification), sportsNudge = try #require(first[1].notification)
+                    == [
+                        Clock.iso(Clock.firstRefresh + Clock.nudgeDelay),
+                        Clock.iso(Clock.firstRefresh + 90 * Clock.minute),
+                    ])
+            let newsNudge = try #require(first[0].notification)
+            let sportsNudge = try #require(first[1].notification)
             #expect(newsNudge != sportsNudge)
 
             // The user opens sports (its nudge is cancelled); news's nudge is untouched.

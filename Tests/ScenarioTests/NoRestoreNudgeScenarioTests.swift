@@ -32,7 +32,8 @@ struct NoRestoreNudgeScenarioTests {
             #expect(decisions.allSatisfy { $0.decision == "none" && $0.reason == "not-armed" })
             try expectNeverNudged(old, "the phone it was installed on")
 
-            let new = try old.migrate(to: "\(dir)/new", in: dir, backupAt: afterTwoDays, restoreAt: afterTwoDays + Clock.hour)
+            let new = try old.migrate(
+                to: "\(dir)/new", in: dir, backupAt: afterTwoDays, restoreAt: afterTwoDays + Clock.hour)
             #expect(try new.refresh(at: afterTwoDays + 2 * Clock.hour).map(\.reason) == ["not-armed"])
             try expectNeverNudged(new, "the restored phone")
         }
@@ -50,14 +51,16 @@ struct NoRestoreNudgeScenarioTests {
             try old.placeWidget(news, at: Clock.start + Clock.hour)
             let status = try #require(try old.status().app(news.bundleId))
             #expect(status.widgetPlaced && status.markerPresent == false && status.flag == nil)
-            let kept = try Devicectl.succeed(["defaults", "read", old.root, news.bundleId, "articlesRead"], at: Clock.start)
+            let kept = try Devicectl.succeed(
+                ["defaults", "read", old.root, news.bundleId, "articlesRead"], at: Clock.start)
             #expect(kept.stdout == "412\n")
 
             let decisions = try refreshForTwoDays(old, from: Clock.start + 2 * Clock.hour)
             #expect(decisions.allSatisfy { $0.decision == "none" && $0.reason == "not-armed" })
             try expectNeverNudged(old, "the upgraded phone")
 
-            let new = try old.migrate(to: "\(dir)/new", in: dir, backupAt: afterTwoDays, restoreAt: afterTwoDays + Clock.hour)
+            let new = try old.migrate(
+                to: "\(dir)/new", in: dir, backupAt: afterTwoDays, restoreAt: afterTwoDays + Clock.hour)
             #expect(try new.refresh(at: afterTwoDays + 2 * Clock.hour).map(\.reason) == ["not-armed"])
             try expectNeverNudged(new, "the restored phone")
         }
@@ -70,7 +73,8 @@ struct NoRestoreNudgeScenarioTests {
             let app = news.with(policy: policy)
             let phone = try Phone.fresh("\(dir)/phone", apps: [app])
             try phone.launch(app, at: Clock.start)
-            let decisions = try refreshForTwoDays(phone, from: Clock.start + Clock.minute)
+            let decisions =
+                try refreshForTwoDays(phone, from: Clock.start + Clock.minute)
                 + refreshForTwoDays(phone, from: Clock.start + 30 * 24 * Clock.hour)
             #expect(decisions.count == 14)
             #expect(decisions.allSatisfy { $0.decision == "none" && $0.reason == "marker-present" })

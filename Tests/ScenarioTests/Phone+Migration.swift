@@ -70,7 +70,8 @@ extension Phone {
     private func pipe(to newRoot: String, backupAt: Date, restoreAt: Date) throws {
         let script = """
             set -o pipefail
-            DEVICECTL_NOW="$3" "$0" backup "$1" -o - --no-progress | DEVICECTL_NOW="$4" "$0" restore - "$2" --no-progress
+            DEVICECTL_NOW="$3" "$0" backup "$1" -o - --no-progress |
+                DEVICECTL_NOW="$4" "$0" restore - "$2" --no-progress
             """
         let result = try Shell.run(
             "/bin/bash",

@@ -18,7 +18,8 @@ extension Phone {
         let container = try groupContainer(group)
         try write("\(container)/Documents/articles.json", Data(#"{"saved":["a1","b2","c3"]}"#.utf8))
         var random = SystemRandomNumberGenerator()
-        try write("\(container)/Library/Application Support/Offline/cache.db", Data((0..<65_536).map { _ in random.next() }))
+        try write(
+            "\(container)/Library/Application Support/Offline/cache.db", Data((0..<65_536).map { _ in random.next() }))
         try write("\(container)/Library/Application Support/Offline/empty", Data(), mode: 0o600)
         try write("\(container)/Documents/images/logo é.png", Data(repeating: 0x89, count: 3_000), mode: 0o640)
         try FileManager.default.createSymbolicLink(
@@ -26,7 +27,10 @@ extension Phone {
         let tagged = "\(container)/Documents/articles.json"
         let setfattr = try Shell.run("setfattr", ["-n", "user.com.example.source", "-v", "feed-7", tagged])
         try #require(setfattr.status == 0, "setfattr \(tagged): \(setfattr.stderr)")
-        var times = [timespec(tv_sec: 1_700_000_000, tv_nsec: 123_456_789), timespec(tv_sec: 1_700_000_000, tv_nsec: 123_456_789)]
+        var times = [
+            timespec(tv_sec: 1_700_000_000, tv_nsec: 123_456_789),
+            timespec(tv_sec: 1_700_000_000, tv_nsec: 123_456_789),
+        ]
         try #require(utimensat(AT_FDCWD, "\(container)/Documents/images/logo é.png", &times, 0) == 0)
     }
 

@@ -26,13 +26,16 @@ struct RefusedRestoreScenarioTests {
             let archive = try old.backup(to: "\(dir)/old.tar.zst", compression: "zstd")
             let root = try Self.make(target, in: dir, old: old)
 
-            let before = try TreeSnapshot(root), parentBefore = try TreeSnapshot(dir, skipping: [Self.name(root)])
+            let before = try TreeSnapshot(root)
+            let parentBefore = try TreeSnapshot(dir, skipping: [Self.name(root)])
             for source in [archive, "-"] {
                 let input = source == "-" ? try Data(contentsOf: URL(fileURLWithPath: archive)) : nil
-                let result = try Devicectl.run(["restore", source, root, "--no-progress"], at: Clock.restore, input: input)
+                let result = try Devicectl.run(
+                    ["restore", source, root, "--no-progress"], at: Clock.restore, input: input)
                 #expect(result.status == 1, "restore \(source) onto \(target): \(result.stderr)")
                 #expect(result.stderr.hasPrefix("devicectl: \(root) is not a fresh device"), "\(result.stderr)")
-                let after = try TreeSnapshot(root), parentAfter = try TreeSnapshot(dir, skipping: [Self.name(root)])
+                let after = try TreeSnapshot(root)
+                let parentAfter = try TreeSnapshot(dir, skipping: [Self.name(root)])
                 #expect(after.differences(from: before) == [], "restore \(source) changed \(target)")
                 #expect(parentAfter.differences(from: parentBefore) == [], "restore \(source) changed \(dir)")
             }

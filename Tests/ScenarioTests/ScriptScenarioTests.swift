@@ -38,9 +38,12 @@ struct ScriptScenarioTests {
                 for command in [
                     "init old-phone", "install old-phone", "widget add old-phone", "launch old-phone",
                     "backup old-phone --dry-run", "backup old-phone -o", "restore old-phone.tar.zst new-phone",
-                    "widget-refresh new-phone", "notifications new-phone", "tap new-phone --notification", "events new-phone",
+                    "widget-refresh new-phone", "notifications new-phone", "tap new-phone --notification",
+                    "events new-phone",
                 ] {
-                    #expect(result.stdout.contains("$ devicectl \(command)"), "the demo does not show `devicectl \(command)`")
+                    #expect(
+                        result.stdout.contains("$ devicectl \(command)"),
+                        "the demo does not show `devicectl \(command)`")
                 }
                 #expect(result.stdout.contains("scheduled (restored)") && result.stdout.contains("none (not-armed)"))
             }
@@ -54,7 +57,8 @@ struct ScriptScenarioTests {
             let bin = URL(fileURLWithPath: DevicectlBinary.path).deletingLastPathComponent().path
             let path = "\(bin):" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
             let result = try Shell.run(
-                "/usr/bin/env", ["-u", "DEVICECTL", "PATH=\(path)", "TMPDIR=\(dir)", "bash", "\(Self.package)/Examples/migration.sh"])
+                "/usr/bin/env",
+                ["-u", "DEVICECTL", "PATH=\(path)", "TMPDIR=\(dir)", "bash", "\(Self.package)/Examples/migration.sh"])
             #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
             #expect(Self.lastLine(result.stdout).hasPrefix("Verdict: the story held"))
         }
@@ -82,7 +86,9 @@ struct ScriptScenarioTests {
             let fake = try Self.sabotagedDevicectl(in: dir)
             let result = try Self.run(script, in: dir, environment: ["DEVICECTL": fake])
             #expect(result.status == 1, "\(script) should fail:\n\(result.stdout)\n\(result.stderr)")
-            #expect(Self.lastLine(result.stdout).hasPrefix("Verdict: the story did not hold"), "\(result.stdout)\n\(result.stderr)")
+            #expect(
+                Self.lastLine(result.stdout).hasPrefix("Verdict: the story did not hold"),
+                "\(result.stdout)\n\(result.stderr)")
         }
     }
 }

@@ -18,7 +18,9 @@ struct TreeSnapshot: Equatable, Sendable {
         var digest: String?
 
         var description: String {
-            let attributes = xattrs.keys.sorted().map { "\($0)=\(xattrs[$0]!.map { String(format: "%02x", $0) }.joined())" }
+            let attributes = xattrs.keys.sorted().map {
+                "\($0)=\(xattrs[$0]!.map { String(format: "%02x", $0) }.joined())"
+            }
             return "\(type) \(String(mode, radix: 8)) \(size) mtime=\(mtimeNanoseconds)"
                 + (target.map { " -> \($0)" } ?? "") + (digest.map { " sha256=\($0)" } ?? "")
                 + (attributes.isEmpty ? "" : " " + attributes.joined(separator: " "))
@@ -39,7 +41,8 @@ struct TreeSnapshot: Equatable, Sendable {
     /// The paths that differ from `other`, each with both sides, sorted (empty when the trees are the same).
     func differences(from other: TreeSnapshot) -> [String] {
         Set(entries.keys).union(other.entries.keys).sorted().compactMap { path in
-            let mine = entries[path], theirs = other.entries[path]
+            let mine = entries[path]
+            let theirs = other.entries[path]
             guard mine != theirs else { return nil }
             return "\(path): \(mine.map(\.description) ?? "missing") vs \(theirs.map(\.description) ?? "missing")"
         }
