@@ -60,4 +60,6 @@ static const int CSUPPORT_FS_NODUMP_FL = 0x00000040;
 /// errno of the calling thread (Swift's `errno` works too; this is for symmetry in C-heavy code).
 int csupport_errno(void);
 
+#include "CSupportWalk.h"
+
 #endif

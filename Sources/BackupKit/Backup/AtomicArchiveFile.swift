@@ -1,0 +1,116 @@
+// AtomicArchiveFile: the archive is written to a temporary file beside its destination and renamed
+// into place only once complete; failures and SIGINT/SIGTERM/SIGHUP remove the temporary file.
+import Glibc
+import SystemKit
+
+/// A temporary file `.NAME.devicectl-tmp-<pid>` in the destination's directory, locked with `flock`
+/// while it is written. `commit()` fsyncs it, renames it over the destination and fsyncs the directory;
+/// anything else removes it. Temporary files left by a killed run (unlocked) are removed on the next
+/// backup to the same destination.
+final class AtomicArchiveFile {
+    let destination: String
+    let temporaryPath: String
+    private(set) var descriptor: Int32
+    /// (device, inode) of the temporary file, so a walk of a tree containing it can pass over it.
+    let identity: (UInt64, UInt64)
+    /// The destination's directory (where the temporary file lives).
+    let directory: String
+    private var finished = false
+
+    /// Creates and locks the temporary file (after removing stale ones) and arms the signal cleanup.
+    init(destination: String) throws(BackupError) {
+        self.destination = destination
+        let slash = destination.lastIndex(of: "/")
+        directory = slash.map { $0 == destination.startIndex ? "/" : String(destination[..<$0]) } ?? "."
+        let base = slash.map { String(destination[destination.index(after: $0)...]) } ?? destination
+        guard !base.isEmpty, base != ".", base != ".." else {
+            throw BackupError.output("cannot write the archive to \(destination): not a file name")
+        }
+        if let status = try? FileStatus.of(destination), status.kind == .directory {
+            throw BackupError.output("cannot write the archive to \(destination): it is a directory")
+        }
+        let prefix = ".\(base).devicectl-tmp-"
+        Self.removeStale(in: directory, prefix: prefix)
+        let parent = slash == nil ? "" : (directory == "/" ? "/" : directory + "/")
+        temporaryPath = parent + prefix + String(getpid())
+        do { try SignalCleanup.install() } catch { throw BackupError.system(error) }
+        // Armed before the file exists: a signal between open and registration cannot leave it behind.
+        SignalCleanup.register(temporaryPath)
+        let fd = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+        guard fd >= 0 else {
+            let failure = SystemError("open", path: temporaryPath)
+            SignalCleanup.clear()
+            throw BackupError.system(failure)
+        }
+        descriptor = fd
+        _ = flock(fd, LOCK_EX | LOCK_NB)
+        var status = stat()
+        fstat(fd, &status)
+        identity = (UInt64(status.st_dev), UInt64(status.st_ino))
+    }
+
+    deinit {
+        if !finished { discard() }
+    }
+
+    /// Flushes the data to disk, renames the file into place and flushes the directory entry.
+    func commit() throws(BackupError) {
+        do {
+            try SystemError.check("fsync", path: temporaryPath) { fsync(descriptor) }
+            try SystemError.check("close", path: temporaryPath) { () -> Int32 in
+                let fd = descriptor
+                descriptor = -1
+                return close(fd)
+            }
+            try SystemError.check("rename", path: "\(temporaryPath) -> \(destination)") {
+                rename(temporaryPath, destination)
+            }
+        } catch {
+            discard()
+            throw BackupError.system(error)
+        }
+        finished = true
+        SignalCleanup.clear()
+        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if fd >= 0 {
+            defer { close(fd) }
+            if fsync(fd) != 0 && errno != EINVAL {
+                throw BackupError.system(SystemError("fsync", path: directory))
+            }
+        }
+    }
+
+    /// Removes the temporary file (idempotent).
+    func discard() {
+        guard !finished else { return }
+        finished = true
+        SignalCleanup.clear()
+        unlink(temporaryPath)
+        if descriptor >= 0 {
+            close(descriptor)
+            descriptor = -1
+        }
+    }
+
+    /// Removes `prefix*` files in `directory` that no live backup holds locked.
+    private static func removeStale(in directory: String, prefix: String) {
+        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 32 * 1024, alignment: 8)
+        defer { scratch.deallocate() }
+        guard let listing = try? DirectoryListing.read(directory: fd, path: directory, scratch: scratch) else { return }
+        let wanted = Array(prefix.utf8)
+        for index in 0..<listing.count {
+            listing.withName(at: index) { name, cName in
+                guard name.starts(with: wanted) else { return }
+                let stale = openat(fd, cName, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+                guard stale >= 0 else { return }
+                defer { close(stale) }
+                var status = stat()
+                guard fstat(stale, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return }
+                if flock(stale, LOCK_EX | LOCK_NB) == 0 { unlinkat(fd, cName, 0) }
+            }
+        }
+    }
+}

@@ -1,0 +1,143 @@
+// BackupEngine: `devicectl backup` and `--dry-run`: walk, exclude, archive, manifest, atomic rename.
+import DeviceKit
+import Foundation
+import Glibc
+import SystemKit
+
+/// Runs backups. One walker and one exclusion evaluator serve the backup and the dry run alike.
+public enum BackupEngine {
+    /// Batches in flight between the reading and the writing thread, and their size: 1 MiB in all.
+    static let batchCount = 4
+    static let batchSize = 256 << 10
+
+    /// Archives `request.root` to `request.output`.
+    /// - Parameters:
+    ///   - progress: called about ten times a second with counts, and once at the end.
+    ///   - warning: receives each warning (skipped sockets, FIFOs, devices, undecodable names ...).
+    /// - Returns: what was stored and skipped.
+    /// - Throws: `BackupError` naming the path; no file is left at the destination unless the backup completed.
+    public static func backup(
+        _ request: BackupRequest, progress: ((BackupProgress) -> Void)? = nil, warning: @escaping (String) -> Void
+    ) throws -> BackupSummary {
+        try backup(request, progress: progress, warning: warning, afterRead: nil)
+    }
+
+    /// `afterRead` is a test hook: it runs after each file's data is read, before its status is rechecked.
+    static func backup(
+        _ request: BackupRequest, progress: ((BackupProgress) -> Void)?, warning: @escaping (String) -> Void,
+        afterRead: ((String) -> Void)?
+    ) throws -> BackupSummary {
+        try checkRoot(request.root)
+        if let level = request.level {
+            guard let levels = request.compression.levels, levels.contains(level) else {
+                throw BackupError.output("compression level \(level) is not valid for \(request.compression.rawValue)")
+            }
+        }
+        let deviceRoot = Device.isDevice(at: request.root)
+        // On a device, hold its lock while reading: devicectl commands that change the device (install,
+        // launch, defaults write ...) wait, so the archive is one consistent state. Best effort: a reader
+        // without write access to DeviceLocal backs up without it.
+        let lock = deviceRoot ? try? FileLock(path: "\(request.root)/\(DeviceLayout.lock)", wait: true) : nil
+        defer { try? lock?.release() }
+        let header = try DeviceInventory.header(
+            root: request.root, deviceRoot: deviceRoot, created: Timestamp.format(request.created), tool: request.tool)
+
+        var output: AtomicArchiveFile?
+        let descriptor: Int32
+        let spillDirectory: String
+        switch request.output {
+        case .file(let path):
+            let file = try AtomicArchiveFile(destination: path)
+            output = file
+            descriptor = file.descriptor
+            spillDirectory = file.directory
+        case .standardOutput:
+            if isatty(STDOUT_FILENO) == 1 {
+                throw BackupError.output("refusing to write an archive to a terminal; redirect standard output or use -o FILE")
+            }
+            descriptor = STDOUT_FILENO
+            spillDirectory = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
+        }
+        do {
+            let writer: ArchiveWriter
+            do {
+                writer = try ArchiveWriter(
+                    descriptor: descriptor, compression: request.compression, level: request.level,
+                    name: output?.destination ?? "standard output")
+            } catch { throw BackupError.archive(error) }
+            let manifest = ManifestWriter(spillDirectory: spillDirectory)
+            let pipe = BatchPipe(count: batchCount, size: batchSize)
+            // Hash where there is spare time: on the writing thread for a plain tar (it only copies),
+            // on the reading thread when the writing thread compresses.
+            let hasher = try FileHasher(manifest: manifest)
+            let hashWhileReading = request.compression != .none
+            let consumer = ArchiveConsumer(writer: writer, hasher: hashWhileReading ? nil : hasher, pipe: pipe)
+            let visitor = ArchivingVisitor(
+                pipe: pipe, hasher: hashWhileReading ? hasher : nil, progress: ProgressThrottle(progress), warn: warning,
+                afterRead: afterRead)
+            let rules = ExclusionRules(deviceRoot: deviceRoot, patterns: request.patterns)
+            consumer.start()
+            do {
+                try TreeWalker(root: request.root, rules: rules, visitor: visitor, ignoring: output?.identity).run()
+                visitor.finish()
+            } catch {
+                pipe.cancel()
+                pipe.waitForConsumer()
+                // When the writer stopped first, its error is the cause.
+                if let failure = consumer.error { throw failure }
+                throw error
+            }
+            pipe.waitForConsumer()
+            if let failure = consumer.error { throw failure }
+
+            do {
+                try manifest.finish(header: header, totals: visitor.tally.totals, created: request.created, to: writer)
+                try writer.close()
+            } catch let error as ArchiveWriterError {
+                throw BackupError.archive(error)
+            } catch let error as SystemError {
+                throw BackupError.system(error)
+            }
+            for note in writer.notes { warning(note) }
+            try output?.commit()
+            visitor.finishProgress()
+            let tally = visitor.tally
+            return BackupSummary(
+                files: tally.files, bytes: tally.bytes, directories: tally.directories, symlinks: tally.symlinks,
+                hardlinks: tally.hardlinks, excluded: tally.excluded, archiveBytes: UInt64(writer.bytesWritten),
+                seconds: visitor.elapsed, warnings: visitor.warnings + writer.notes.count, deviceRoot: deviceRoot)
+        } catch {
+            output?.discard()
+            throw error
+        }
+    }
+
+    /// Walks `root` as a backup would, reading no file data and writing nothing. `excluded` receives
+    /// every skipped path (relative to ROOT) with all its reasons, in walk order.
+    public static func dryRun(
+        root: String, patterns: [ExclusionPattern] = [], excluded: @escaping (ExcludedPath) -> Void,
+        warning: @escaping (String) -> Void
+    ) throws -> BackupSummary {
+        try checkRoot(root)
+        let start = ProgressThrottle.now()
+        let deviceRoot = Device.isDevice(at: root)
+        let visitor = DryRunVisitor(report: excluded, warn: warning)
+        let rules = ExclusionRules(deviceRoot: deviceRoot, patterns: patterns)
+        try TreeWalker(root: root, rules: rules, visitor: visitor).run()
+        let tally = visitor.tally
+        return BackupSummary(
+            files: tally.files, bytes: tally.bytes, directories: tally.directories, symlinks: tally.symlinks,
+            hardlinks: tally.hardlinks, excluded: tally.excluded, archiveBytes: 0,
+            seconds: ProgressThrottle.now() - start, warnings: visitor.warnings, deviceRoot: deviceRoot)
+    }
+
+    private static func checkRoot(_ root: String) throws {
+        do {
+            var status = stat()
+            try SystemError.check("stat", path: root) { stat(root, &status) }
+            guard status.st_mode & S_IFMT == S_IFDIR else { throw BackupError.rootNotDirectory(root, nil) }
+        } catch let error as SystemError {
+            throw BackupError.rootNotDirectory(root, error)
+        }
+    }
+}

@@ -1,0 +1,31 @@
+// BackupRequest: everything `devicectl backup` asks of the engine.
+import Foundation
+
+/// One backup: the tree, the archive, the filter and the exclusions.
+public struct BackupRequest: Sendable {
+    /// The tree to archive: a device root or any directory.
+    public var root: String
+    public var output: BackupOutput
+    public var compression: Compression
+    /// Compression level; must lie in `compression.levels`.
+    public var level: Int?
+    /// `--exclude` globs.
+    public var patterns: [ExclusionPattern]
+    /// The manifest's `created` time (and the manifest member's mtime): pin it for reproducible archives.
+    public var created: Date
+    /// `devicectl X.Y.Z`, recorded in the manifest.
+    public var tool: String
+
+    public init(
+        root: String, output: BackupOutput, compression: Compression = .none, level: Int? = nil,
+        patterns: [ExclusionPattern] = [], created: Date = Date(), tool: String
+    ) {
+        self.root = root
+        self.output = output
+        self.compression = compression
+        self.level = level
+        self.patterns = patterns
+        self.created = created
+        self.tool = tool
+    }
+}

@@ -1,0 +1,23 @@
+// BackupSummary: what a backup (or dry run) stored and skipped, for the summary and --json.
+
+/// The outcome of a backup or a dry run.
+public struct BackupSummary: Sendable, Equatable {
+    /// Regular files stored with their data (one manifest line each).
+    public var files: UInt64
+    /// Bytes of file data stored.
+    public var bytes: UInt64
+    public var directories: UInt64
+    public var symlinks: UInt64
+    /// Names stored as links to an earlier member.
+    public var hardlinks: UInt64
+    /// Skipped entries (an excluded directory counts once: its contents are never walked).
+    public var excluded: Manifest.Excluded
+    /// The archive's size in bytes (0 for a dry run).
+    public var archiveBytes: UInt64
+    /// Wall time.
+    public var seconds: Double
+    /// Entries passed over with a warning (sockets, FIFOs, devices, undecodable names).
+    public var warnings: Int
+    /// Whether the tree was a device root (iOS rules applied).
+    public var deviceRoot: Bool
+}

@@ -1,0 +1,106 @@
+// BatchPipe: a fixed pool of byte batches passed from the reading thread to the writing thread.
+import Glibc
+
+/// Bounded hand-off between one producer and one consumer: memory stays at `count × size` bytes,
+/// and each side blocks only when the other is behind. Either side can `cancel()` to stop both.
+final class BatchPipe: @unchecked Sendable {
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private var empty: [Batch]
+    private var full: [Batch] = []
+    private var finished = false
+    private var cancelled = false
+    private var consumerDone = false
+
+    init(count: Int, size: Int) {
+        empty = (0..<count).map { _ in Batch(capacity: size) }
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(condition, nil)
+    }
+
+    deinit {
+        pthread_cond_destroy(condition)
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+        condition.deallocate()
+    }
+
+    private func locked<T>(_ body: () -> T) -> T {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return body()
+    }
+
+    // MARK: - Producer
+
+    /// An empty batch to fill; nil once the pipe is cancelled.
+    func takeEmpty() -> Batch? {
+        locked {
+            while empty.isEmpty && !cancelled { pthread_cond_wait(condition, mutex) }
+            return cancelled ? nil : empty.removeLast()
+        }
+    }
+
+    /// Hands a filled batch to the consumer.
+    func submit(_ batch: Batch) {
+        locked {
+            full.append(batch)
+            pthread_cond_broadcast(condition)
+        }
+    }
+
+    /// No more batches will come.
+    func finish() {
+        locked {
+            finished = true
+            pthread_cond_broadcast(condition)
+        }
+    }
+
+    // MARK: - Consumer
+
+    /// The next filled batch, in submission order; nil when finished and drained, or cancelled.
+    func takeFull() -> Batch? {
+        locked {
+            while full.isEmpty && !finished && !cancelled { pthread_cond_wait(condition, mutex) }
+            if cancelled || full.isEmpty { return nil }
+            return full.removeFirst()
+        }
+    }
+
+    /// Returns a drained batch to the pool.
+    func recycle(_ batch: Batch) {
+        batch.used = 0
+        locked {
+            empty.append(batch)
+            pthread_cond_broadcast(condition)
+        }
+    }
+
+    /// The consumer has stopped (normally or not).
+    func consumerFinished() {
+        locked {
+            consumerDone = true
+            pthread_cond_broadcast(condition)
+        }
+    }
+
+    /// Waits until the consumer has stopped.
+    func waitForConsumer() {
+        locked {
+            while !consumerDone { pthread_cond_wait(condition, mutex) }
+        }
+    }
+
+    // MARK: - Either side
+
+    /// Stops both sides: the producer's `takeEmpty` and the consumer's `takeFull` return nil.
+    func cancel() {
+        locked {
+            cancelled = true
+            pthread_cond_broadcast(condition)
+        }
+    }
+
+    var isCancelled: Bool { locked { cancelled } }
+}

@@ -1,0 +1,22 @@
+// DeviceInventory: the manifest header's source identity and what a restore must reinstall.
+import DeviceKit
+
+/// Reads, from a device root, what the manifest header records: the UDID, the installed apps (with
+/// their App Groups and widget settings), every App Group, and the widgets on the home screen.
+/// Any other directory gives an empty inventory (udid null).
+enum DeviceInventory {
+    static func header(root: String, deviceRoot: Bool, created: String, tool: String) throws -> Manifest.Header {
+        guard deviceRoot else {
+            return Manifest.Header(tool: tool, created: created, source: .init(udid: nil), apps: [], groups: [], widgets: [])
+        }
+        let device = try Device.open(root)
+        let apps = try device.apps().map { app in
+            Manifest.App(bundleId: app.bundleId, name: app.name, groups: app.groups, widget: app.widget)
+        }
+        let groups = Set(apps.flatMap(\.groups)).sorted()
+        let widgets = try device.homeScreen().widgets.map { Manifest.Widget(app: $0) }
+        return Manifest.Header(
+            tool: tool, created: created, source: .init(udid: try device.identity().udid), apps: apps, groups: groups,
+            widgets: widgets)
+    }
+}

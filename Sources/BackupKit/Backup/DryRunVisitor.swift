@@ -1,0 +1,50 @@
+// DryRunVisitor: walks exactly like a backup but reads no file data and writes nothing.
+
+/// Counts what a backup would store and reports every skipped path with all its reasons.
+final class DryRunVisitor: TreeVisitor {
+    private let report: (ExcludedPath) -> Void
+    private let warn: (String) -> Void
+    private var hardLinks = HardLinkTable()
+    private(set) var tally = BackupTally()
+    private(set) var warnings = 0
+
+    init(report: @escaping (ExcludedPath) -> Void, warn: @escaping (String) -> Void) {
+        self.report = report
+        self.warn = warn
+    }
+
+    func excluded(_ entry: WalkEntry, reasons: ExclusionReasons) throws {
+        let size = entry.status.kind == .regular ? entry.status.size : 0
+        tally.exclude(reasons: reasons, bytes: size)
+        report(ExcludedPath(path: entry.path.string, reasons: reasons.reasons, kind: entry.status.kind, bytes: size))
+    }
+
+    func directory(_ entry: WalkEntry, attributes: AttributeReader) throws {
+        tally.directories += 1
+    }
+
+    func regularFile(_ entry: WalkEntry, attributes: AttributeReader) throws {
+        let status = entry.status
+        if status.linkCount > 1, hardLinks.target(device: status.device, inode: status.inode) != nil {
+            tally.hardlinks += 1
+            return
+        }
+        hardLinks.remember(device: status.device, inode: status.inode, name: entry.path.cString, links: status.linkCount)
+        tally.files += 1
+        tally.bytes += status.size
+    }
+
+    func symlink(_ entry: WalkEntry, target: UnsafeBufferPointer<UInt8>) throws {
+        tally.symlinks += 1
+    }
+
+    func skipped(path: String, reason: WalkSkip) {
+        switch reason {
+        case .ownArchive: return
+        case .special(let kind): warn("would skip \(path): a \(ArchivingVisitor.kindName(kind)) cannot be stored in a tar archive")
+        case .invalidName: warn("would skip \(path): its name is not valid UTF-8")
+        case .reservedName: warn("would skip \(path): the name is reserved for the backup manifest")
+        }
+        warnings += 1
+    }
+}

@@ -1,0 +1,44 @@
+// FileHasher: SHA-256 of each archived file, computed as its data streams past, and its manifest line.
+import SystemKit
+
+/// Hashes one file at a time while its bytes go by and appends its manifest line after the last byte.
+/// Lives on exactly one of the two backup threads (whichever has more spare time, see `BackupEngine`).
+final class FileHasher {
+    let manifest: ManifestWriter
+    private let digest: SHA256Digest
+    private var path: [UInt8] = []
+    private var size: UInt64 = 0
+    private var remaining: UInt64 = 0
+
+    init(manifest: ManifestWriter) throws {
+        self.manifest = manifest
+        do { digest = try SHA256Digest() } catch let error as DigestError { throw BackupError.digest(error) }
+        path.reserveCapacity(4096)
+    }
+
+    /// Starts a file of `size` bytes archived as `path`; a zero-size file is complete at once.
+    func begin(path name: UnsafeRawBufferPointer, size: UInt64) throws {
+        path.removeAll(keepingCapacity: true)
+        path.append(contentsOf: name)
+        self.size = size
+        remaining = size
+        try digest.reset()
+        if size == 0 { try complete() }
+    }
+
+    /// Feeds the next bytes of the current file.
+    func feed(_ chunk: UnsafeRawBufferPointer) throws {
+        guard chunk.count > 0 else { return }
+        digest.update(chunk)
+        remaining -= UInt64(chunk.count)
+        if remaining == 0 { try complete() }
+    }
+
+    private func complete() throws {
+        do {
+            try path.withUnsafeBufferPointer { try manifest.appendFile(path: $0, size: size, sha256: digest.finalize()) }
+        } catch let error as SystemError {
+            throw BackupError.system(error)
+        }
+    }
+}

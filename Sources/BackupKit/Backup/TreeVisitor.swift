@@ -1,0 +1,13 @@
+// TreeVisitor: what the tree walker reports, entry by entry, in archive order.
+
+/// Receives the walk. Entries arrive depth first, a directory before its contents, names sorted bytewise.
+/// An excluded directory is reported once and never entered.
+protocol TreeVisitor: AnyObject {
+    func excluded(_ entry: WalkEntry, reasons: ExclusionReasons) throws
+    func directory(_ entry: WalkEntry, attributes: AttributeReader) throws
+    func regularFile(_ entry: WalkEntry, attributes: AttributeReader) throws
+    /// `target` is the link's target, NUL-terminated right after its bytes.
+    func symlink(_ entry: WalkEntry, target: UnsafeBufferPointer<UInt8>) throws
+    /// `path` is `ROOT/relative`.
+    func skipped(path: String, reason: WalkSkip)
+}

@@ -1,0 +1,207 @@
+// TreeWalker: walks ROOT with openat/getdents64/statx, evaluates exclusions, and feeds a visitor.
+import CSupport
+import Glibc
+import SystemKit
+
+/// Walks a tree in archive order (depth first, a directory before its contents, names sorted
+/// bytewise) with a handful of system calls per entry: `statx` by name, `openat`, one `flistxattr`
+/// (values only for the exclusion attributes and `user.*`). An excluded directory is never entered.
+/// Memory is one sorted name list per open directory level.
+final class TreeWalker<Visitor: TreeVisitor> {
+    private let root: String
+    private let rules: ExclusionRules
+    private let visitor: Visitor
+    /// (device, inode) of a file to pass over silently: the archive being written.
+    private let ignored: (UInt64, UInt64)?
+    private let path = PathBuffer()
+    private let attributes = AttributeReader()
+    private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 8)
+    private var linkTarget = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 1)
+
+    private let manifestName = Array(Manifest.memberName.utf8)
+
+    init(root: String, rules: ExclusionRules, visitor: Visitor, ignoring ignored: (UInt64, UInt64)? = nil) {
+        self.root = root
+        self.rules = rules
+        self.visitor = visitor
+        self.ignored = ignored
+    }
+
+    deinit {
+        scratch.deallocate()
+        linkTarget.deallocate()
+    }
+
+    /// Walks the whole tree. Throws `BackupError` naming the path that failed.
+    func run() throws {
+        let fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw BackupError.rootNotDirectory(root, SystemError("open", path: root)) }
+        defer { close(fd) }
+        let listing: DirectoryListing
+        do {
+            listing = try DirectoryListing.read(directory: fd, path: self.root, scratch: scratch)
+        } catch {
+            throw BackupError.unreadable(path: root, error)
+        }
+        try walk(directory: fd, listing: listing, depth: 1)
+    }
+
+    private func walk(directory fd: Int32, listing: DirectoryListing, depth: Int) throws {
+        for index in 0..<listing.count {
+            let type = listing.entries[index].type
+            try listing.withName(at: index) { name, cName in
+                let saved = path.push(name)
+                defer { path.pop(to: saved) }
+                try visit(
+                    parent: fd, name: name, cName: cName, type: type, depth: depth, basename: saved == 0 ? 0 : saved + 1)
+            }
+        }
+    }
+
+    // MARK: - One entry
+
+    private static var fileFlags: Int32 { O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC }
+    private static var directoryFlags: Int32 { O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC }
+
+    private func visit(
+        parent: Int32, name: UnsafeBufferPointer<UInt8>, cName: UnsafePointer<CChar>, type: UInt8, depth: Int,
+        basename: Int
+    ) throws {
+        if depth == 1 && name.elementsEqual(manifestName) {
+            visitor.skipped(path: display, reason: .reservedName)
+            return
+        }
+        if !Self.isUTF8(name) {
+            visitor.skipped(path: display, reason: .invalidName)
+            return
+        }
+        // The directory says what the entry is (d_type): open files and directories straight away and
+        // statx the descriptor, which saves a path lookup. Anything unexpected takes the general path.
+        var fd: Int32 = -1
+        if type == UInt8(DT_REG) || type == UInt8(DT_DIR) {
+            fd = openat(parent, cName, type == UInt8(DT_DIR) ? Self.directoryFlags : Self.fileFlags)
+        }
+        defer { if fd >= 0 { close(fd) } }
+        var raw = csupport_stat()
+        let statted = fd >= 0 ? csupport_statx(fd, "", CSUPPORT_AT_EMPTY_PATH, &raw) : csupport_statx(parent, cName, 0, &raw)
+        if statted != 0 {
+            throw BackupError.unreadable(path: display, SystemError("statx", path: display))
+        }
+        let status = FileStatus(raw)
+        if let ignored, ignored.0 == status.device && ignored.1 == status.inode {
+            visitor.skipped(path: display, reason: .ownArchive)
+            return
+        }
+        let pathReasons = rules.pathReasons(path: path.base, length: path.length, basename: basename)
+        switch status.kind {
+        case .regular, .directory:
+            if fd < 0 {
+                fd = openat(parent, cName, status.kind == .directory ? Self.directoryFlags : Self.fileFlags)
+                if fd < 0 {
+                    return try visitUnopenable(
+                        parent: parent, name: cName, status: status, pathReasons: pathReasons, code: errno)
+                }
+            }
+            let entry = WalkEntry(path: path, parent: parent, name: cName, status: status, descriptor: fd, root: root)
+            if status.kind == .regular {
+                try visitFile(entry, pathReasons: pathReasons)
+            } else {
+                try visitDirectory(entry, pathReasons: pathReasons, depth: depth)
+            }
+        case .symlink:
+            let entry = WalkEntry(path: path, parent: parent, name: cName, status: status, descriptor: -1, root: root)
+            let reasons = ExclusionRules.combine(status: status, attributes: [], cacheDirectoryTag: false, pathReasons: pathReasons)
+            if !reasons.isEmpty { return try visitor.excluded(entry, reasons: reasons) }
+            try visitor.symlink(entry, target: readLink(parent: parent, name: cName))
+        default:
+            let entry = WalkEntry(path: path, parent: parent, name: cName, status: status, descriptor: -1, root: root)
+            let reasons = ExclusionRules.combine(status: status, attributes: [], cacheDirectoryTag: false, pathReasons: pathReasons)
+            if !reasons.isEmpty { return try visitor.excluded(entry, reasons: reasons) }
+            visitor.skipped(path: display, reason: .special(status.kind))
+        }
+    }
+
+    private func visitFile(_ entry: WalkEntry, pathReasons: ExclusionReasons) throws {
+        let reasons = try ownReasons(fd: entry.descriptor, status: entry.status, pathReasons: pathReasons)
+        if !reasons.isEmpty { return try visitor.excluded(entry, reasons: reasons) }
+        try visitor.regularFile(entry, attributes: attributes)
+    }
+
+    private func visitDirectory(_ entry: WalkEntry, pathReasons: ExclusionReasons, depth: Int) throws {
+        let fd = entry.descriptor
+        var reasons = try ownReasons(fd: fd, status: entry.status, pathReasons: pathReasons)
+        if !reasons.isEmpty {
+            // Already skipped: look for the tag directly (no listing) so every reason is reported.
+            if CacheDirectoryTag.isPresent(in: fd) { reasons.insert(.cachedirTag) }
+            return try visitor.excluded(entry, reasons: reasons)
+        }
+        let listing: DirectoryListing
+        do {
+            listing = try DirectoryListing.read(directory: fd, path: self.display, scratch: scratch)
+        } catch {
+            throw BackupError.unreadable(path: display, error)
+        }
+        if listing.contains(CacheDirectoryTag.fileNameBytes) && CacheDirectoryTag.isPresent(in: fd) {
+            return try visitor.excluded(entry, reasons: .cachedirTag)
+        }
+        try visitor.directory(entry, attributes: attributes)
+        try walk(directory: fd, listing: listing, depth: depth + 1)
+    }
+
+    /// The exclusion reasons of an open file or directory (attributes, nodump, path rules).
+    private func ownReasons(fd: Int32, status: FileStatus, pathReasons: ExclusionReasons) throws -> ExclusionReasons {
+        do {
+            try attributes.load(descriptor: fd, path: self.display)
+            let fromAttributes = try attributes.exclusionReasons(path: self.display)
+            return ExclusionRules.combine(
+                status: status, attributes: fromAttributes, cacheDirectoryTag: false, pathReasons: pathReasons)
+        } catch {
+            throw BackupError.unreadable(path: display, error)
+        }
+    }
+
+    /// A file or directory that cannot be opened is fine when it is excluded anyway (its attributes
+    /// are then read by path); otherwise the backup fails naming it.
+    private func visitUnopenable(
+        parent: Int32, name: UnsafePointer<CChar>, status: FileStatus, pathReasons: ExclusionReasons, code: Int32
+    ) throws {
+        let failure = SystemError("open", path: display, code: code)
+        guard code != ENOENT else { throw BackupError.unreadable(path: display, failure) }
+        var fromAttributes: ExclusionReasons = []
+        if (try? attributes.load(path: display)) != nil {
+            fromAttributes = (try? attributes.exclusionReasons(path: self.display)) ?? []
+        }
+        let reasons = ExclusionRules.combine(
+            status: status, attributes: fromAttributes, cacheDirectoryTag: false, pathReasons: pathReasons)
+        guard !reasons.isEmpty else { throw BackupError.unreadable(path: display, failure) }
+        let entry = WalkEntry(path: path, parent: parent, name: name, status: status, descriptor: -1, root: root)
+        try visitor.excluded(entry, reasons: reasons)
+    }
+
+    /// The target of the symlink `name`, NUL-terminated after the returned bytes.
+    private func readLink(parent: Int32, name: UnsafePointer<CChar>) throws -> UnsafeBufferPointer<UInt8> {
+        while true {
+            let n = readlinkat(parent, name, linkTarget.baseAddress!.assumingMemoryBound(to: CChar.self), linkTarget.count)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw BackupError.unreadable(path: display, SystemError("readlink", path: display))
+            }
+            if n < linkTarget.count {
+                linkTarget[n] = 0
+                return UnsafeBufferPointer(start: linkTarget.baseAddress!.assumingMemoryBound(to: UInt8.self), count: n)
+            }
+            let bigger = UnsafeMutableRawBufferPointer.allocate(byteCount: linkTarget.count * 2, alignment: 1)
+            linkTarget.deallocate()
+            linkTarget = bigger
+        }
+    }
+
+    /// `ROOT/relative` of the current entry.
+    private var display: String { root.hasSuffix("/") ? root + path.string : root + "/" + path.string }
+
+    /// Whether `name` is valid UTF-8 (ASCII fast path).
+    private static func isUTF8(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        if name.allSatisfy({ $0 < 0x80 }) { return true }
+        return String(validating: name, as: UTF8.self) != nil
+    }
+}

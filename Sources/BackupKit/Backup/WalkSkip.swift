@@ -1,0 +1,14 @@
+// WalkSkip: why the walker passes over an entry that is not excluded from backup.
+import SystemKit
+
+/// Why the walker passes over an entry without it being excluded from backup.
+enum WalkSkip: Sendable {
+    /// A socket, FIFO or device node: tar has nothing to store for it.
+    case special(FileKind)
+    /// The name is not valid UTF-8, so the archive and manifest could not name it faithfully.
+    case invalidName
+    /// A file named like the manifest at the root would be confused with it.
+    case reservedName
+    /// The archive being written (it lies inside ROOT).
+    case ownArchive
+}

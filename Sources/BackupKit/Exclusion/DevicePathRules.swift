@@ -1,0 +1,45 @@
+// DevicePathRules: what iOS never backs up, as paths relative to a device root.
+import DeviceKit
+
+/// The iOS rules on a device root: app bundles, `Library/Caches` and `tmp` directly inside each app
+/// and extension data container, and the device-local state. Each rule names one exact depth, so the
+/// walker (which never descends into a skipped directory) needs no prefix matching.
+enum DevicePathRules {
+    private static let containers = Array("Containers".utf8)
+    private static let deviceLocal = Array(DeviceLayout.deviceLocal.utf8)
+    private static let bundleClass = ContainerKind.bundle.directory.split(separator: "/").map { Array($0.utf8) }
+    private static let dataClasses = [ContainerKind.data, .plugin].map { kind in
+        kind.directory.split(separator: "/").map { Array($0.utf8) }
+    }
+    /// `["Library", "Caches"]` and `["tmp"]`, with the reason each one carries.
+    private static let neverBackedUp: [([[UInt8]], ExclusionReasons)] = DeviceLayout.neverBackedUpInDataContainers.map {
+        let parts = $0.split(separator: "/").map { Array($0.utf8) }
+        return (parts, parts == [Array("tmp".utf8)] ? .iosTmp : .iosCaches)
+    }
+
+    /// The iOS reasons for `path` (relative to the device root, `/`-separated, no leading `./`).
+    static func reasons(for path: UnsafeBufferPointer<UInt8>) -> ExclusionReasons {
+        guard let first = path.first, first == UInt8(ascii: "C") || first == UInt8(ascii: "D") else { return [] }
+        var parts: [UnsafeBufferPointer<UInt8>.SubSequence] = []
+        parts.reserveCapacity(6)
+        for part in path.split(separator: UInt8(ascii: "/"), maxSplits: 6, omittingEmptySubsequences: false) {
+            parts.append(part)
+            if parts.count > 6 { return [] }
+        }
+        if parts.count == 1 { return parts[0].elementsEqual(deviceLocal) ? .deviceLocal : [] }
+        guard parts[0].elementsEqual(containers) else { return [] }
+        if parts.count == 4 && matches(parts, bundleClass) { return .iosAppBundle }
+        guard parts.count >= 5, dataClasses.contains(where: { matches(parts, $0) }) else { return [] }
+        // parts[3] is the container's UUID directory; the rest must be exactly a never-backed-up path.
+        let rest = parts[4...]
+        for (rule, reason) in neverBackedUp where rule.count == rest.count {
+            if zip(rest, rule).allSatisfy({ $0.elementsEqual($1) }) { return reason }
+        }
+        return []
+    }
+
+    /// Whether `parts` starts with `prefix` (the class directory's components).
+    private static func matches(_ parts: [UnsafeBufferPointer<UInt8>.SubSequence], _ prefix: [[UInt8]]) -> Bool {
+        parts.count > prefix.count && zip(parts, prefix).allSatisfy { $0.elementsEqual($1) }
+    }
+}

@@ -1,0 +1,58 @@
+// ExclusionRules: the one evaluator of what a backup skips, shared by backup, --dry-run and `exclude check`.
+import Glibc
+import SystemKit
+
+/// Decides every reason a backup skips one entry. Callers gather the facts about the file (its status,
+/// its extended attributes through `AttributeReader`, a directory's `CACHEDIR.TAG`) and this type
+/// combines them with the path rules (iOS rules on a device root, `--exclude` patterns).
+public struct ExclusionRules: Sendable {
+    /// Whether the tree's root is a device root (the iOS rules apply).
+    public let deviceRoot: Bool
+    /// The `--exclude` globs.
+    public let patterns: [ExclusionPattern]
+
+    public init(deviceRoot: Bool, patterns: [ExclusionPattern] = []) {
+        self.deviceRoot = deviceRoot
+        self.patterns = patterns
+    }
+
+    /// The reasons that depend only on the path. `path` is relative to the root and NUL-terminated
+    /// right after `length` bytes; its last component starts at byte `basename`.
+    func pathReasons(path: UnsafePointer<UInt8>, length: Int, basename: Int) -> ExclusionReasons {
+        var reasons: ExclusionReasons = []
+        if deviceRoot {
+            reasons.formUnion(DevicePathRules.reasons(for: UnsafeBufferPointer(start: path, count: length)))
+        }
+        if !patterns.isEmpty {
+            let text = UnsafeRawPointer(path).assumingMemoryBound(to: CChar.self)
+            if patterns.contains(where: { $0.matches(path: text, basename: text + basename) }) {
+                reasons.insert(.pattern)
+            }
+        }
+        return reasons
+    }
+
+    /// The reasons that depend only on the path, for callers holding a `String`.
+    public func pathReasons(_ relativePath: String) -> ExclusionReasons {
+        var bytes = Array(relativePath.utf8)
+        let basename = bytes.lastIndex(of: UInt8(ascii: "/")).map { $0 + 1 } ?? 0
+        let length = bytes.count
+        bytes.append(0)
+        return bytes.withUnsafeBufferPointer { pathReasons(path: $0.baseAddress!, length: length, basename: basename) }
+    }
+
+    /// Every reason for one entry: the path rules plus the facts read from the file system.
+    /// - Parameters:
+    ///   - status: the entry's statx (nodump).
+    ///   - attributes: reasons from its extended attributes (`AttributeReader.exclusionReasons`).
+    ///   - cacheDirectoryTag: a directory holding a valid `CACHEDIR.TAG`.
+    ///   - pathReasons: `pathReasons(...)` of its relative path.
+    public static func combine(
+        status: FileStatus, attributes: ExclusionReasons, cacheDirectoryTag: Bool, pathReasons: ExclusionReasons
+    ) -> ExclusionReasons {
+        var reasons = attributes.union(pathReasons)
+        if status.noDump { reasons.insert(.nodump) }
+        if cacheDirectoryTag { reasons.insert(.cachedirTag) }
+        return reasons
+    }
+}

@@ -1,0 +1,107 @@
+// ManifestWriter: collects the manifest's file lines with flat memory and writes the final member.
+import Foundation
+import Glibc
+import SystemKit
+
+/// Builds `.devicectl-manifest.jsonl` while the archive is written. File lines accumulate in memory
+/// up to `memoryLimit`, then spill to an unlinked temporary file, so memory stays flat however many
+/// files the tree holds. `finish` writes the whole manifest as the archive's last member.
+final class ManifestWriter {
+    /// Bytes of file lines kept in memory before spilling.
+    static let memoryLimit = 256 << 10
+
+    private var buffer: [UInt8] = []
+    private var spill: Int32 = -1
+    private var spilledBytes = 0
+    private let spillDirectory: String
+
+    /// `spillDirectory` is where the unlinked spill file is created (the archive's directory, or /tmp).
+    init(spillDirectory: String) {
+        self.spillDirectory = spillDirectory
+        // Room for the limit plus one more line: the buffer never reallocates.
+        buffer.reserveCapacity(Self.memoryLimit + 64 * 1024)
+    }
+
+    deinit {
+        if spill >= 0 { close(spill) }
+    }
+
+    private static let fileLinePrefix = Array(#"{"kind":"file","path":"#.utf8)
+    private static let sizeKey = Array(#","size":"#.utf8)
+    private static let shaKey = Array(#","sha256":"#.utf8)
+
+    /// Appends `{"kind":"file","path":...,"size":N,"sha256":hex}`.
+    func appendFile(path: UnsafeBufferPointer<UInt8>, size: UInt64, sha256: [UInt8]) throws(SystemError) {
+        if buffer.count + path.count * 6 + 160 > buffer.capacity { try spillBuffer() }
+        buffer.append(contentsOf: Self.fileLinePrefix)
+        JSONText.appendString(path, to: &buffer)
+        buffer.append(contentsOf: Self.sizeKey)
+        JSONText.appendNumber(size, to: &buffer)
+        buffer.append(contentsOf: Self.shaKey)
+        JSONText.appendHex(sha256, to: &buffer)
+        buffer.append(contentsOf: [UInt8(ascii: "}"), UInt8(ascii: "\n")])
+    }
+
+    private func spillBuffer() throws(SystemError) {
+        let location = "manifest spill file in \(spillDirectory)"
+        if spill < 0 {
+            var template = Array("\(spillDirectory)/.devicectl-manifest-XXXXXX".utf8CString)
+            let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+            if fd < 0 { throw SystemError("mkstemp", path: spillDirectory) }
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }  // anonymous from now on
+            spill = fd
+        }
+        let failure: Int32? = buffer.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let n = write(spill, bytes.baseAddress! + offset, bytes.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                offset += n
+            }
+            return nil
+        }
+        if let failure { throw SystemError("write", path: location, code: failure) }
+        spilledBytes += buffer.count
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Writes the manifest member: header line, the file lines, totals line.
+    /// `created` is also the member's mtime; it is owned by uid/gid 0 with mode 0644.
+    func finish(header: Manifest.Header, totals: Manifest.Totals, created: Date, to writer: ArchiveWriter) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let headerLine = Array(try encoder.encode(header)) + [0x0A]
+        let totalsLine = Array(try encoder.encode(totals)) + [0x0A]
+        let size = headerLine.count + spilledBytes + buffer.count + totalsLine.count
+
+        let entry = ArchiveEntry()
+        entry.setPath(Manifest.memberName)
+        let seconds = created.timeIntervalSince1970.rounded(.down)
+        let nanoseconds = UInt32(((created.timeIntervalSince1970 - seconds) * 1e9).rounded(.down))
+        entry.setMetadata(
+            mode: UInt32(S_IFREG) | 0o644, uid: 0, gid: 0, mtime: Int64(seconds), nanoseconds: min(nanoseconds, 999_999_999),
+            size: Int64(size))
+        try writer.writeHeader(entry)
+        try headerLine.withUnsafeBytes { try writer.writeData($0) }
+        if spilledBytes > 0 { try copySpill(to: writer) }
+        try buffer.withUnsafeBytes { try writer.writeData($0) }
+        try totalsLine.withUnsafeBytes { try writer.writeData($0) }
+    }
+
+    private func copySpill(to writer: ArchiveWriter) throws {
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { chunk.deallocate() }
+        var offset = 0
+        while offset < spilledBytes {
+            let n = pread(spill, chunk.baseAddress, min(chunk.count, spilledBytes - offset), off_t(offset))
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { throw SystemError("pread", path: "manifest spill file in \(spillDirectory)") }
+            try writer.writeData(UnsafeRawBufferPointer(rebasing: chunk[0..<n]))
+            offset += n
+        }
+    }
+}

@@ -1,0 +1,142 @@
+// BackupEngineTests: the engine's failure modes (changed, vanished files), manifest order and spill,
+// tallies by reason, and dry runs agreeing with backups.
+@testable import BackupKit
+import Foundation
+import Glibc
+import TestSupport
+import Testing
+
+@Suite struct BackupEngineTests {
+    private func request(_ root: String, _ archive: String, patterns: [String] = []) -> BackupRequest {
+        BackupRequest(
+            root: root, output: .file(archive), patterns: patterns.map(ExclusionPattern.init),
+            created: Date(timeIntervalSince1970: 1_800_000_000), tool: "devicectl test")
+    }
+
+    private func backup(
+        _ root: String, _ archive: String, patterns: [String] = [], afterRead: ((String) -> Void)? = nil
+    ) throws -> BackupSummary {
+        try BackupEngine.backup(request(root, archive, patterns: patterns), progress: nil, warning: { _ in }, afterRead: afterRead)
+    }
+
+    @Test func aFileThatGrowsWhileReadFailsNamingItAndLeavesNothing() throws {
+        try withTemporaryDirectory { dir in
+            let tree = TreeBuilder(root: "\(dir)/src")
+            try tree.file("a.txt", "alpha")
+            let growing = try tree.file("b/log.txt", String(repeating: "x", count: 300_000))
+            try tree.file("c.txt", "gamma")
+            let archive = "\(dir)/out/backup.tar"
+            try FileManager.default.createDirectory(atPath: "\(dir)/out", withIntermediateDirectories: false)
+            let error = #expect(throws: BackupError.self) {
+                try backup(tree.root, archive) { path in
+                    guard path.hasSuffix("log.txt") else { return }
+                    let handle = FileHandle(forWritingAtPath: growing)!
+                    handle.seekToEndOfFile()
+                    handle.write(Data("more".utf8))
+                    handle.closeFile()
+                }
+            }
+            #expect("\(error!)".contains("\(tree.root)/b/log.txt changed while it was being read"), "\(error!)")
+            #expect(try TreeBuilder.names(in: "\(dir)/out") == [])
+        }
+    }
+
+    @Test func aFileRewrittenInPlaceFailsOnItsMtime() throws {
+        try withTemporaryDirectory { dir in
+            let tree = TreeBuilder(root: "\(dir)/src")
+            let path = try tree.file("doc.txt", "version 1")
+            let error = #expect(throws: BackupError.self) {
+                try backup(tree.root, "\(dir)/out.tar") { _ in
+                    var times = [timespec(tv_sec: 1_700_000_000, tv_nsec: 0), timespec(tv_sec: 1_700_000_000, tv_nsec: 5)]
+                    utimensat(AT_FDCWD, path, &times, 0)
+                }
+            }
+            #expect("\(error!)".contains("\(path) changed while it was being read (its modification time changed)"))
+            #expect(try TreeBuilder.names(in: dir) == ["src"])
+        }
+    }
+
+    @Test func aFileThatVanishesAfterItWasListedFailsNamingIt() throws {
+        try withTemporaryDirectory { dir in
+            let tree = TreeBuilder(root: "\(dir)/src")
+            try tree.file("a.txt", "first")
+            let doomed = try tree.file("b.txt", "second")
+            let error = #expect(throws: BackupError.self) {
+                try backup(tree.root, "\(dir)/out.tar") { path in
+                    if path.hasSuffix("a.txt") { unlink(doomed) }
+                }
+            }
+            guard case .unreadable(let path, let cause) = error! else {
+                Issue.record("expected unreadable, got \(error!)")
+                return
+            }
+            #expect(path == doomed)
+            #expect(cause.code == ENOENT)
+            #expect("\(error!)".contains("cannot read \(doomed)"))
+            #expect(try TreeBuilder.names(in: dir) == ["src"])
+        }
+    }
+
+    @Test func manifestSpillsToDiskAndFollowsArchiveOrder() throws {
+        try withTemporaryDirectory { dir in
+            let tree = TreeBuilder(root: "\(dir)/src")
+            // 1600 lines of ~250 bytes: well past the 256 KiB kept in memory.
+            for index in 0..<1600 {
+                let name = String(format: "d%02d/%05d-", index % 7, (index * 7919) % 1600) + String(repeating: "q", count: 110)
+                try tree.file(name, "file \(index)")
+            }
+            let archive = "\(dir)/out.tar"
+            let summary = try backup(tree.root, archive)
+            #expect(summary.files == 1600)
+            let members = try TreeBuilder.members(archive).filter { !$0.hasSuffix("/") }
+            #expect(members.last == ".devicectl-manifest.jsonl")
+            let lines = try TreeBuilder.manifest(archive)
+            #expect(lines.first?["kind"] as? String == "header")
+            #expect(lines.last?["kind"] as? String == "totals")
+            let files = lines.filter { $0["kind"] as? String == "file" }
+            #expect(files.map { $0["path"] as! String } == Array(members.dropLast()))
+            #expect(files.map { $0["path"] as! String } == files.map { $0["path"] as! String }.sorted())
+            let sample = files[1234]
+            let data = try Data(contentsOf: URL(fileURLWithPath: "\(tree.root)/\(sample["path"] as! String)"))
+            #expect(sample["sha256"] as? String == (try SHA256Digest.hex(of: Array(data))))
+            #expect(sample["size"] as? Int == data.count)
+        }
+    }
+
+    @Test func tallyCountsEveryReasonAndDryRunAgrees() throws {
+        try withTemporaryDirectory { dir in
+            let tree = TreeBuilder(root: "\(dir)/src")
+            try tree.file("keep/a.txt", "aaaa")
+            try tree.file("keep/b.log", "bbbbbbbb")
+            try tree.file("flagged.bin", "123456")
+            try tree.xattr("flagged.bin", "user.com.apple.metadata:com_apple_backup_excludeItem", [1])
+            try tree.xattr("flagged.bin", "user.xdg.robots.backup", Array("false".utf8))
+            try tree.file("cache/CACHEDIR.TAG", "Signature: 8a477f597d28d172789f06886806bc55")
+            try tree.file("cache/blob", "zz")
+            try tree.file("big.log", "0123456789")
+            try tree.file("a/hard", "linked")
+            link("\(tree.root)/a/hard", "\(tree.root)/a/hard2")
+            link("\(tree.root)/a/hard", "\(tree.root)/b.log")  // excluded by the pattern: not the link target
+
+            let summary = try backup(tree.root, "\(dir)/out.tar", patterns: ["*.log"])
+            // Stored: a/hard and keep/a.txt with data, a/hard2 as a link to a/hard.
+            #expect(summary.files == 2)
+            #expect(summary.hardlinks == 1)
+            #expect(summary.bytes == 6 + 4)
+            #expect(summary.excluded.files == 5)
+            #expect(summary.excluded.byReason["pattern"] == Manifest.Count(files: 3, bytes: 6 + 10 + 8))
+            #expect(summary.excluded.byReason["apple-exclude-xattr"] == Manifest.Count(files: 1, bytes: 6))
+            #expect(summary.excluded.byReason["xdg-robots-backup"] == Manifest.Count(files: 1, bytes: 6))
+            #expect(summary.excluded.byReason["cachedir-tag"] == Manifest.Count(files: 1, bytes: 0))
+            #expect(summary.excluded.bytes == 6 + 10 + 8 + 6)
+
+            var listed: [ExcludedPath] = []
+            let dry = try BackupEngine.dryRun(root: tree.root, patterns: [ExclusionPattern("*.log")], excluded: { listed.append($0) }, warning: { _ in })
+            #expect(listed.map(\.path) == ["b.log", "big.log", "cache", "flagged.bin", "keep/b.log"])
+            #expect(listed.first { $0.path == "flagged.bin" }?.reasons == [.appleExcludeXattr, .xdgRobotsBackup])
+            #expect(dry.files == summary.files && dry.bytes == summary.bytes && dry.hardlinks == summary.hardlinks)
+            #expect(dry.excluded == summary.excluded)
+            #expect(try TreeBuilder.names(in: dir) == ["out.tar", "src"])
+        }
+    }
+}

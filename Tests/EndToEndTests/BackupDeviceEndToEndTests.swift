@@ -1,0 +1,145 @@
+// BackupDeviceEndToEndTests: a device root made by `devicectl init`/`install` is backed up with the iOS
+// rules (no app bundles, no Caches/tmp of data containers, no DeviceLocal), the manifest records what
+// a restore must reinstall, and archives are reproducible whichever way they are written.
+import Foundation
+import SystemKit
+import TestSupport
+import Testing
+
+@Suite struct BackupDeviceEndToEndTests {
+    /// A device with two apps, one widget placed, and files in every kind of place.
+    static func phone(_ dir: String) throws -> PhoneScratch {
+        let phone = PhoneScratch(dir: dir)
+        try phone.ok(["init", phone.root])
+        try phone.install()
+        try phone.install("com.example.mail", ["--no-widget"])
+        try phone.ok(["widget", "add", phone.root, "--app", "com.example.news"])
+        let data = try phone.containerPath("Containers/Data/Application", "com.example.news")
+        let plugin = try phone.containerPath("Containers/Data/PluginKitPlugin", "com.example.news.NudgeWidget")
+        let group = try phone.containerPath("Containers/Shared/AppGroup", "group.com.example.news")
+        try BackupCheck.sh(
+            """
+            set -e
+            printf article > "$1/Documents/article.txt"
+            head -c 5000 /dev/urandom > "$1/Library/Caches/image.bin"
+            printf partial > "$1/tmp/upload.part"
+            printf timeline > "$2/Library/Caches/timeline.bin"
+            printf t > "$2/tmp/scratch"
+            mkdir -p "$3/Library/Caches"; printf shared > "$3/Library/Caches/shared.bin"
+            printf marker > "$3/device-restoration-marker.txt"
+            """, data, plugin, group)
+        return phone
+    }
+
+    @Test func iOSRulesApplyAndTheManifestRecordsTheDevice() throws {
+        try withTemporaryDirectory { dir in
+            let phone = try Self.phone(dir)
+            let archive = "\(dir)/phone.tar"
+            let result = try BackupCheck.devicectl(["backup", phone.root, "-o", archive, "--json"])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.isEmpty, "\(result.stderr)")
+            let members = try BackupCheck.members(archive)
+            #expect(try BackupCheck.members(archive, tool: "bsdtar") == members)
+            let news = try phone.containers("Containers/Data/Application")["com.example.news"]!
+            let plugin = try phone.containers("Containers/Data/PluginKitPlugin")["com.example.news.NudgeWidget"]!
+            let group = try phone.containers("Containers/Shared/AppGroup")["group.com.example.news"]!
+            for kept in [
+                "Containers/Bundle/Application/", "Library/SpringBoard/IconState.plist",
+                "Containers/Data/Application/\(news)/Documents/article.txt",
+                "Containers/Data/Application/\(news)/Library/Preferences/",
+                "Containers/Data/PluginKitPlugin/\(plugin)/Documents/",
+                "Containers/Shared/AppGroup/\(group)/Library/Caches/shared.bin",
+                "Containers/Shared/AppGroup/\(group)/device-restoration-marker.txt",
+            ] {
+                #expect(members.contains(kept), "missing \(kept)")
+            }
+            for member in members {
+                #expect(!member.hasPrefix("DeviceLocal"), "\(member)")
+                #expect(!member.hasPrefix("Containers/Bundle/Application/") || member == "Containers/Bundle/Application/")
+                #expect(!member.contains("/Library/Caches") || member.hasPrefix("Containers/Shared/AppGroup/"), "\(member)")
+                #expect(!member.hasSuffix("/tmp/") && !member.contains("/tmp/"), "\(member)")
+            }
+
+            let lines = try BackupCheck.manifest(archive)
+            let header = try #require(lines.first)
+            let identity = try PhoneScratch.plistDictionary("\(phone.root)/DeviceLocal/identity.plist")
+            #expect(header["kind"] as? String == "header")
+            #expect(header["format"] as? String == "devicectl-backup")
+            #expect(header["formatVersion"] as? Int == 1)
+            #expect((header["tool"] as? String)?.hasPrefix("devicectl ") == true)
+            #expect(header["created"] as? String == BackupCheck.now)
+            #expect((header["source"] as? [String: Any])?["udid"] as? String == identity["UDID"] as? String)
+            let apps = try #require(header["apps"] as? [[String: Any]])
+            #expect(apps.map { $0["bundleId"] as? String } == ["com.example.mail", "com.example.news"])
+            #expect(apps[0]["widget"] is NSNull)
+            #expect(apps[1]["groups"] as? [String] == ["group.com.example.news"])
+            #expect((apps[1]["widget"] as? [String: Any])?["flagKey"] as? String == "notificationEnabled")
+            #expect(header["groups"] as? [String] == ["group.com.example.news"])
+            #expect((header["widgets"] as? [[String: String]]) == [["app": "com.example.news"]])
+            let totals = try #require(lines.last)
+            let byReason = try #require((totals["excluded"] as? [String: Any])?["byReason"] as? [String: [String: Int]])
+            #expect(byReason["device-local"]?["files"] == 1)
+            #expect(byReason["ios-app-bundle"]?["files"] == 2)
+            #expect(byReason["ios-caches"]?["files"] == 3)
+            #expect(byReason["ios-tmp"]?["files"] == 3)
+
+            let summary = try PhoneScratch.json(result)
+            #expect(summary["files"] as? Int == totals["files"] as? Int)
+            #expect(summary["bytes"] as? Int == totals["bytes"] as? Int)
+            let size = try FileManager.default.attributesOfItem(atPath: archive)[.size] as? Int
+            #expect(summary["archiveBytes"] as? Int == size)
+            let excluded = try #require(summary["excluded"] as? [String: Any])
+            #expect(excluded["files"] as? Int == 9)
+            #expect((excluded["byReason"] as? [String: [String: Int]]) == byReason)
+        }
+    }
+
+    @Test func theSameTreeGivesTheSameBytesToAFileOrStandardOutput() throws {
+        try withTemporaryDirectory { dir in
+            let phone = try Self.phone(dir)
+            for name in ["a.tar", "b.tar", "a.tar.gz", "b.tgz", "a.tar.zst", "b.tar.zst", "a.tar.xz", "b.tar.xz"] {
+                let result = try BackupCheck.devicectl(["backup", phone.root, "-o", "\(dir)/\(name)"])
+                #expect(result.status == 0, "\(name): \(result.stderr)")
+            }
+            for (first, second) in [("a.tar", "b.tar"), ("a.tar.gz", "b.tgz"), ("a.tar.zst", "b.tar.zst"), ("a.tar.xz", "b.tar.xz")] {
+                #expect(try Shell.run("cmp", ["\(dir)/\(first)", "\(dir)/\(second)"]).status == 0, "\(first) != \(second)")
+            }
+            let streamed = try BackupCheck.devicectl(["backup", phone.root, "-o", "-"])
+            #expect(streamed.status == 0, "\(streamed.stderr)")
+            #expect(streamed.stdoutData == (try Data(contentsOf: URL(fileURLWithPath: "\(dir)/a.tar"))))
+            let plain = try BackupCheck.members("\(dir)/a.tar")
+            for (name, magic) in [("a.tar.gz", "1f8b"), ("a.tar.zst", "28b52ffd"), ("a.tar.xz", "fd377a58")] {
+                let head = try Data(contentsOf: URL(fileURLWithPath: "\(dir)/\(name)")).prefix(4)
+                #expect(head.map { String(format: "%02x", $0) }.joined().hasPrefix(magic), "\(name)")
+                #expect(try BackupCheck.members("\(dir)/\(name)") == plain, "\(name)")
+                #expect(try BackupCheck.members("\(dir)/\(name)", tool: "bsdtar") == plain, "\(name)")
+            }
+            // --compression wins over the extension; a later backup of a changed tree differs.
+            let forced = try BackupCheck.devicectl(["backup", phone.root, "-o", "\(dir)/forced.tar", "--compression", "zstd", "--level", "19"])
+            #expect(forced.status == 0, "\(forced.stderr)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: "\(dir)/forced.tar")).prefix(4) == Data([0x28, 0xb5, 0x2f, 0xfd]))
+            try BackupCheck.sh("printf more >> \"$1\"", "\(phone.root)/Library/SpringBoard/IconState.plist")
+            try BackupCheck.devicectl(["backup", phone.root, "-o", "\(dir)/c.tar"])
+            #expect(try Shell.run("cmp", ["-s", "\(dir)/a.tar", "\(dir)/c.tar"]).status != 0)
+        }
+    }
+
+    @Test func aBackupWaitsForTheDeviceLock() throws {
+        try withTemporaryDirectory { dir in
+            let phone = try Self.phone(dir)
+            let lock = try FileLock(path: "\(phone.root)/DeviceLocal/lock", wait: false)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: DevicectlBinary.path)
+            process.arguments = ["backup", phone.root, "-o", "\(dir)/b.tar"]
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            usleep(400_000)
+            #expect(process.isRunning)
+            #expect(!FileManager.default.fileExists(atPath: "\(dir)/b.tar"))
+            try lock.release()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+            #expect(FileManager.default.fileExists(atPath: "\(dir)/b.tar"))
+        }
+    }
+}
