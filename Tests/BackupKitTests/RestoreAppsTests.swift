@@ -19,6 +19,7 @@ import TestSupport
             let group = try phone.groupContainer("group.com.example.news")
             let members = try TarBuilder.members(ofTree: old) { path in
                 path == DeviceLayout.deviceLocal || path.hasPrefix(ContainerKind.bundle.directory + "/")
+                    || path.hasSuffix("/Library/Caches") || path.hasSuffix("/tmp")
             }
             let apps = try phone.apps().map { Manifest.App(bundleId: $0.bundleId, name: $0.name, groups: $0.groups, widget: $0.widget) }
             let scratch = try RestoreScratch(base: base)
@@ -41,6 +42,9 @@ import TestSupport
             let article = try String(contentsOfFile: restoredNews.dataContainer.path + "/Documents/article.txt", encoding: .utf8)
             #expect(article == "read later\n")
             #expect(FileManager.default.fileExists(atPath: restoredNews.bundleContainer.path))
+            for directory in DeviceLayout.neverBackedUpInDataContainers {
+                #expect(FileManager.default.fileExists(atPath: restoredNews.dataContainer.path + "/" + directory))
+            }
         }
     }
 

@@ -265,6 +265,11 @@ public final class ArchiveReader {
         if message.contains("Unrecognized archive format") {
             return inputBytes == 0 ? ArchiveReaderError.empty : ArchiveReaderError.notTar(filters: filterNames.joined(separator: "+"))
         }
+        if decoderFinished && framing.enabled && !framing.sawEnd && streamBytes > 0 {
+            // All input was read and no end-of-archive mark came: whatever libarchive calls it, the cause is a cut.
+            let near = member.map { ", at member '\($0)'" } ?? ""
+            return ArchiveReaderError.damaged(offset: streamBytes, reason: "the archive is truncated (it ends inside a member\(near); libarchive: \(message))")
+        }
         return ArchiveReaderError.library(call: call, message: message, member: member)
     }
 }

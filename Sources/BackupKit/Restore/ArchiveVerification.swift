@@ -8,15 +8,21 @@ public enum ArchiveVerification {
     /// Reads `archive` (a path or `-`) once: hashes every file, checks each member the way restore would
     /// (names, types, link targets), and compares everything with the manifest. Problems are collected, not
     /// thrown; a damaged or truncated stream ends the read with a problem saying where.
-    /// Throws only when the archive cannot be opened at all.
+    /// Throws only when the archive file cannot be opened (a damaged stream is a problem in the report).
     public static func verify(
         archive: String, problemLimit: Int = 1000, interruption: @escaping @Sendable () -> Int32? = { InterruptSignal.received }
     ) throws -> VerifyReport {
         var options = ArchiveReader.Options()
         options.interruption = interruption
-        let reader = try ArchiveReader(path: archive, options: options)
-        defer { try? reader.close() }
         var report = VerifyReport()
+        let reader: ArchiveReader
+        do {
+            reader = try ArchiveReader(path: archive, options: options)
+        } catch let error as ArchiveReaderError {
+            report.add("\(error)", limit: problemLimit)
+            return report
+        }
+        defer { try? reader.close() }
         let log = DigestLog()
         let digest = try SHA256Digest()
         let memberDigest = try Manifest.MemberDigest()

@@ -41,6 +41,14 @@ extension RestoreSession {
                 throw RestoreError.badManifest("cannot reinstall app '\(app.bundleId)': \(archiveNamed(error))")
             }
             report.apps.append(app.bundleId)
+            // iOS never backs up Caches and tmp but every container has them: recreate them (empty).
+            let containers = [try device.container(.data, identifier: app.bundleId),
+                              try device.container(.plugin, identifier: "\(app.bundleId).NudgeWidget")]
+            for container in containers.compactMap({ $0 }) {
+                for directory in DeviceLayout.neverBackedUpInDataContainers {
+                    try tree.ensureDirectory("\(container.relativePath)/\(directory)")
+                }
+            }
         }
         do {
             let placed = try device.homeScreen().widgets
