@@ -7,7 +7,7 @@ struct FuzzConfig {
     /// FUZZ_SEED: the run's seed (case i's mutations depend only on the seed and i).
     var seed: UInt64 = 20_261_201
     /// FUZZ_CASES: how many cases.
-    var cases = 3000
+    var cases = 2500
     /// FUZZ_FIRST: the first case index (to split a long run).
     var first = 0
     /// FUZZ_CASE: run only this case (to reproduce a finding).

@@ -137,7 +137,11 @@ struct FaultScratch {
     /// restore makes when the archive lacks them (the clock's).
     static func restoredContent(_ root: String) throws -> [String: String] {
         var snapshot = try TreeSnapshot.take(root) { $0 == "Containers/Bundle" || $0 == "DeviceLocal" }
-        for directory in skeleton {
+        // Also made at restore time: the empty Caches and tmp of the reinstalled apps' containers.
+        let made = snapshot.keys.filter { key in
+            DeviceLayout.neverBackedUpInDataContainers.contains { key.hasPrefix("Containers/") && key.hasSuffix("/" + $0) }
+        }
+        for directory in skeleton + made {
             snapshot[directory] = snapshot[directory]?.replacingOccurrences(of: #" mtime=[0-9.]+"#, with: "", options: .regularExpression)
         }
         return snapshot
