@@ -61,6 +61,21 @@ import Testing
         }
     }
 
+    /// A killed restore's staging directory is devicectl's own state, not the device's: a backup before the next
+    /// restore skips it with a warning (restore refuses the reserved name, so archiving it made the whole backup
+    /// unrestorable), and that backup restores.
+    @Test func aBackupSkipsAKilledRestoresStagingDirectory() throws {
+        try FaultScratch.with { scratch in
+            let fixture = try Fixture(scratch, files: 60)
+            let root = try scratch.freshDevice("target")
+            _ = try scratch.runInjecting("openat2", "signal=KILL", when: "30", ["restore", fixture.archive, root])
+            let staging = try #require(try FaultScratch.names(in: root).first { $0.hasPrefix(".devicectl-restore-") })
+            let backup = try scratch.ok(["backup", root, "-o", scratch.base + "/again.tar"])
+            #expect(backup.stderr.contains("skipping \(root)/\(staging): a restore's staging directory"), "\(backup.stderr)")
+            try scratch.ok(["restore", scratch.base + "/again.tar", scratch.base + "/elsewhere"])
+        }
+    }
+
     @Test(arguments: [SIGINT, SIGTERM])
     func aSignalAtEveryStepUndoesOrCompletes(_ signal: Int32) throws {
         try FaultScratch.with { scratch in
