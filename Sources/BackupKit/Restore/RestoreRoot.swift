@@ -91,13 +91,25 @@ final class RestoreRoot {
         let saved = try given ?? modificationTime(path).map { (path, $0) }
         do {
             try Device.initialize(path, now: now)
-            let root = RestoreRoot(path: path, origin: origin, descriptor: descriptor, savedTime: saved)
-            root.lock = try FileLock(path: "\(path)/\(DeviceLayout.lock)", wait: true)
-            return root
         } catch {
             RestoreRoot.undo(path: path, origin: origin, saved: saved)
             throw error
         }
+        // Not waiting while ROOT's flock is held: if another devicectl already took the new device's lock, the
+        // device is its now; look again (then wait for the lock as for any device).
+        let lock: FileLock
+        do {
+            lock = try FileLock(path: "\(path)/\(DeviceLayout.lock)", wait: false)
+        } catch {
+            guard error.code == EWOULDBLOCK else {
+                RestoreRoot.undo(path: path, origin: origin, saved: saved)
+                throw error
+            }
+            return nil
+        }
+        let root = RestoreRoot(path: path, origin: origin, descriptor: descriptor, savedTime: saved)
+        root.lock = lock
+        return root
     }
 
     /// Takes the lock of the device at `path`, waiting for any other devicectl writing to it, removes stale
