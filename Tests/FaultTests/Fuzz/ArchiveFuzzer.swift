@@ -177,16 +177,23 @@ final class ArchiveFuzzer {
         }
         if config.binaryEvery > 0 && index % config.binaryEvery == 0 {
             summary.binaryRuns += 1
-            problems += try binarySample(verifyValid: verifyValid, restored: (try? outcome.get()) != nil)
+            problems += try binarySample(index, verifyValid: verifyValid, restored: (try? outcome.get()) != nil)
         }
         record(index, seed, steps, bytes, problems, into: &summary)
     }
 
-    /// The same archive through the built binary: verify, and restore onto a path that does not exist yet.
-    private func binarySample(verifyValid: Bool, restored: Bool) throws -> [String] {
+    /// The same archive through the built binary: verify, restore onto a path that does not exist yet, list.
+    private func binarySample(_ index: Int, verifyValid: Bool, restored: Bool) throws -> [String] {
         var problems: [String] = []
-        for (command, expectSuccess) in [(["verify", archive], verifyValid), (["restore", archive, binaryRoot], restored)] {
-            let child = try ChildProcess.devicectl(command, environment: ["DEVICECTL_NOW": "2026-12-01T09:00:00Z"])
+        // Every other sample reads the archive from standard input (`-`), as a pipe would give it.
+        let fromStdin = index / max(1, config.binaryEvery) % 2 == 1
+        let source = fromStdin ? "-" : archive
+        let commands: [([String], Bool?)] = [
+            (["verify", source], verifyValid), (["restore", source, binaryRoot], restored), (["list", source], nil),
+        ]
+        for (command, expectSuccess) in commands {
+            let child = try ChildProcess.devicectl(
+                command, environment: ["DEVICECTL_NOW": "2026-12-01T09:00:00Z"], stdin: fromStdin ? archive : nil)
             guard child.finish(within: config.hardLimit) else {
                 problems.append("devicectl \(command[0]) did not finish in \(config.hardLimit) s")
                 continue
@@ -196,7 +203,7 @@ final class ArchiveFuzzer {
             if stderr.contains("Fatal error") || stderr.contains("Stack dump") { problems.append("devicectl \(command[0]) crashed: \(stderr)") }
             if child.status != 0 && child.status != 1 { problems.append("devicectl \(command[0]) exited \(child.status): \(stderr)") }
             if child.status == 1 && !stderr.hasPrefix("devicectl: ") { problems.append("devicectl \(command[0]) failed without a message: \(stderr)") }
-            if (child.status == 0) != expectSuccess {
+            if let expectSuccess, (child.status == 0) != expectSuccess {
                 problems.append("devicectl \(command[0]) exited \(child.status) but the engine \(expectSuccess ? "succeeded" : "failed"): \(stderr)")
             }
         }
