@@ -207,6 +207,8 @@ public final class ArchiveReader {
                 if status == ARCHIVE_EOF { decoderFinished = true; break }
                 guard status == ARCHIVE_OK else { throw failure(decoder, "archive_read_data_block", member: nil) }
                 guard size > 0, let buffer else { continue }
+                // A small compressed input can expand to terabytes without another read(2): poll here too.
+                if let signal = options.interruption() { throw ArchiveReaderError.interrupted(signal: signal) }
                 let block = UnsafeRawBufferPointer(start: buffer, count: size)
                 try framing.consume(block, at: streamBytes)
                 streamBytes += UInt64(size)
