@@ -67,7 +67,11 @@ enum TreeSnapshot {
                 let bytes = try FileDescriptor.open(path, flags: O_RDONLY).readAll()
                 line += " size=\(status.size) sha=\(try SHA256Digest.hex(of: bytes))"
                 if status.linkCount > 1 {
-                    if let first = inodes[status.inode] { line += " link=\(first)" } else { inodes[status.inode] = relative }
+                    if let first = inodes[status.inode] {
+                        line += " link=\(first)"
+                    } else {
+                        inodes[status.inode] = relative
+                    }
                 }
             case .symlink:
                 var buffer = [CChar](repeating: 0, count: 4097)

@@ -62,7 +62,9 @@ extension ArchiveReader {
                 case .body(let remaining, let padding):
                     let take = Int(min(remaining, UInt64(bytes.count - index)))
                     index += take
-                    state = remaining == UInt64(take) ? after(padding: padding) : .body(remaining: remaining - UInt64(take), padding: padding)
+                    state =
+                        remaining == UInt64(take)
+                        ? after(padding: padding) : .body(remaining: remaining - UInt64(take), padding: padding)
                 case .paxBody(let remaining, let padding):
                     let take = Int(min(remaining, UInt64(bytes.count - index)))
                     if paxBody.count < 2 << 20 { paxBody.append(contentsOf: bytes[index..<(index + take)]) }
@@ -70,7 +72,8 @@ extension ArchiveReader {
                     if remaining == UInt64(take) {
                         let (size, unknown, nul) = FramingAudit.parsePax(paxBody)
                         if let nul {
-                            throw ArchiveReaderError.damaged(offset: offset + UInt64(index), reason: "a NUL byte inside the pax '\(nul)' value")
+                            throw ArchiveReaderError.damaged(
+                                offset: offset + UInt64(index), reason: "a NUL byte inside the pax '\(nul)' value")
                         }
                         pendingSize = size ?? pendingSize
                         unknownPaxKeyCount += unknown.count
@@ -83,13 +86,15 @@ extension ArchiveReader {
                 case .padding(let remaining):
                     let take = min(remaining, bytes.count - index)
                     for position in index..<(index + take) where bytes[position] != 0 {
-                        throw ArchiveReaderError.damaged(offset: offset + UInt64(position), reason: "non-zero byte in the padding after a member")
+                        throw ArchiveReaderError.damaged(
+                            offset: offset + UInt64(position), reason: "non-zero byte in the padding after a member")
                     }
                     index += take
                     state = remaining == take ? .header : .padding(remaining: remaining - take)
                 case .end:
                     for position in index..<bytes.count where bytes[position] != 0 {
-                        throw ArchiveReaderError.damaged(offset: offset + UInt64(position), reason: "non-zero byte after the end-of-archive mark")
+                        throw ArchiveReaderError.damaged(
+                            offset: offset + UInt64(position), reason: "non-zero byte after the end-of-archive mark")
                     }
                     index = bytes.count
                 }
@@ -100,7 +105,8 @@ extension ArchiveReader {
         func finish(at offset: UInt64) throws {
             guard enabled else { return }
             guard sawEnd else {
-                throw ArchiveReaderError.damaged(offset: offset, reason: "no end-of-archive mark: the archive is truncated")
+                throw ArchiveReaderError.damaged(
+                    offset: offset, reason: "no end-of-archive mark: the archive is truncated")
             }
         }
 
@@ -118,7 +124,9 @@ extension ArchiveReader {
             switch state {
             case .sparseExtension(let body):
                 // isextended flag at byte 504 of each extension block.
-                if block[504] == 0 { state = body > 0 ? .body(remaining: body, padding: FramingAudit.padding(body)) : .header }
+                if block[504] == 0 {
+                    state = body > 0 ? .body(remaining: body, padding: FramingAudit.padding(body)) : .header
+                }
                 return
             case .hardLinkBody(let size):
                 if FramingAudit.looksLikeHeader(block) {
@@ -129,7 +137,9 @@ extension ArchiveReader {
                     let rest = size > 512 ? size - 512 : 0
                     if size < 512 {
                         for position in Int(size)..<512 where block[position] != 0 {
-                            throw ArchiveReaderError.damaged(offset: offset + UInt64(position), reason: "non-zero byte in the padding after a member")
+                            throw ArchiveReaderError.damaged(
+                                offset: offset + UInt64(position), reason: "non-zero byte in the padding after a member"
+                            )
                         }
                     }
                     state = rest > 0 ? .body(remaining: rest, padding: FramingAudit.padding(size)) : .header
@@ -151,7 +161,8 @@ extension ArchiveReader {
             for (field, range) in FramingAudit.nameFields where !(gnuHeader && field == "prefix") {
                 let bytes = block[range]
                 if let terminator = bytes.firstIndex(of: 0), bytes[terminator...].contains(where: { $0 != 0 }) {
-                    throw ArchiveReaderError.damaged(offset: offset + UInt64(terminator), reason: "a NUL byte inside the header's \(field)")
+                    throw ArchiveReaderError.damaged(
+                        offset: offset + UInt64(terminator), reason: "a NUL byte inside the header's \(field)")
                 }
             }
             let type = block[156]
@@ -208,7 +219,9 @@ extension ArchiveReader {
         }
 
         /// The NUL-terminated name fields of a ustar header.
-        private static let nameFields: [(String, Range<Int>)] = [("name", 0..<100), ("link name", 157..<257), ("prefix", 345..<500)]
+        private static let nameFields: [(String, Range<Int>)] = [
+            ("name", 0..<100), ("link name", 157..<257), ("prefix", 345..<500),
+        ]
 
         /// A header libarchive's tar bidder would rate above 50: valid checksum and a ustar or GNU magic.
         private static func looksLikeHeader(_ block: [UInt8]) -> Bool {
@@ -252,7 +265,8 @@ extension ArchiveReader {
             while !rest.isEmpty {
                 guard let space = rest.firstIndex(of: 0x20),
                     let length = Int(String(decoding: rest[rest.startIndex..<space], as: UTF8.self)),
-                    length > 0, length <= rest.count, space + 1 <= rest.startIndex + length - 1 else { break }
+                    length > 0, length <= rest.count, space + 1 <= rest.startIndex + length - 1
+                else { break }
                 let record = rest[(space + 1)..<(rest.startIndex + length - 1)]
                 if let equals = record.firstIndex(of: UInt8(ascii: "=")) {
                     let key = String(decoding: record[record.startIndex..<equals], as: UTF8.self)
@@ -275,7 +289,8 @@ extension ArchiveReader {
         static let textPaxKeys: Set<String> = ["path", "linkpath", "uname", "gname", "GNU.sparse.name"]
 
         static let knownPaxKeys: Set<String> = [
-            "path", "linkpath", "size", "uid", "gid", "uname", "gname", "mtime", "atime", "ctime", "hdrcharset", "charset",
+            "path", "linkpath", "size", "uid", "gid", "uname", "gname", "mtime", "atime", "ctime", "hdrcharset",
+            "charset",
             "comment", "LIBARCHIVE.creationtime", "LIBARCHIVE.symlinktype", "SCHILY.devmajor", "SCHILY.devminor",
             "SCHILY.fflags", "SCHILY.dev", "SCHILY.ino", "SCHILY.nlink", "SCHILY.realsize", "SUN.holesdata",
         ]

@@ -27,7 +27,8 @@ final class RestoreRoot {
     /// The lock file did not exist before (then `undo` removes it and resets DeviceLocal's mtime).
     private var lockFileCreated: timespec?
 
-    private init(path: String, origin: Origin, descriptor: FileDescriptor, savedTime: (path: String, mtime: timespec)?) {
+    private init(path: String, origin: Origin, descriptor: FileDescriptor, savedTime: (path: String, mtime: timespec)?)
+    {
         self.path = path
         self.origin = origin
         self.descriptor = descriptor
@@ -37,7 +38,9 @@ final class RestoreRoot {
     /// Takes the device's lock (`DeviceLocal/lock`), waiting for any other devicectl writing to this device.
     func lockDevice() throws {
         let lockPath = "\(path)/\(DeviceLayout.lock)"
-        if try FileStatus.ifExists(lockPath) == nil, let status = try FileStatus.ifExists("\(path)/\(DeviceLayout.deviceLocal)") {
+        if try FileStatus.ifExists(lockPath) == nil,
+            let status = try FileStatus.ifExists("\(path)/\(DeviceLayout.deviceLocal)")
+        {
             lockFileCreated = timespec(tv_sec: Int(status.mtimeSeconds), tv_nsec: Int(status.mtimeNanoseconds))
         }
         lock = try FileLock(path: lockPath, wait: true)
@@ -66,7 +69,9 @@ final class RestoreRoot {
                 origin = .freshDevice
             } else {
                 let fd = try FileDescriptor.open(path, flags: O_RDONLY | O_DIRECTORY)
-                guard try DirectoryEntries.list(fd.rawValue, display: path).isEmpty else { throw RestoreError.rootNotFresh(path) }
+                guard try DirectoryEntries.list(fd.rawValue, display: path).isEmpty else {
+                    throw RestoreError.rootNotFresh(path)
+                }
                 origin = .emptyDirectory
             }
         } else {
@@ -76,7 +81,9 @@ final class RestoreRoot {
             origin = .created
         }
         let timed = origin == .created ? parent : path
-        let saved = try FileStatus.ifExists(timed).map { (timed, timespec(tv_sec: Int($0.mtimeSeconds), tv_nsec: Int($0.mtimeNanoseconds))) }
+        let saved = try FileStatus.ifExists(timed).map {
+            (timed, timespec(tv_sec: Int($0.mtimeSeconds), tv_nsec: Int($0.mtimeNanoseconds)))
+        }
         if origin != .freshDevice {
             do {
                 try Device.initialize(path, now: now)
@@ -123,9 +130,11 @@ final class RestoreRoot {
             try? TreeRemoval.remove(name, in: fd.rawValue, display: path)
         case .emptyDirectory:
             guard let fd = try? FileDescriptor.open(path, flags: O_RDONLY | O_DIRECTORY),
-                let entries = try? DirectoryEntries.list(fd.rawValue, display: path) else { return }
+                let entries = try? DirectoryEntries.list(fd.rawValue, display: path)
+            else { return }
             for entry in entries {
-                try? TreeRemoval.remove(entry.name, in: fd.rawValue, display: "\(path)/\(String(decoding: entry.name, as: UTF8.self))")
+                try? TreeRemoval.remove(
+                    entry.name, in: fd.rawValue, display: "\(path)/\(String(decoding: entry.name, as: UTF8.self))")
             }
         }
     }

@@ -32,8 +32,10 @@ enum ArchiveFormat {
     /// `drwxr-xr-x` from a member's kind and permission bits (`h` for a hard link, as `tar -tv` shows it).
     static func mode(_ kind: ArchiveReader.Kind, _ permissions: UInt32) -> String {
         var text = String(kind.letter)
-        let bits: [(UInt32, Character)] = [(0o400, "r"), (0o200, "w"), (0o100, "x"), (0o040, "r"), (0o020, "w"), (0o010, "x"),
-                                          (0o004, "r"), (0o002, "w"), (0o001, "x")]
+        let bits: [(UInt32, Character)] = [
+            (0o400, "r"), (0o200, "w"), (0o100, "x"), (0o040, "r"), (0o020, "w"), (0o010, "x"),
+            (0o004, "r"), (0o002, "w"), (0o001, "x"),
+        ]
         for (bit, letter) in bits { text.append(permissions & bit != 0 ? letter : "-") }
         var characters = Array(text)
         if permissions & 0o4000 != 0 { characters[3] = characters[3] == "x" ? "s" : "S" }
@@ -47,8 +49,9 @@ enum ArchiveFormat {
         var value = time_t(seconds)
         var parts = tm()
         gmtime_r(&value, &parts)
-        var text = String(format: "%04d-%02d-%02dT%02d:%02d:%02d", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
-                          Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
+        var text = String(
+            format: "%04d-%02d-%02dT%02d:%02d:%02d", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
+            Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
         if nanoseconds != 0 { text += String(format: ".%09d", Int(nanoseconds)) }
         return text + "Z"
     }

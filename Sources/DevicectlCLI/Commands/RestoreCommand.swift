@@ -61,11 +61,14 @@ enum RestoreCommand: Command {
         var lines = [
             "devicectl: restored \(archive) onto \(root)\(report.initialized ? " (initialised as a new device)" : "")",
             "  \(ArchiveFormat.count(report.files)) files (\(ArchiveFormat.bytes(report.bytes))), "
-                + "\(ArchiveFormat.count(report.directories)) directories, \(ArchiveFormat.count(report.symlinks)) symlinks, "
+                + "\(ArchiveFormat.count(report.directories)) directories, "
+                + "\(ArchiveFormat.count(report.symlinks)) symlinks, "
                 + "\(ArchiveFormat.count(report.hardlinks)) hard links in \(String(format: "%.2f", report.seconds)) s",
         ]
         if report.verified {
-            lines.append("  verified: every file's SHA-256 matches the manifest" + (report.metadataVerified ? ", and all metadata" : ""))
+            lines.append(
+                "  verified: every file's SHA-256 matches the manifest"
+                    + (report.metadataVerified ? ", and all metadata" : ""))
         } else {
             lines.append("  not verified: the archive has no manifest")
         }
