@@ -237,6 +237,43 @@ struct HostileCase: CustomTestStringConvertible, Sendable {
                 $0.raw("x", data: data)
             }
         },
+        HostileCase(name: "GNU sparse 1.0 map with ten million entries") { _ in
+            TarBuilder.raw {
+                $0.pax([
+                    ("GNU.sparse.major", Array("1".utf8)), ("GNU.sparse.minor", Array("0".utf8)),
+                    ("GNU.sparse.name", Array("holes".utf8)), ("GNU.sparse.realsize", Array("4096".utf8)),
+                ])
+                let map = Array("10000000\n".utf8) + [UInt8](repeating: 0x30, count: 20) + [0x0A]
+                $0.header(name: Array("GNUSparseFile.0/holes".utf8), type: UInt8(ascii: "0"), size: 4096)
+                $0.data(map + [UInt8](repeating: 0x0A, count: 4096 - map.count))
+            }
+        },
+        HostileCase(name: "old GNU sparse map of 5000 extension blocks") { _ in
+            TarBuilder.raw {
+                var first: [Int: UInt8] = [482: 1]
+                for (index, byte) in Array("00000000000".utf8).enumerated() { first[386 + index] = byte }
+                for (index, byte) in Array("00000000001".utf8).enumerated() { first[398 + index] = byte }
+                $0.header(name: Array("holes".utf8), type: UInt8(ascii: "S"), size: 0, gnuMagic: true, patch: first)
+                for block in 1...5000 {
+                    var extensionBlock = [UInt8](repeating: 0, count: 512)
+                    for entry in 0..<21 {
+                        let offset = Array(
+                            String(String((block * 21 + entry) * 1024, radix: 8)).leftPadded(to: 11).utf8)
+                        for (index, byte) in offset.enumerated() { extensionBlock[entry * 24 + index] = byte }
+                        for (index, byte) in Array("00000000001".utf8).enumerated() {
+                            extensionBlock[entry * 24 + 12 + index] = byte
+                        }
+                    }
+                    extensionBlock[504] = 1
+                    $0.append(raw: extensionBlock)
+                }
+            }
+        },
+        HostileCase(name: "64 MiB of padding after the end mark (zstd)") { _ in
+            var tar = TarBuilder.archive([.file("a", data)], manifest: true)
+            tar += [UInt8](repeating: 0, count: 65 << 20)
+            return [UInt8]((try? Shell.run("zstd", ["-c", "-q"], input: Data(tar)).stdoutData) ?? Data())
+        },
         HostileCase(name: "member after the manifest") { _ in
             var builder = TarBuilder()
             builder.add(.file("a", data))

@@ -25,7 +25,8 @@ struct TarBuilder {
     /// A raw 512-byte header (checksum computed). `name` and `link` longer than 100 bytes are cut: use pax.
     mutating func header(
         name: [UInt8], type: UInt8, size: Int = 0, mode: Int = 0o644, mtime: Int = 1_700_000_000,
-        uid: Int = 0, gid: Int = 0, link: [UInt8] = [], gnuMagic: Bool = false, sizeField: [UInt8]? = nil
+        uid: Int = 0, gid: Int = 0, link: [UInt8] = [], gnuMagic: Bool = false, sizeField: [UInt8]? = nil,
+        patch: [Int: UInt8] = [:]
     ) {
         var block = [UInt8](repeating: 0, count: 512)
         func put(_ value: [UInt8], at offset: Int, width: Int) {
@@ -45,6 +46,7 @@ struct TarBuilder {
         put(gnuMagic ? Array("ustar  \0".utf8) : Array("ustar\u{0}00".utf8), at: 257, width: 8)
         put(Array("root".utf8), at: 265, width: 32)
         put(Array("root".utf8), at: 297, width: 32)
+        for (index, byte) in patch { block[index] = byte }
         for index in 148..<156 { block[index] = 0x20 }
         let sum = block.reduce(0) { $0 + Int($1) }
         put(Array(String(String(sum, radix: 8)).leftPadded(to: 6).utf8) + [0, 0x20], at: 148, width: 8)

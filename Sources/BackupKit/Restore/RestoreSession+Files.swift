@@ -25,6 +25,7 @@ extension RestoreSession {
     /// Hashes a member's data without writing it (DeviceLocal members: checked, never applied).
     func hashOnly(_ member: ArchiveReader.Member, _ path: MemberPath) throws {
         let size = UInt64(max(0, member.size))
+        try reserve(size, for: member)  // counted too, so a skipped member cannot be a bomb either
         try digest.reset()
         try copyData(member, size: size, to: nil)
         try log.append(path: path.bytes, size: size, digest: digest.finalize())
