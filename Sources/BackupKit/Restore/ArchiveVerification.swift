@@ -77,11 +77,11 @@ public enum ArchiveVerification {
                     try digest.reset()
                     var position: Int64 = 0
                     while let block = try reader.readBlock() {
-                        if block.offset > position { hashZeros(UInt64(block.offset - position), into: digest) }
+                        if block.offset > position { try hashZeros(UInt64(block.offset - position), into: digest, interruption) }
                         digest.update(block.bytes)
                         position = block.offset + Int64(block.bytes.count)
                     }
-                    if position < member.size { hashZeros(UInt64(member.size - position), into: digest) }
+                    if position < member.size { try hashZeros(UInt64(member.size - position), into: digest, interruption) }
                     try log.append(path: path.bytes, size: UInt64(max(0, member.size)), digest: digest.finalize())
                 case .directory:
                     if !path.isRoot {
@@ -158,10 +158,14 @@ public enum ArchiveVerification {
         }
     }
 
-    private static func hashZeros(_ count: UInt64, into digest: SHA256Digest) {
+    /// Hashes a sparse hole as zeros, checking for SIGINT/SIGTERM as it goes (a hole can be huge).
+    private static func hashZeros(
+        _ count: UInt64, into digest: SHA256Digest, _ interruption: @Sendable () -> Int32?
+    ) throws {
         let zeros = [UInt8](repeating: 0, count: 64 * 1024)
         var remaining = count
         while remaining > 0 {
+            if let signal = interruption() { throw ArchiveReaderError.interrupted(signal: signal) }
             let chunk = Int(min(remaining, UInt64(zeros.count)))
             zeros.withUnsafeBytes { digest.update(UnsafeRawBufferPointer(rebasing: $0[0..<chunk])) }
             remaining -= UInt64(chunk)
