@@ -84,6 +84,19 @@ enum RestoreArchives {
         }
     }
 
+    @Test func progressIsDrawnOnRequestAndErasedBeforeTheSummary() throws {
+        try PhoneScratch.with { phone in
+            let archive = phone.dir + "/backup.tar"
+            try RestoreArchives.withManifest(archive)
+            let drawn = try phone.ok(["restore", archive, phone.root, "--progress"])
+            #expect(drawn.stderr.contains("\r\u{1B}[2Krestoring "), "\(drawn.stderr)")
+            #expect(drawn.stderr.contains("\r\u{1B}[2Kdevicectl: restored"), "\(drawn.stderr)")
+            let quiet = phone.dir + "/quiet"
+            let silent = try phone.ok(["restore", archive, quiet])
+            #expect(!silent.stderr.contains("restoring "))
+        }
+    }
+
     @Test func restoresFromStandardInputOntoAMissingRoot() throws {
         try PhoneScratch.with(initialised: false) { phone in
             let archive = phone.dir + "/backup.tar"

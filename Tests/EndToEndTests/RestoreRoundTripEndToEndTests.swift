@@ -1,19 +1,11 @@
 // RestoreRoundTripEndToEndTests: `devicectl backup` then `devicectl restore` onto a new device keeps every
 // byte and every piece of metadata (modes, mtimes to the ns, owners, symlinks, hard links, user xattrs), the
-// apps and the home screen; verify and list agree. Runs once `devicectl backup` is implemented (until the
-// backup engine is merged it reports that and the test records nothing).
+// apps and the home screen; verify and list agree.
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct RestoreRoundTripEndToEndTests {
-    /// False (with a note) while `devicectl backup` is not implemented in this build.
-    static func backupAvailable(_ phone: PhoneScratch) throws -> Bool {
-        let probe = try phone.run(["backup", phone.root, "-o", phone.dir + "/probe.tar", "--no-progress"])
-        try? FileManager.default.removeItem(atPath: phone.dir + "/probe.tar")
-        return !probe.stderr.contains("not implemented")
-    }
-
     /// User data with every kind of metadata, in the app's data and App Group containers.
     static func fill(_ phone: PhoneScratch) throws {
         let data = try phone.containerPath("Containers/Data/Application", "com.example.news")
@@ -42,18 +34,23 @@ import TestSupport
 
     /// The tree as `find` sees it, without what a backup never carries (bundles, Caches, tmp, DeviceLocal).
     static func userTree(_ root: String) throws -> [String] {
-        let listing = try Shell.run("/bin/sh", ["-c", """
-            cd "$1" && find . -path ./DeviceLocal -prune -o -path ./Containers/Bundle -prune -o \\
-              -path '*/Library/Caches' -prune -o -path '*/tmp' -prune -o \\
-              ! -path . -printf '%y %m %s %T@ %U:%G %n %l %p\\n' | sort
-            """, "sh", root]).stdout
+        let listing = try Shell.run(
+            "/bin/sh",
+            [
+                "-c",
+                """
+                cd "$1" && find . -path ./DeviceLocal -prune -o -path ./Containers/Bundle -prune -o \\
+                  -path '*/Library/Caches' -prune -o -path '*/tmp' -prune -o \\
+                  ! -path . -printf '%y %m %s %T@ %U:%G %n %l %p\\n' | sort
+                """, "sh", root,
+            ]
+        ).stdout
         return listing.split(separator: "\n").map(String.init)
     }
 
     @Test(arguments: ["phone.tar", "phone.tar.zst"])
     func backupThenRestoreIsExact(_ name: String) throws {
         try PhoneScratch.with { phone in
-            guard try Self.backupAvailable(phone) else { return }
             try phone.install()
             try phone.ok(["widget", "add", phone.root, "--app", "com.example.news"])
             try Self.fill(phone)
@@ -69,8 +66,13 @@ import TestSupport
             #expect(restored["verified"] as? Bool == true)
             #expect(restored["apps"] as? [String] == ["com.example.news"])
             #expect(try Self.userTree(newPhone) == Self.userTree(phone.root))
-            let xattr = try Shell.run("getfattr", ["--only-values", "-n", "user.note", "--absolute-names",
-                try phone.containerPath("Containers/Data/Application", "com.example.news") + "/Documents/articles/big.bin"])
+            let xattr = try Shell.run(
+                "getfattr",
+                [
+                    "--only-values", "-n", "user.note", "--absolute-names",
+                    try phone.containerPath("Containers/Data/Application", "com.example.news")
+                        + "/Documents/articles/big.bin",
+                ])
             #expect(xattr.stdout == "kept")
             let old = try PhoneScratch.json(try phone.ok(["status", phone.root, "--json"]))
             let new = try PhoneScratch.json(try phone.ok(["status", newPhone, "--json"]))
@@ -82,7 +84,6 @@ import TestSupport
 
     @Test func backupThroughAPipeRestoresFromStandardInput() throws {
         try PhoneScratch.with { phone in
-            guard try Self.backupAvailable(phone) else { return }
             try phone.install()
             try Self.fill(phone)
             let backup = try phone.ok(["backup", phone.root, "-o", "-", "--compression", "gzip", "--no-progress"])

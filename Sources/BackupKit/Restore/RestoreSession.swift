@@ -23,6 +23,7 @@ final class RestoreSession {
     var warnings = RestoreWarnings()
     private(set) var outcome: ManifestCheck.Outcome?
     private var manifestSeen = false
+    private let started = RestoreSession.monotonicSeconds()
 
     static let deviceLocal = Array(DeviceLayout.deviceLocal.utf8)
     static let manifestName = Array(Manifest.memberName.utf8)
@@ -91,8 +92,12 @@ final class RestoreSession {
             }
             memberDigest.add(member, path: path.bytes)
             try apply(member, path, pipeline)
-            options.progress?(
-                RestoreProgress(files: observed.files, bytes: observed.bytes, archiveBytes: reader.inputBytes))
+            if let progress = options.progress {
+                progress(
+                    RestoreProgress(
+                        files: observed.files, bytes: observed.bytes, archiveBytes: reader.inputBytes,
+                        seconds: RestoreSession.monotonicSeconds() - started))
+            }
         }
     }
 
@@ -246,6 +251,13 @@ final class RestoreSession {
             throw RestoreError.refusedMember(member.path, reason: "owner id \(id) is out of range")
         }
         return StagingOwner(uid: uid_t(member.uid), gid: gid_t(member.gid))
+    }
+
+    /// CLOCK_MONOTONIC in seconds (a vDSO read, no syscall).
+    static func monotonicSeconds() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
 
     /// The process umask, read without changing it (other threads may be creating files).

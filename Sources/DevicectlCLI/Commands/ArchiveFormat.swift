@@ -1,34 +1,10 @@
-// ArchiveFormat: how restore, verify and list print counts, sizes, modes and times.
+// ArchiveFormat: how list prints modes and times (counts and sizes come from ProgressBar).
 import BackupKit
 import Foundation
 import Glibc
 
-/// Text formatting shared by the archive-reading commands.
+/// Text formatting for archive members.
 enum ArchiveFormat {
-    /// `1,234,567`.
-    static func count(_ value: UInt64) -> String {
-        let digits = Array(String(value))
-        var out = ""
-        for (index, digit) in digits.enumerated() {
-            if index > 0 && (digits.count - index) % 3 == 0 { out.append(",") }
-            out.append(digit)
-        }
-        return out
-    }
-
-    /// Decimal units: `999 B`, `1.2 kB`, `200.1 MB`.
-    static func bytes(_ value: UInt64) -> String {
-        if value < 1000 { return "\(value) B" }
-        let units = ["kB", "MB", "GB", "TB", "PB"]
-        var amount = Double(value) / 1000
-        var unit = 0
-        while amount >= 1000 && unit < units.count - 1 {
-            amount /= 1000
-            unit += 1
-        }
-        return String(format: "%.1f %@", amount, units[unit])
-    }
-
     /// `drwxr-xr-x` from a member's kind and permission bits (`h` for a hard link, as `tar -tv` shows it).
     static func mode(_ kind: ArchiveReader.Kind, _ permissions: UInt32) -> String {
         var text = String(kind.letter)

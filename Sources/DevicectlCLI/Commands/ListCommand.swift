@@ -63,7 +63,7 @@ enum ListCommand: Command {
     static func manifestLines(_ summary: ListSummary) -> [String] {
         var lines = [
             "",
-            "\(ArchiveFormat.count(summary.members)) members; \(summary.format)"
+            "\(ProgressBar.count(summary.members)) members; \(summary.format)"
                 + (summary.filters.isEmpty ? "" : ", " + summary.filters.joined(separator: "+") + " compressed"),
         ]
         if let problem = summary.manifestProblem { lines.append("manifest: unreadable: \(problem)") }
@@ -82,15 +82,15 @@ enum ListCommand: Command {
             "  widgets: " + (header.widgets.isEmpty ? "none" : header.widgets.map(\.app).joined(separator: ", ")))
         if let totals = summary.totals {
             lines.append(
-                "  totals: \(ArchiveFormat.count(totals.files)) files (\(ArchiveFormat.bytes(totals.bytes))), "
-                    + "\(ArchiveFormat.count(totals.directories)) directories, "
-                    + "\(ArchiveFormat.count(totals.symlinks)) symlinks, "
-                    + "\(ArchiveFormat.count(totals.hardlinks)) hard links")
+                "  totals: \(ProgressBar.count(totals.files)) files (\(ProgressBar.bytes(totals.bytes))), "
+                    + "\(ProgressBar.count(totals.directories)) directories, "
+                    + "\(ProgressBar.count(totals.symlinks)) symlinks, "
+                    + "\(ProgressBar.count(totals.hardlinks)) hard links")
             var excluded =
-                "  excluded: \(ArchiveFormat.count(totals.excluded.files)) files "
-                + "(\(ArchiveFormat.bytes(totals.excluded.bytes)))"
+                "  excluded: \(ProgressBar.count(totals.excluded.files)) files "
+                + "(\(ProgressBar.bytes(totals.excluded.bytes)))"
             let reasons = totals.excluded.byReason.sorted { $0.key < $1.key }
-                .map { "\($0.key) \(ArchiveFormat.count($0.value.files)) (\(ArchiveFormat.bytes($0.value.bytes)))" }
+                .map { "\($0.key) \(ProgressBar.count($0.value.files)) (\(ProgressBar.bytes($0.value.bytes)))" }
             if !reasons.isEmpty { excluded += ": " + reasons.joined(separator: ", ") }
             lines.append(excluded)
         }

@@ -38,9 +38,9 @@ enum VerifyCommand: Command {
         }
         if report.isValid {
             context.console.err(
-                "devicectl: \(archive) is intact: \(ArchiveFormat.count(report.files)) files "
-                    + "(\(ArchiveFormat.bytes(report.bytes))) match the manifest's SHA-256, "
-                    + "\(ArchiveFormat.count(report.members)) members"
+                "devicectl: \(archive) is intact: \(ProgressBar.count(report.files)) files "
+                    + "(\(ProgressBar.bytes(report.bytes))) match the manifest's SHA-256, "
+                    + "\(ProgressBar.count(report.members)) members"
                     + (report.metadataChecked ? "; metadata and manifest verified too" : ""))
             return 0
         }
