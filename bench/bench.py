@@ -85,10 +85,9 @@ def generate(devicectl, root, files, megabytes, seed):
     `files` files and `megabytes` MB. Returns {"files", "bytes", "excluded_files", "excluded_bytes",
     "included": set of ROOT-relative paths expected in a backup, "excluded": set expected absent}."""
     rng = random.Random(seed)
-    subprocess.run([devicectl, "init", root], check=True, stdout=subprocess.DEVNULL)
+    run([devicectl, "init", root])
     for i in range(APPS):
-        subprocess.run([devicectl, "install", root, "--app", "com.bench.app%d" % i, "--group", "group.com.bench.app%d" % i],
-                       check=True, stdout=subprocess.DEVNULL)
+        run([devicectl, "install", root, "--app", "com.bench.app%d" % i, "--group", "group.com.bench.app%d" % i])
     data, groups = containers(root, "Containers/Data/Application"), containers(root, "Containers/Shared/AppGroup")
     ids = sorted(data)
     for identifier in ids:
@@ -211,6 +210,13 @@ def removing(*paths):
     return setup
 
 
+def run(argv):
+    """Runs an untimed step quietly; a failure stops the benchmark with the command's error output."""
+    done = subprocess.run(argv, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit("bench: %s failed:\n%s" % (" ".join(argv), done.stderr.strip()))
+
+
 def unavailable(devicectl, argv):
     """None when `argv` runs; the reason when devicectl says the command has not landed yet."""
     done = subprocess.run(argv, capture_output=True, text=True)
@@ -228,14 +234,14 @@ def comparisons(devicectl, work, args):
     tree, plain = out("device"), out("plain")
     print("generating %d files / %d MB in %s (seed %d) ..." % (args.files, args.megabytes, tree, args.seed), flush=True)
     stats = generate(devicectl, tree, args.files, args.megabytes, args.seed)
-    subprocess.run(["cp", "-a", tree, plain], check=True)
+    run(["cp", "-a", tree, plain])
     strip_exclusions(plain)
     runs = args.runs
     backup = lambda root, archive, *more: {"argv": [devicectl, "backup", root, "-o", archive, "--no-progress", *more],
                                            "setup": removing(archive)}
     peer = lambda archive, *argv: {"argv": list(argv), "setup": removing(archive)}
     archive = out("d.tar")
-    subprocess.run(backup(tree, archive)["argv"], check=True)
+    run(backup(tree, archive)["argv"])
     check_archive(archive, stats)
     rows = [
         pair("backup (device tree)", backup(tree, out("d.tar")),
@@ -250,7 +256,7 @@ def comparisons(devicectl, work, args):
              peer(out("gp.tar.zst"), "tar", "--zstd", "-cf", out("gp.tar.zst"), "-C", plain, "."), runs, "tar --zstd", 1.0),
     ]
     sizes = {name: os.path.getsize(out(name)) for name in ("d.tar", "g.tar", "dp.tar", "gp.tar", "dp.tar.zst", "gp.tar.zst")}
-    subprocess.run(backup(tree, archive)["argv"], check=True)
+    run(backup(tree, archive)["argv"])
     restored, extracted = out("restored"), out("extracted")
     missing = {}
     reason = unavailable(devicectl, [devicectl, "restore", archive, restored, "--no-progress"])
@@ -305,8 +311,7 @@ def syscalls(devicectl, work, args):
     for label, argv in (("devicectl", [devicectl, "backup", root, "-o", os.path.join(work, "t.tar"), "--no-progress"]),
                         ("tar -cf", ["tar", "-cf", os.path.join(work, "t.tar"), "-C", root, "."])):
         report = os.path.join(work, "strace.txt")
-        subprocess.run(["strace", "-c", "-f", "-o", report, *argv], check=True, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL)
+        run(["strace", "-c", "-f", "-o", report, *argv])
         calls = {}
         for line in open(report):
             fields = line.split()
@@ -407,8 +412,8 @@ def default_work(megabytes):
     if os.path.isdir("/dev/shm"):
         vfs = os.statvfs("/dev/shm")
         if vfs.f_bavail * vfs.f_frsize > need:
-            return "/dev/shm/devicectl-bench"
-    return "/tmp/devicectl-bench"
+            return "/dev/shm/devicectl-bench-%d" % os.getpid()
+    return "/tmp/devicectl-bench-%d" % os.getpid()
 
 
 def main():
