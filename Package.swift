@@ -33,7 +33,7 @@ let package = Package(
         .target(name: "SystemKit", dependencies: ["CSupport"]),
         .target(name: "DeviceKit", dependencies: ["SystemKit", "CCrypto"]),
         .target(name: "BackupKit", dependencies: ["DeviceKit", "SystemKit", "CArchive", "CCrypto", "CSupport", "CZstd"]),
-        .target(name: "NudgeWidget", dependencies: ["DeviceKit"]),
+        .target(name: "NudgeWidget", dependencies: ["DeviceKit", "SystemKit"]),
         .target(name: "DevicectlCLI", dependencies: ["DeviceKit", "BackupKit", "NudgeWidget", "SystemKit"]),
 
         // MARK: - Executable
@@ -46,7 +46,7 @@ let package = Package(
         .testTarget(name: "BackupKitTests", dependencies: ["TestSupport", "BackupKit", "DeviceKit", "SystemKit", "CArchive"]),
         .testTarget(name: "NudgeWidgetTests", dependencies: ["TestSupport", "NudgeWidget", "DeviceKit"]),
         .testTarget(name: "DevicectlCLITests", dependencies: ["TestSupport", "DevicectlCLI"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["devicectl", "TestSupport", "SystemKit"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["devicectl", "TestSupport", "SystemKit", "DeviceKit"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,4 +1,4 @@
-// EventsCommand: `devicectl events`.
+// EventsCommand: `devicectl events`: the device's event log, oldest first.
 import DeviceKit
 import Foundation
 
@@ -6,10 +6,44 @@ enum EventsCommand: Command {
     static let spec = CommandSpec(
         name: "events", summary: "Print the device's event log, oldest first.",
         positionals: [PositionalSpec("ROOT", help: "The device root.")],
-        options: [jsonOption]
+        options: [nowOption, jsonOption],
+        discussion: """
+            Launches (and their source), device tokens sent, widget decisions, notifications scheduled,
+            cancelled, delivered and tapped, backups and restores. Deliveries due by now are recorded first.
+            The log is device-local: backups do not carry it.
+            JSON: {"events":[{"time","type","app":ID|null,"details":{...}}]}
+            """
     )
 
     static func run(_ arguments: ParsedArguments, _ context: CommandContext) throws -> Int32 {
-        throw NotImplemented(command: spec.name)
+        let root = try DeviceArguments.root(arguments)
+        let now = try context.now(arguments)
+        let device = try DeviceArguments.open(root)
+        try device.withLock { try NotificationStore(device: device).settle(at: now) }
+        let events = try EventLog(device: device).events()
+        if arguments.flag("--json") {
+            context.console.json(["events": events.map(json)])
+        } else if events.isEmpty {
+            context.console.out("no events")
+        } else {
+            for event in events { context.console.out(line(event)) }
+        }
+        return 0
+    }
+
+    /// `2026-12-01T09:00:00Z  launch  com.example.news  source=home-screen`.
+    static func line(_ event: DeviceEvent) -> String {
+        var fields = [event.time, event.type]
+        if let app = event.app { fields.append(app) }
+        let details = event.details.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        if !details.isEmpty { fields.append(details.joined(separator: " ")) }
+        return fields.joined(separator: "  ")
+    }
+
+    static func json(_ event: DeviceEvent) -> [String: Any] {
+        [
+            "time": event.time, "type": event.type, "app": event.app.map { $0 as Any } ?? NSNull(),
+            "details": event.details,
+        ]
     }
 }

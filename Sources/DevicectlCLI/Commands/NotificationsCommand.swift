@@ -1,4 +1,4 @@
-// NotificationsCommand: `devicectl notifications`.
+// NotificationsCommand: `devicectl notifications`: every local notification and its state as of now.
 import DeviceKit
 import Foundation
 
@@ -6,10 +6,52 @@ enum NotificationsCommand: Command {
     static let spec = CommandSpec(
         name: "notifications", summary: "List notifications with their state as of now.",
         positionals: [PositionalSpec("ROOT", help: "The device root.")],
-        options: [nowOption, jsonOption]
+        options: [nowOption, jsonOption],
+        discussion: """
+            State: pending while now < fireDate, delivered once now >= fireDate, cancelled when the app was
+            launched first. Deliveries due by now are recorded in the event log.
+            JSON: {"notifications":[{"id","app","title","body","fireDate","state","tapped"}]}
+            """
     )
 
     static func run(_ arguments: ParsedArguments, _ context: CommandContext) throws -> Int32 {
-        throw NotImplemented(command: spec.name)
+        let root = try DeviceArguments.root(arguments)
+        let now = try context.now(arguments)
+        let device = try DeviceArguments.open(root)
+        let store = NotificationStore(device: device)
+        let notifications = try device.withLock { () throws -> [LocalNotification] in
+            try store.settle(at: now)
+            return try store.all()
+        }
+        if arguments.flag("--json") {
+            context.console.json(["notifications": notifications.map { json($0, at: now) }])
+        } else if notifications.isEmpty {
+            context.console.out("no notifications")
+        } else {
+            for notification in notifications { context.console.out(line(notification, at: now)) }
+        }
+        return 0
+    }
+
+    /// `N1-…  com.example.news  delivered, tapped  2026-12-02T09:00:00Z  Title: Body`.
+    static func line(_ notification: LocalNotification, at now: Date) -> String {
+        var state = notification.state(at: now).rawValue
+        if notification.tappedAt != nil { state += ", tapped" }
+        return [
+            notification.id, notification.app, state, Timestamp.format(notification.fireDate),
+            "\(notification.title): \(notification.body)",
+        ].joined(separator: "  ")
+    }
+
+    static func json(_ notification: LocalNotification, at now: Date) -> [String: Any] {
+        [
+            "id": notification.id,
+            "app": notification.app,
+            "title": notification.title,
+            "body": notification.body,
+            "fireDate": Timestamp.format(notification.fireDate),
+            "state": notification.state(at: now).rawValue,
+            "tapped": notification.tappedAt != nil,
+        ]
     }
 }

@@ -1,15 +1,66 @@
-// WidgetRefreshCommand: `devicectl widget-refresh`.
+// WidgetRefreshCommand: `devicectl widget-refresh`: every placed widget's timeline refresh, in order.
 import DeviceKit
 import Foundation
+import NudgeWidget
 
 enum WidgetRefreshCommand: Command {
     static let spec = CommandSpec(
         name: "widget-refresh", summary: "Run the timeline refresh of every widget on the home screen.",
         positionals: [PositionalSpec("ROOT", help: "The device root.")],
-        options: [nowOption, jsonOption]
+        options: [nowOption, jsonOption],
+        discussion: """
+            Each widget decides as the seed's getTimeline does: marker present -> none (marker-present);
+            marker absent and flag not true -> none (not-armed); marker absent and flag true -> schedule one
+            notification after the app's nudge delay and clear the flag (restored). Policy as-published also
+            writes false to the flag on every refresh. A widget whose shared defaults cannot be read gets
+            none (defaults-unreadable) and a warning; the others still run and the exit status is 1.
+            JSON: {"widgets":[{"app","decision":"scheduled"|"none","reason",
+                               "fireDate":ISO|null,"notification":ID|null}]}
+            """
     )
 
     static func run(_ arguments: ParsedArguments, _ context: CommandContext) throws -> Int32 {
-        throw NotImplemented(command: spec.name)
+        let root = try DeviceArguments.root(arguments)
+        let now = try context.now(arguments)
+        let device = try DeviceArguments.open(root)
+        let results = try device.withLock { () throws -> [WidgetRefreshResult] in
+            try device.validate()
+            return try WidgetRefresher(device: device).refreshAll(at: now)
+        }
+        for problem in results.compactMap(\.problem) { context.console.warn(problem) }
+        if arguments.flag("--json") {
+            context.console.json(["widgets": results.map(json)])
+        } else if results.isEmpty {
+            context.console.out("no widgets on the home screen")
+        } else {
+            for result in results { context.console.out(line(result)) }
+        }
+        let failed = results.filter(\.failed)
+        guard failed.isEmpty else {
+            let apps = failed.map(\.app).joined(separator: ", ")
+            context.console.err(
+                "devicectl: \(failed.count) of \(results.count) widgets could not be refreshed: \(apps)")
+            return 1
+        }
+        return 0
+    }
+
+    /// `com.example.news: scheduled (restored): notification N1-… fires 2026-12-02T09:00:00Z`.
+    static func line(_ result: WidgetRefreshResult) -> String {
+        var text = "\(result.app): \(result.decision.outcome.rawValue) (\(result.decision.reason.rawValue))"
+        if let id = result.notificationId, let fireDate = result.decision.fireDate {
+            text += ": notification \(id) fires \(Timestamp.format(fireDate))"
+        }
+        return text
+    }
+
+    static func json(_ result: WidgetRefreshResult) -> [String: Any] {
+        [
+            "app": result.app,
+            "decision": result.decision.outcome.rawValue,
+            "reason": result.decision.reason.rawValue,
+            "fireDate": result.decision.fireDate.map { Timestamp.format($0) as Any } ?? NSNull(),
+            "notification": result.notificationId.map { $0 as Any } ?? NSNull(),
+        ]
     }
 }

@@ -1,1 +1,0 @@
-// NudgeWidget: the widget's restore-nudge decision and the refresh that applies it.

@@ -1,0 +1,22 @@
+// WidgetSnapshot+Device: reading the snapshot from an App Group container and its shared defaults suite.
+import DeviceKit
+import SystemKit
+
+extension WidgetSnapshot {
+    /// What the widget sees in `group`: whether `settings.markerFileName` exists there (any kind of
+    /// entry, not following a symlink) and the value of `settings.flagKey` in `suite`.
+    /// A suite that cannot be read gives flag `.unreadable` and the error's text as `problem`.
+    /// Throws only when the marker's presence cannot be determined.
+    static func read(
+        group: Container, suite: DefaultsSuite, settings: NudgeSettings
+    ) throws -> (snapshot: WidgetSnapshot, problem: String?) {
+        let markerPresent = try FileStatus.ifExists("\(group.path)/\(settings.markerFileName)") != nil
+        let values: [String: Any]
+        do {
+            values = try suite.dictionary()
+        } catch {
+            return (WidgetSnapshot(markerPresent: markerPresent, flag: .unreadable), "\(error)")
+        }
+        return (WidgetSnapshot(markerPresent: markerPresent, flag: flag(from: values[settings.flagKey])), nil)
+    }
+}

@@ -1,0 +1,170 @@
+// NudgeFixture: device setup and binary runs shared by the nudge end-to-end tests.
+//
+// Everything runs through the built binary (init, install, widget add, launch, backup and the nudge
+// commands) except putting a backup onto the new phone: until `restore` lands, `restore(from:to:)`
+// unpacks the real backup by hand. Paths and values are read with DeviceKit (read only).
+import DeviceKit
+import Foundation
+import TestSupport
+import Testing
+
+enum NudgeFixture {
+    static let news = "com.example.news"
+    static let mail = "com.example.mail"
+    static let t0 = Timestamp.parse("2026-12-01T09:00:00Z")!
+
+    static func at(hours: Double) -> Date { t0.addingTimeInterval(hours * 3_600) }
+
+    // MARK: - Setup through the binary
+
+    /// A fresh device at `root` (`init`) with `apps` installed under `policy` (`install`) and their widgets
+    /// placed in order (`widget add`).
+    @discardableResult
+    static func phone(
+        _ root: String, apps: [String] = [news], policy: NudgeSettings.Policy = .once, delay: String? = nil
+    ) throws -> Device {
+        try setup(["init", root, "--now", Timestamp.format(t0)])
+        for app in apps { try install(root, app, policy: policy, delay: delay) }
+        for app in apps { try placeWidget(root, app) }
+        return try Device.open(root)
+    }
+
+    /// `widget add ROOT --app APP`.
+    static func placeWidget(_ root: String, _ app: String) throws {
+        try setup(["widget", "add", root, "--app", app])
+    }
+
+    /// `install ROOT --app APP --nudge-policy POLICY [--nudge-delay DELAY]`.
+    static func install(_ root: String, _ app: String, policy: NudgeSettings.Policy, delay: String? = nil) throws {
+        try setup(
+            ["install", root, "--app", app, "--nudge-policy", policy.rawValue]
+                + (delay.map { ["--nudge-delay", $0] } ?? []))
+    }
+
+    /// `launch ROOT --app APP --now NOW`; returns the device token it sent (the output's last word).
+    @discardableResult
+    static func launch(_ root: String, _ app: String = news, at now: Date) throws -> String {
+        let result = try setup(["launch", root, "--app", app, "--now", Timestamp.format(now)])
+        return try #require(result.stdout.split(whereSeparator: \.isWhitespace).last.map(String.init))
+    }
+
+    /// Runs a setup command, which must succeed.
+    @discardableResult
+    private static func setup(_ arguments: [String]) throws -> RunResult {
+        let result = try DevicectlBinary.run(arguments)
+        try #require(result.status == 0, "devicectl \(arguments.joined(separator: " ")): \(result.stderr)")
+        return result
+    }
+
+    /// The marker's path in `app`'s first App Group container.
+    static func markerPath(_ root: String, _ app: String = news) throws -> String {
+        let device = try Device.open(root)
+        let installed = try device.app(app)
+        let group = try device.groupContainer(try #require(installed.groups.first))
+        return "\(group.path)/\(try #require(installed.widget).markerFileName)"
+    }
+
+    /// The path of `app`'s shared defaults suite.
+    static func suitePath(_ root: String, _ app: String = news) throws -> String {
+        let device = try Device.open(root)
+        return try device.defaults(try #require(try device.app(app).groups.first)).path
+    }
+
+    /// The flag's raw value in `app`'s shared suite.
+    static func flag(_ root: String, _ app: String = news) throws -> Any? {
+        let device = try Device.open(root)
+        return try device.defaults(try #require(try device.app(app).groups.first)).value(NudgeSettings.defaultFlagKey)
+    }
+
+    /// Moves the user onto a new phone at `newRoot`: the old phone is backed up with the real `backup`
+    /// (which leaves the marker out: it is excluded from backup) and the archive is put onto a phone made
+    /// by `init` by hand, until `restore` lands: the archive is extracted with bsdtar, the apps are
+    /// reinstalled with their settings, each App Group container's files come from the archive (found by
+    /// the identifier in its metadata), and the home-screen layout is placed again. Device-local state
+    /// (identity, notifications, events) stays behind, as backups never carry it.
+    static func restore(from oldRoot: String, to newRoot: String) throws {
+        let archive = "\(newRoot).from-backup.tar"
+        let staging = "\(newRoot).from-backup"
+        defer {
+            try? FileManager.default.removeItem(atPath: archive)
+            try? FileManager.default.removeItem(atPath: staging)
+        }
+        try setup(["backup", oldRoot, "-o", archive, "--no-progress"])
+        try AtomicFile.makeDirectories(staging)
+        try #require(try Shell.run("bsdtar", ["-xf", archive, "-C", staging]).status == 0)
+        try setup(["init", newRoot, "--now", Timestamp.format(t0)])
+        let new = try Device.open(newRoot)
+        for app in try Device.open(oldRoot).apps() {
+            try new.install(
+                AppInstallation(bundleId: app.bundleId, name: app.name, groups: app.groups, widget: app.widget))
+        }
+        let groups = "\(staging)/\(ContainerKind.group.directory)"
+        for uuid in (try? FileManager.default.contentsOfDirectory(atPath: groups)) ?? [] {
+            let metadata = try PropertyListFile.readDictionary("\(groups)/\(uuid)/\(DeviceLayout.containerMetadata)")
+            let groupId = try #require(metadata?["MCMMetadataIdentifier"] as? String)
+            try copyTree(
+                "\(groups)/\(uuid)", try new.groupContainer(groupId).path, skipping: [DeviceLayout.containerMetadata])
+        }
+        let layout = try PropertyListFile.readDictionary("\(staging)/\(DeviceLayout.homeScreen)")
+        for widget in layout?["widgets"] as? [[String: Any]] ?? [] {
+            try new.placeWidget(app: try #require(widget["app"] as? String))
+        }
+    }
+
+    private static func copyTree(_ from: String, _ to: String, skipping: [String]) throws {
+        let files = FileManager.default
+        for name in try files.contentsOfDirectory(atPath: from) where !skipping.contains(name) {
+            let source = "\(from)/\(name)"
+            let target = "\(to)/\(name)"
+            var isDirectory: ObjCBool = false
+            _ = files.fileExists(atPath: source, isDirectory: &isDirectory)
+            if isDirectory.boolValue {
+                try AtomicFile.makeDirectories(target)
+                try copyTree(source, target, skipping: [])
+            } else {
+                if files.fileExists(atPath: target) { try files.removeItem(atPath: target) }
+                try files.copyItem(atPath: source, toPath: target)
+            }
+        }
+    }
+
+    // MARK: - The binary
+
+    /// Whether the built binary implements both commands (they are declared before they are built).
+    static let backupAndRestoreExist: Bool = {
+        guard
+            let backup = try? DevicectlBinary.run(["backup", "/nonexistent-devicectl-probe", "-o", "/dev/null"]),
+            let restore = try? DevicectlBinary.run(["restore", "/nonexistent-devicectl-probe.tar", "/nonexistent"])
+        else { return false }
+        return ![backup, restore].contains { $0.stderr.contains("is not implemented yet") }
+    }()
+
+    /// Runs `devicectl arguments... --now now`.
+    @discardableResult
+    static func run(_ arguments: [String], at now: Date) throws -> RunResult {
+        try DevicectlBinary.run(arguments + ["--now", Timestamp.format(now)])
+    }
+
+    /// Runs a `--json` command and returns its object (the run must print one JSON object).
+    static func json(_ arguments: [String], at now: Date, status: Int32 = 0) throws -> [String: Any] {
+        let result = try run(arguments + ["--json"], at: now)
+        #expect(result.status == status, "devicectl \(arguments.joined(separator: " ")): \(result.stderr)")
+        let object = try JSONSerialization.jsonObject(with: result.stdoutData)
+        return try #require(object as? [String: Any], "not a JSON object: \(result.stdout)")
+    }
+
+    /// `widget-refresh ROOT --json`'s widgets.
+    static func refresh(_ root: String, at now: Date, status: Int32 = 0) throws -> [[String: Any]] {
+        try #require(try json(["widget-refresh", root], at: now, status: status)["widgets"] as? [[String: Any]])
+    }
+
+    /// `notifications ROOT --json`'s notifications.
+    static func notifications(_ root: String, at now: Date) throws -> [[String: Any]] {
+        try #require(try json(["notifications", root], at: now)["notifications"] as? [[String: Any]])
+    }
+
+    /// `events ROOT --json`'s events.
+    static func events(_ root: String, at now: Date) throws -> [[String: Any]] {
+        try #require(try json(["events", root], at: now)["events"] as? [[String: Any]])
+    }
+}
