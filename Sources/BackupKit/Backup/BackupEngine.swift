@@ -43,7 +43,7 @@ public enum BackupEngine {
         let lock = deviceRoot ? try? FileLock(path: "\(request.root)/\(DeviceLayout.lock)", wait: true) : nil
         defer { try? lock?.release() }
         let header = try DeviceInventory.header(
-            root: request.root, deviceRoot: deviceRoot, created: Timestamp.format(request.created), tool: request.tool)
+            root: request.root, deviceRoot: deviceRoot, created: UTCTimestamp.format(request.created), tool: request.tool)
 
         var output: AtomicArchiveFile?
         let descriptor: Int32
