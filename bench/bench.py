@@ -32,7 +32,7 @@ WORDS = ("article headline story update breaking local sports weather market opi
          "string integer dict array key true false date data").split()
 APPS = 8
 RSS_REPORT = "/tmp/devicectl-bench-rss-%d" % os.getpid()  # GNU time's output (off the measured tmpfs tree)
-MEDIA_FILES = 6          # large incompressible files, 25% of the bytes; one of them in Library/Caches
+MEDIA_FILES = 6          # large incompressible files, 25% of the bytes; two of them excluded
 MEDIA_SHARE = 0.25
 FILES_PER_DIRECTORY = 60  # small files are spread over numbered subdirectories of each place
 
@@ -127,10 +127,10 @@ def generate(devicectl, root, files, megabytes, seed):
             os.setxattr(path, APPLE_XATTR, APPLE_VALUE)
         elif flag:
             change_nodump(path, True)
-    for m in range(MEDIA_FILES):
-        rel = "Library/Caches" if m == MEDIA_FILES - 1 else "Documents"
+    for m in range(MEDIA_FILES):  # the last two excluded: one cached, one in the Apple-flagged offline directory
+        rel = {MEDIA_FILES - 1: "Library/Caches", MEDIA_FILES - 2: "Documents/offline"}.get(m, "Documents")
         add(os.path.join(data[ids[m % len(ids)]], rel, "video-%d.mov" % m), rng.randbytes(media_bytes // MEDIA_FILES),
-            rel == "Library/Caches")
+            rel != "Documents")
     return stats
 
 
