@@ -24,10 +24,8 @@ deps:
 build: deps
 	$(SWIFT) build
 
-# The Swift runtime and Foundation linked in statically: 6 MiB less peak RSS and ~10 ms less start-up
-# than loading libswiftCore/libFoundation*.so (measured by bench/bench.py; see bench/results.md).
 release: deps
-	$(SWIFT) build -c release --static-swift-stdlib
+	$(SWIFT) build -c release
 
 test: deps
 	$(SWIFT) build --build-tests
