@@ -2,7 +2,7 @@
 # Both install what they need on a fresh Debian 12 (as root, with apt-get) before building.
 
 SWIFT ?= swift
-APT_PACKAGES := libarchive-dev libarchive-tools libssl-dev libzstd-dev pkg-config attr e2fsprogs zstd xz-utils gzip python3 tar time
+APT_PACKAGES := libarchive-dev libarchive-tools libssl-dev pkg-config attr e2fsprogs zstd xz-utils gzip python3 tar time
 RELEASE_BIN := .build/release/devicectl
 
 .PHONY: all deps build release test demo bench bench-smoke clean

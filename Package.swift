@@ -22,17 +22,12 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
-        .systemLibrary(
-            name: "CZstd",
-            pkgConfig: "libzstd",
-            providers: [.apt(["libzstd-dev"])]
-        ),
         .target(name: "CSupport"),
 
         // MARK: - Libraries
         .target(name: "SystemKit", dependencies: ["CSupport"]),
         .target(name: "DeviceKit", dependencies: ["SystemKit", "CCrypto"]),
-        .target(name: "BackupKit", dependencies: ["DeviceKit", "SystemKit", "CArchive", "CCrypto", "CSupport", "CZstd"]),
+        .target(name: "BackupKit", dependencies: ["DeviceKit", "SystemKit", "CArchive", "CCrypto", "CSupport"]),
         .target(name: "NudgeWidget", dependencies: ["DeviceKit", "SystemKit"]),
         .target(name: "DevicectlCLI", dependencies: ["DeviceKit", "BackupKit", "NudgeWidget", "SystemKit"]),
 
