@@ -32,8 +32,11 @@ test: deps
 	$(SWIFT) test --skip-build
 	$(MAKE) --no-print-directory bench-smoke
 
-demo: release
-	DEVICECTL=$(RELEASE_BIN) bash Scripts/demo.sh
+# The narrated migration story (Scripts/demo.sh) against a debug build of the binary (the quickest to build;
+# `make test` reuses it).
+demo: deps
+	$(SWIFT) build --product devicectl
+	DEVICECTL="$$($(SWIFT) build --show-bin-path)/devicectl" bash Scripts/demo.sh
 
 clean:
 	rm -rf .build

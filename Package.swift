@@ -42,6 +42,7 @@ let package = Package(
         .testTarget(name: "NudgeWidgetTests", dependencies: ["TestSupport", "NudgeWidget", "DeviceKit"]),
         .testTarget(name: "DevicectlCLITests", dependencies: ["TestSupport", "DevicectlCLI"]),
         .testTarget(name: "EndToEndTests", dependencies: ["devicectl", "TestSupport", "SystemKit", "DeviceKit"]),
+        .testTarget(name: "ScenarioTests", dependencies: ["devicectl", "TestSupport", "SystemKit"]),
     ],
     swiftLanguageModes: [.v6]
 )

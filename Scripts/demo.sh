@@ -1,89 +1,166 @@
 #!/usr/bin/env bash
 # The migration demo (`make demo`): the seed article's story on temporary device roots, narrated step by
-# step with the devicectl commands it runs. Ends with a one-line verdict; exit 0 only if the story held.
+# step with the devicectl commands it runs and their real output. Every claim the story makes is checked
+# (✔/✘); the last line is a one-line verdict, and the exit status is 0 only if the story held.
+#
+# DEVICECTL picks the binary (default: devicectl on PATH). Needs bash, python3 (to read --json) and GNU date.
 set -uo pipefail
 
 DEVICECTL=${DEVICECTL:-devicectl}
+case $DEVICECTL in */*) DEVICECTL=$(cd "$(dirname "$DEVICECTL")" && pwd)/$(basename "$DEVICECTL") ;; esac
 APP=com.example.news
 GROUP=group.com.example.news
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/devicectl-demo.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
-OLD="$WORK/old-phone" NEW="$WORK/new-phone" ARCHIVE="$WORK/old-phone.tar.zst"
+MARKER=device-restoration-marker.txt
+
+# Everything happens in a scratch directory, removed at the end; commands use paths relative to it.
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/devicectl-demo.XXXXXX") || exit 1
+trap 'cd / && rm -rf "$WORK"' EXIT
+cd "$WORK" || exit 1
+
+if [ -t 1 ]; then
+    bold=$'\e[1m' dim=$'\e[2m' green=$'\e[32m' red=$'\e[31m' off=$'\e[0m'
+else
+    bold='' dim='' green='' red='' off=''
+fi
 failures=0
 
-if [ -t 1 ]; then bold=$'\e[1m' dim=$'\e[2m' green=$'\e[32m' red=$'\e[31m' off=$'\e[0m'; else bold= dim= green= red= off=; fi
-
-say() { printf '\n%s%s%s\n' "$bold" "$*" "$off"; }
-# run CMD...: shows the command as a user would type it, then its output, indented.
+# step N TIME TITLE: a numbered step; TIME becomes the simulated clock (DEVICECTL_NOW) for its commands.
+step() {
+    export DEVICECTL_NOW=$2
+    local when
+    when=$(date -u -d "$2" '+%a %-d %b %Y, %H:%M:%S UTC')
+    printf '\n%s%s. %s%s  %s[%s]%s\n' "$bold" "$1" "$3" "$off" "$dim" "$when" "$off"
+}
+# say TEXT...: narration, one line per argument.
+say() { printf '   %s\n' "$@"; }
+# run ARGS...: shows `$ devicectl ARGS` as typed, runs it, shows its output (stdout and stderr) indented.
+# Keeps the output in $OUT and the exit status in $STATUS for the checks.
 run() {
-    printf '%s$ devicectl %s%s\n' "$dim" "$*" "$off"
-    local out status
-    out=$("$DEVICECTL" "$@" 2>&1); status=$?
-    [ -n "$out" ] && printf '%s\n' "$out" | sed 's/^/    /'
-    return $status
+    printf '   %s$ devicectl %s%s\n' "$bold" "$*" "$off"
+    OUT=$("$DEVICECTL" "$@" 2>&1)
+    STATUS=$?
+    [ -n "$OUT" ] && while IFS= read -r line; do printf '     %s\n' "$line"; done <<<"$OUT"
+    [ "$STATUS" -eq 0 ] || printf '     %s(exit status %d)%s\n' "$red" "$STATUS" "$off"
+    return 0
 }
-# capture CMD...: runs devicectl quietly and prints its stdout (for values the story needs).
-capture() { "$DEVICECTL" "$@" 2>/dev/null; }
-json() { python3 -c "import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1], {'d': d}))" "$1"; }
-check() { # check DESCRIPTION CONDITION-EXIT-STATUS
-    if [ "$2" -eq 0 ]; then printf '    %s✔ %s%s\n' "$green" "$1" "$off"; else printf '    %s✘ %s%s\n' "$red" "$1" "$off"; failures=$((failures + 1)); fi
+# quietly ARGS...: runs devicectl without showing it (for the checks' --json reads); prints its stdout.
+quietly() { "$DEVICECTL" "$@" 2>/dev/null; }
+# field EXPR: reads JSON on stdin and prints the Python expression EXPR of it (d is the object); empty on error.
+field() { python3 -c 'import json, sys
+try: print(eval(sys.argv[1], {"d": json.load(sys.stdin)}))
+except Exception: pass' "$1" 2>/dev/null; }
+# check DESCRIPTION COMMAND...: runs COMMAND (a test) and prints ✔ or ✘ with DESCRIPTION.
+check() {
+    local description=$1
+    shift
+    if "$@"; then
+        printf '   %s✔ %s%s\n' "$green" "$description" "$off"
+    else
+        printf '   %s✘ %s%s\n' "$red" "$description" "$off"
+        failures=$((failures + 1))
+    fi
 }
+is() { [ "$1" = "$2" ]; }
 
-say "1. The old phone: a news app with its home-screen widget."
-run init "$OLD"
-run install "$OLD" --app "$APP" --group "$GROUP"
-run widget add "$OLD" --app "$APP"
+printf '%sdevicectl demo: moving to a new iPhone, and the widget that brings the user back%s\n' "$bold" "$off"
+say "Two simulated iPhones live in a scratch directory ($WORK)." \
+    "Time is simulated: each step's commands run at the time in its heading (DEVICECTL_NOW)."
 
-say "2. The user opens the app on the old phone (2026-12-01 08:00)."
-echo "   At launch the app writes an empty marker file, excluded from backup, into its App Group,"
-echo "   sets notificationEnabled = true in the group's shared defaults, and sends its device token."
-run launch "$OLD" --app "$APP" --now 2026-12-01T08:00:00Z
-OLD_TOKEN=$(capture launch "$OLD" --app "$APP" --now 2026-12-01T08:00:01Z --json | json 'd["deviceToken"]')
-run defaults read "$OLD" "$GROUP" notificationEnabled
+# MARK: - The old phone
+step 1 2026-11-30T20:00:00Z "The old phone: the News app and its widget on the home screen"
+run init old-phone
+run install old-phone --app "$APP" --group "$GROUP"
+run widget add old-phone --app "$APP"
 
-say "3. That night the phone is backed up. What is skipped, and why:"
-run backup "$OLD" --dry-run
-run backup "$OLD" -o "$ARCHIVE" --no-progress
-run verify "$ARCHIVE"
-check "the backup verifies" $?
+step 2 2026-12-01T08:00:00Z "The user opens News on the old phone"
+say "At every launch the app writes an empty marker file into its App Group container and marks it" \
+    "excluded from backup, sets notificationEnabled = true in the group's shared defaults, and sends" \
+    "its device token to the server (the last word below)."
+run launch old-phone --app "$APP"
+OLD_TOKEN=${OUT##* }
+OLD_STATUS=$(quietly status old-phone --json)
+check "the marker is there, excluded from backup" \
+    is "$(field 'd["apps"][0]["markerPresent"], d["apps"][0]["markerExcluded"]' <<<"$OLD_STATUS")" "(True, True)"
+check "the flag notificationEnabled is true" is "$(field 'd["apps"][0]["flag"]' <<<"$OLD_STATUS")" True
 
-say "4. The user moves to a new phone and restores the backup onto it."
-run init "$NEW"
-run restore "$ARCHIVE" "$NEW" --no-progress
-check "the restore succeeds" $?
-echo "   After the restore: the flag came back (it is in the backup), the marker did not (it was excluded)."
-run status "$NEW"
-STATUS=$(capture status "$NEW" --json)
-[ "$(echo "$STATUS" | json 'd["apps"][0]["markerPresent"]')" = "False" ]; check "the marker is absent on the new phone" $?
+# MARK: - The backup
+step 3 2026-12-01T23:00:00Z "That night the old phone is backed up"
+say "First, what the backup will leave out, and why:"
+run backup old-phone --dry-run
+say "The marker stays behind (apple-exclude-xattr: the app excluded it). App bundles are reinstalled from" \
+    "the App Store, caches and tmp are never backed up, and DeviceLocal (the phone's identity, its" \
+    "notifications and event log) belongs to the phone itself. Everything else is kept: the App Group's" \
+    "shared defaults, with notificationEnabled = true, are in the backup."
+check "the marker is left out of the backup because it is excluded" \
+    grep -q "$MARKER  (apple-exclude-xattr)" <<<"$OUT"
+run backup old-phone -o old-phone.tar.zst --no-progress
+run verify old-phone.tar.zst
+check "the backup is written and every file matches its SHA-256" is "$STATUS" 0
 
-say "5. The widget refreshes on the new phone before the app is ever opened (09:00)."
-run widget-refresh "$NEW" --now 2026-12-01T09:00:00Z
-REFRESH=$(capture widget-refresh "$NEW" --now 2026-12-01T09:05:00Z --json)
-echo "   A second refresh five minutes later decides nothing new:"
-printf '    %s\n' "$REFRESH"
-COUNT=$(capture notifications "$NEW" --now 2026-12-01T09:10:00Z --json | json 'len(d["notifications"])')
-[ "$COUNT" = "1" ]; check "exactly one nudge is scheduled" $?
+# MARK: - The new phone
+step 4 2026-12-02T08:00:00Z "A new iPhone: the user restores the backup onto it"
+run init new-phone
+run restore old-phone.tar.zst new-phone --no-progress
+check "the restore succeeds" is "$STATUS" 0
+say "The new phone keeps its own identity. The flag came back with the backup, the marker did not:"
+run status new-phone
+NEW_STATUS=$(quietly status new-phone --json)
+check "the new phone has its own identity" \
+    test "$(field 'd["udid"]' <<<"$NEW_STATUS")" != "$(field 'd["udid"]' <<<"$OLD_STATUS")"
+check "the widget is back on the home screen, the app installed again but not launched" \
+    is "$(field 'd["apps"][0]["widgetPlaced"], d["apps"][0]["lastDeviceToken"]' <<<"$NEW_STATUS")" "(True, None)"
+check "marker absent, flag true: this phone was restored and News has not run here" \
+    is "$(field 'd["apps"][0]["markerPresent"], d["apps"][0]["flag"]' <<<"$NEW_STATUS")" "(False, True)"
 
-say "6. 24 hours pass without the app being opened. The notification is delivered."
-run notifications "$NEW" --now 2026-12-02T09:00:00Z
-ID=$(capture notifications "$NEW" --now 2026-12-02T09:00:00Z --json | json 'd["notifications"][0]["id"]')
-STATE=$(capture notifications "$NEW" --now 2026-12-02T09:00:00Z --json | json 'd["notifications"][0]["state"]')
-[ "$STATE" = "delivered" ]; check "the nudge is delivered 24 h after the refresh" $?
+# MARK: - The widget
+step 5 2026-12-02T09:00:00Z "The widget refreshes on the new phone; the user has not opened News"
+say "iOS refreshes widgets on its own, even for an app that has never been launched on this phone."
+run widget-refresh new-phone
+say "Decision 'scheduled', reason 'restored': marker missing and flag true. The widget schedules one" \
+    "local notification for 24 hours later and clears the flag."
+ID=$(grep -o 'notification [^ ]*' <<<"$OUT" | head -1 | cut -d' ' -f2)
+check "one nudge is scheduled, firing at Thu 3 Dec 09:00 (24 h later)" \
+    grep -q "scheduled (restored): notification $ID fires 2026-12-03T09:00:00Z" <<<"$OUT"
 
-say "7. The user taps it: the app launches and sends its new device token to the server."
-run tap "$NEW" --notification "$ID" --now 2026-12-02T09:01:00Z
-NEW_TOKEN=$(capture events "$NEW" --json | json '[e for e in d["events"] if e["type"]=="device-token-sent"][-1]["details"]["token"]')
-echo "   old phone's token: $OLD_TOKEN"
-echo "   new phone's token: $NEW_TOKEN"
-[ -n "$NEW_TOKEN" ] && [ "$NEW_TOKEN" != "$OLD_TOKEN" ]; check "the server now has the new phone's token" $?
+step 6 2026-12-02T09:30:00Z "Half an hour later the widget refreshes again"
+run widget-refresh new-phone
+say "Reason 'not-armed': the flag is false now, so there is no second notification."
+check "the second refresh decides nothing" grep -q "none (not-armed)" <<<"$OUT"
+check "exactly one notification exists" \
+    is "$(quietly notifications new-phone --json | field 'len(d["notifications"])')" 1
 
-say "The new phone's event log:"
-run events "$NEW"
+# MARK: - 24 hours later
+step 7 2026-12-03T08:59:59Z "One second before the 24 hours are up"
+run notifications new-phone
+check "the nudge is still pending" \
+    is "$(quietly notifications new-phone --json | field '[n["state"] for n in d["notifications"]]')" "['pending']"
+
+step 8 2026-12-03T09:00:00Z "24 hours after the refresh, News still not opened: the notification appears"
+run notifications new-phone
+check "the nudge is delivered, exactly 24 h after it was scheduled" \
+    is "$(quietly notifications new-phone --json | field '[n["state"] for n in d["notifications"]]')" "['delivered']"
+
+step 9 2026-12-03T09:05:00Z "The user taps the notification"
+say "News launches (marker and flag written again) and sends this phone's device token to the server."
+run tap new-phone --notification "$ID"
+NEW_TOKEN=${OUT##* }
+say "old phone's token: $OLD_TOKEN" "new phone's token: $NEW_TOKEN"
+check "the server gets a new device token, so push reaches the new phone" \
+    test "$STATUS" -eq 0 -a ${#NEW_TOKEN} -eq 64 -a "$NEW_TOKEN" != "$OLD_TOKEN"
+
+# MARK: - What the effect measurement would count
+step 10 2026-12-03T09:05:00Z "The new phone's event log (what an effect measurement would count)"
+run events new-phone
+EVENTS=$(quietly events new-phone --json | field '[e["type"] for e in d["events"]
+    if e["type"].startswith("notification-") or e["type"] == "launch"]')
+check "one nudge scheduled, delivered and tapped; one launch, from the notification" is "$EVENTS" \
+    "['notification-scheduled', 'notification-delivered', 'notification-tapped', 'launch']"
 
 echo
 if [ "$failures" -eq 0 ]; then
-    printf '%sVerdict: the restored phone nudged once, the user came back, and push reaches the new device.%s\n' "$green$bold" "$off"
+    printf '%sVerdict: the story held: %s%s\n' "$green$bold" \
+        "the restored phone nudged once, 24 h later; the tap sent the new device token." "$off"
 else
-    printf '%sVerdict: %d check(s) failed: the migration story did not hold.%s\n' "$red$bold" "$failures" "$off"
+    printf '%sVerdict: the story did not hold: %d check(s) failed (see ✘ above).%s\n' "$red$bold" "$failures" "$off"
     exit 1
 fi

@@ -1,12 +1,12 @@
 // NudgeBackupRestoreTests: the whole migration through the binary with the real backup and restore:
 // the marker (excluded from backup) stays behind, the flag travels, and the policies differ as the
-// article's discrepancy predicts. Runs once `backup` and `restore` are implemented in the binary.
+// article's discrepancy predicts.
 import DeviceKit
 import Foundation
 import TestSupport
 import Testing
 
-@Suite(.enabled(if: NudgeFixture.backupAndRestoreExist, "devicectl backup/restore are not implemented yet"))
+@Suite
 struct NudgeBackupRestoreTests {
     typealias F = NudgeFixture
 

@@ -1,8 +1,7 @@
 // NudgeFixture: device setup and binary runs shared by the nudge end-to-end tests.
 //
-// Everything runs through the built binary (init, install, widget add, launch, backup and the nudge
-// commands) except putting a backup onto the new phone: until `restore` lands, `restore(from:to:)`
-// unpacks the real backup by hand. Paths and values are read with DeviceKit (read only).
+// Everything runs through the built binary (init, install, widget add, launch, backup, restore and the nudge
+// commands). Paths and values are read with DeviceKit (read only).
 import DeviceKit
 import Foundation
 import TestSupport
@@ -76,68 +75,19 @@ enum NudgeFixture {
         return try device.defaults(try #require(try device.app(app).groups.first)).value(NudgeSettings.defaultFlagKey)
     }
 
-    /// Moves the user onto a new phone at `newRoot`: the old phone is backed up with the real `backup`
-    /// (which leaves the marker out: it is excluded from backup) and the archive is put onto a phone made
-    /// by `init` by hand, until `restore` lands: the archive is extracted with bsdtar, the apps are
-    /// reinstalled with their settings, each App Group container's files come from the archive (found by
-    /// the identifier in its metadata), and the home-screen layout is placed again. Device-local state
-    /// (identity, notifications, events) stays behind, as backups never carry it.
+    /// Moves the user onto a new phone at `newRoot`: the old phone is backed up with `backup` (which leaves the
+    /// marker out: it is excluded from backup), a new phone is made with `init`, and the archive is put onto it
+    /// with `restore` (which reinstalls the apps and places the widgets again). Device-local state (identity,
+    /// notifications, events) stays behind, as backups never carry it.
     static func restore(from oldRoot: String, to newRoot: String) throws {
         let archive = "\(newRoot).from-backup.tar"
-        let staging = "\(newRoot).from-backup"
-        defer {
-            try? FileManager.default.removeItem(atPath: archive)
-            try? FileManager.default.removeItem(atPath: staging)
-        }
+        defer { try? FileManager.default.removeItem(atPath: archive) }
         try setup(["backup", oldRoot, "-o", archive, "--no-progress"])
-        try AtomicFile.makeDirectories(staging)
-        try #require(try Shell.run("bsdtar", ["-xf", archive, "-C", staging]).status == 0)
         try setup(["init", newRoot, "--now", Timestamp.format(t0)])
-        let new = try Device.open(newRoot)
-        for app in try Device.open(oldRoot).apps() {
-            try new.install(
-                AppInstallation(bundleId: app.bundleId, name: app.name, groups: app.groups, widget: app.widget))
-        }
-        let groups = "\(staging)/\(ContainerKind.group.directory)"
-        for uuid in (try? FileManager.default.contentsOfDirectory(atPath: groups)) ?? [] {
-            let metadata = try PropertyListFile.readDictionary("\(groups)/\(uuid)/\(DeviceLayout.containerMetadata)")
-            let groupId = try #require(metadata?["MCMMetadataIdentifier"] as? String)
-            try copyTree(
-                "\(groups)/\(uuid)", try new.groupContainer(groupId).path, skipping: [DeviceLayout.containerMetadata])
-        }
-        let layout = try PropertyListFile.readDictionary("\(staging)/\(DeviceLayout.homeScreen)")
-        for widget in layout?["widgets"] as? [[String: Any]] ?? [] {
-            try new.placeWidget(app: try #require(widget["app"] as? String))
-        }
-    }
-
-    private static func copyTree(_ from: String, _ to: String, skipping: [String]) throws {
-        let files = FileManager.default
-        for name in try files.contentsOfDirectory(atPath: from) where !skipping.contains(name) {
-            let source = "\(from)/\(name)"
-            let target = "\(to)/\(name)"
-            var isDirectory: ObjCBool = false
-            _ = files.fileExists(atPath: source, isDirectory: &isDirectory)
-            if isDirectory.boolValue {
-                try AtomicFile.makeDirectories(target)
-                try copyTree(source, target, skipping: [])
-            } else {
-                if files.fileExists(atPath: target) { try files.removeItem(atPath: target) }
-                try files.copyItem(atPath: source, toPath: target)
-            }
-        }
+        try setup(["restore", archive, newRoot, "--no-progress"])
     }
 
     // MARK: - The binary
-
-    /// Whether the built binary implements both commands (they are declared before they are built).
-    static let backupAndRestoreExist: Bool = {
-        guard
-            let backup = try? DevicectlBinary.run(["backup", "/nonexistent-devicectl-probe", "-o", "/dev/null"]),
-            let restore = try? DevicectlBinary.run(["restore", "/nonexistent-devicectl-probe.tar", "/nonexistent"])
-        else { return false }
-        return ![backup, restore].contains { $0.stderr.contains("is not implemented yet") }
-    }()
 
     /// Runs `devicectl arguments... --now now`.
     @discardableResult

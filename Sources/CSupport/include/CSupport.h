@@ -6,6 +6,9 @@
 #include <sys/types.h>
 #include <sys/xattr.h>
 
+#include "CSupportLinux.h"
+#include "CSupportInterrupt.h"
+
 /// Flags for csupport_openat2's `resolve` argument (linux/openat2.h).
 static const uint64_t CSUPPORT_RESOLVE_NO_XDEV = 0x01;
 static const uint64_t CSUPPORT_RESOLVE_NO_MAGICLINKS = 0x02;

@@ -73,6 +73,15 @@ enum BackupCommand: Command {
             bar.finish()
             throw error
         }
+        if summary.deviceRoot, let device = try? Device.open(root) {
+            // The device's own record of the backup (DeviceLocal is never archived, so this is safe after it).
+            try EventLog(device: device).append(DeviceEvent(
+                time: request.created, type: "backup",
+                details: [
+                    "archive": archive == "-" ? "stdout" : archive, "files": String(summary.files),
+                    "bytes": String(summary.bytes), "archiveBytes": String(summary.archiveBytes),
+                ]))
+        }
         if json {
             context.console.json(jsonObject(summary, root: root, archive: archive, compression: compression))
         } else {

@@ -1,15 +1,120 @@
-// ListCommand: `devicectl list`.
+// ListCommand: `devicectl list`: an archive's members (type, mode, size, mtime, path) and manifest summary.
+import BackupKit
 import DeviceKit
 import Foundation
+import SystemKit
 
 enum ListCommand: Command {
     static let spec = CommandSpec(
         name: "list", summary: "List an archive's members and its manifest summary.",
         positionals: [PositionalSpec("ARCHIVE", help: "The archive, or - for stdin.")],
-        options: [jsonOption]
+        options: [jsonOption],
+        discussion: """
+            One line per member: type and mode, owner, size, mtime (UTC), path (and link target). Then the
+            manifest: the source device, the apps a restore reinstalls, the widgets, and the totals.
+            Example: devicectl list /tmp/phone.tar.zst
+            """
     )
 
     static func run(_ arguments: ParsedArguments, _ context: CommandContext) throws -> Int32 {
-        throw NotImplemented(command: spec.name)
+        guard let archive = arguments.positional(0), !archive.isEmpty else {
+            throw UsageError("ARCHIVE must not be empty", command: spec.name)
+        }
+        let json = arguments.flag("--json")
+        InterruptSignal.install()
+        defer { InterruptSignal.uninstall() }
+        var members: [[String: Any]] = []
+        let summary = try ArchiveListing.list(archive: archive) { member in
+            if json {
+                var entry: [String: Any] = [
+                    "type": member.kind.name, "mode": String(member.permissions, radix: 8), "size": member.size,
+                    "mtime": ArchiveFormat.time(member.mtimeSeconds, member.mtimeNanoseconds), "path": member.path,
+                    "uid": member.uid, "gid": member.gid,
+                ]
+                if let link = member.linkTarget { entry["link"] = link }
+                members.append(entry)
+            } else {
+                context.console.out(line(member))
+            }
+        }
+        if json {
+            context.console.json([
+                "members": members, "manifest": manifestJSON(summary), "format": summary.format, "filters": summary.filters,
+            ])
+        } else {
+            for line in manifestLines(summary) { context.console.out(line) }
+        }
+        return 0
     }
+
+    /// `-rw-r--r--  0/0      1234 2026-11-29T12:00:00Z  path -> target`.
+    static func line(_ member: ArchiveReader.Member) -> String {
+        let owner = "\(member.uid)/\(member.gid)"
+        var text = ArchiveFormat.mode(member.kind, member.permissions) + " " + owner.padding(9) + " "
+            + String(member.size).leftPadding(12) + " " + ArchiveFormat.time(member.mtimeSeconds, member.mtimeNanoseconds)
+            + "  " + member.path
+        if let link = member.linkTarget { text += (member.kind == .hardLink ? " link to " : " -> ") + link }
+        return text
+    }
+
+    static func manifestLines(_ summary: ListSummary) -> [String] {
+        var lines = ["", "\(ArchiveFormat.count(summary.members)) members; \(summary.format)"
+            + (summary.filters.isEmpty ? "" : ", " + summary.filters.joined(separator: "+") + " compressed")]
+        if let problem = summary.manifestProblem { lines.append("manifest: unreadable: \(problem)") }
+        guard let header = summary.header else {
+            if summary.manifestProblem == nil { lines.append("no devicectl manifest (not made by 'devicectl backup')") }
+            return lines
+        }
+        lines.append("manifest: \(header.format) v\(header.formatVersion), made by \(header.tool) at \(header.created)")
+        lines.append("  device: \(header.source.udid ?? "(not a device root)")")
+        let apps = header.apps.map { app in
+            "\(app.bundleId) (\(app.name)\(app.widget == nil ? "" : ", widget")\(app.groups.isEmpty ? "" : ", groups " + app.groups.joined(separator: " ")))"
+        }
+        lines.append("  apps: " + (apps.isEmpty ? "none" : apps.joined(separator: ", ")))
+        lines.append("  widgets: " + (header.widgets.isEmpty ? "none" : header.widgets.map(\.app).joined(separator: ", ")))
+        if let totals = summary.totals {
+            lines.append("  totals: \(ArchiveFormat.count(totals.files)) files (\(ArchiveFormat.bytes(totals.bytes))), "
+                + "\(ArchiveFormat.count(totals.directories)) directories, \(ArchiveFormat.count(totals.symlinks)) symlinks, "
+                + "\(ArchiveFormat.count(totals.hardlinks)) hard links")
+            var excluded = "  excluded: \(ArchiveFormat.count(totals.excluded.files)) files (\(ArchiveFormat.bytes(totals.excluded.bytes)))"
+            let reasons = totals.excluded.byReason.sorted { $0.key < $1.key }
+                .map { "\($0.key) \(ArchiveFormat.count($0.value.files)) (\(ArchiveFormat.bytes($0.value.bytes)))" }
+            if !reasons.isEmpty { excluded += ": " + reasons.joined(separator: ", ") }
+            lines.append(excluded)
+        }
+        return lines
+    }
+
+    static func manifestJSON(_ summary: ListSummary) -> Any {
+        guard let header = summary.header else {
+            return summary.manifestProblem.map { ["problem": $0] as [String: Any] } ?? NSNull()
+        }
+        var object: [String: Any] = [
+            "tool": header.tool, "created": header.created, "formatVersion": header.formatVersion,
+            "device": header.source.udid ?? NSNull(),
+            "apps": header.apps.map { app -> [String: Any] in
+                ["bundleId": app.bundleId, "name": app.name, "groups": app.groups, "widget": app.widget != nil]
+            },
+            "widgets": header.widgets.map(\.app),
+        ]
+        if let totals = summary.totals {
+            object["totals"] = [
+                "files": totals.files, "bytes": totals.bytes, "directories": totals.directories, "symlinks": totals.symlinks,
+                "hardlinks": totals.hardlinks,
+                "excluded": [
+                    "files": totals.excluded.files, "bytes": totals.excluded.bytes,
+                    "byReason": totals.excluded.byReason.mapValues { ["files": $0.files, "bytes": $0.bytes] },
+                ] as [String: Any],
+            ] as [String: Any]
+        }
+        if let problem = summary.manifestProblem { object["problem"] = problem }
+        return object
+    }
+}
+
+extension String {
+    /// Right-aligned in `width` columns.
+    fileprivate func leftPadding(_ width: Int) -> String { count >= width ? self : String(repeating: " ", count: width - count) + self }
+    /// Left-aligned in `width` columns.
+    fileprivate func padding(_ width: Int) -> String { count >= width ? self : self + String(repeating: " ", count: width - count) }
 }

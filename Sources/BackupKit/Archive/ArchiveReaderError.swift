@@ -1,0 +1,36 @@
+// ArchiveReaderError: why an archive could not be read (libarchive's message, the member, the cause).
+
+/// A failure reading an archive stream.
+public enum ArchiveReaderError: Error, CustomStringConvertible, Equatable, Sendable {
+    /// libarchive refused: `call` failed with `message` (from `archive_error_string`), near `member`.
+    case library(call: String, message: String, member: String?)
+    /// The stream is readable but not a tar archive (pax, ustar and GNU tar are accepted).
+    case notTar(filters: String)
+    /// The input was empty.
+    case empty
+    /// SIGINT or SIGTERM arrived while reading.
+    case interrupted(signal: Int32)
+    /// The uncompressed stream exceeded the limit (a decompression bomb, or not enough room).
+    case streamTooLarge(limit: UInt64)
+    /// The tar framing is damaged where libarchive does not look (non-zero padding, trailing garbage).
+    case damaged(offset: UInt64, reason: String)
+
+    public var description: String {
+        switch self {
+        case .library(let call, let message, let member):
+            let near = member.map { " (at member '\($0)')" } ?? ""
+            return "\(call): \(message)\(near)"
+        case .notTar(let filters):
+            let decoded = filters.isEmpty ? "" : " (after \(filters) decompression)"
+            return "not a tar archive\(decoded), or its first header is damaged; only pax, ustar and GNU tar are accepted"
+        case .empty:
+            return "the archive is empty (no tar header)"
+        case .interrupted(let signal):
+            return "interrupted by \(signal == 15 ? "SIGTERM" : signal == 2 ? "SIGINT" : "signal \(signal)")"
+        case .streamTooLarge(let limit):
+            return "the archive expands beyond \(limit) bytes: refusing (decompression bomb or not enough space)"
+        case .damaged(let offset, let reason):
+            return "damaged tar archive at byte \(offset) of the tar stream: \(reason)"
+        }
+    }
+}

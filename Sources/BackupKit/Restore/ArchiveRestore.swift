@@ -1,0 +1,91 @@
+// ArchiveRestore: `devicectl restore`: an archive onto a fresh device root, all or nothing.
+import DeviceKit
+import Foundation
+import Glibc
+import SystemKit
+
+/// Restores archives onto fresh device roots.
+public enum ArchiveRestore {
+    /// Restores `archive` (a path, or `-` for stdin) onto `root`, which must be a fresh device, an empty
+    /// directory or absent (then initialised as a new device with its own identity).
+    ///
+    /// Every member is created inside a staging directory in ROOT through descriptors opened with
+    /// `openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)`; every file is hashed while written and checked against
+    /// the manifest; the manifest's apps are reinstalled; only then is the staged tree moved into ROOT. On any
+    /// failure (a refused member, a digest mismatch, a damaged or truncated archive, no space, an I/O error,
+    /// SIGINT/SIGTERM) the staging directory is removed and ROOT is as it was; the error says why.
+    public static func restore(archive: String, root: String, options: RestoreOptions = RestoreOptions()) throws -> RestoreReport {
+        let started = Date()
+        var readerOptions = ArchiveReader.Options()
+        readerOptions.interruption = options.interruption
+        let reader: ArchiveReader
+        do {
+            reader = try ArchiveReader(path: archive, options: readerOptions)
+        } catch let error as ArchiveReaderError {
+            throw translate(error)
+        }
+        let destination = try RestoreRoot.prepare(root, now: options.now)
+        var staging: StagingDirectory?
+        do {
+            try destination.lockDevice()
+            let stale = try StagingDirectory.removeStale(in: destination.descriptor, rootPath: destination.path)
+            staging = try StagingDirectory(root: destination.descriptor, rootPath: destination.path)
+            let session = try RestoreSession(reader: reader, staging: staging!, options: options)
+            session.warnings.staleStaging = stale
+            try session.extractAll()
+            try session.finish(rootDescriptor: destination.descriptor)
+            var report = session.report
+            report.initialized = destination.origin != .freshDevice
+            report.archiveBytes = reader.inputBytes
+            report.warnings = session.warnings.messages
+            do {
+                try logEvents(report, archive: archive, root: destination.path, now: options.now)
+            } catch {
+                report.warnings.append("restored, but could not append to the device's event log: \(error)")
+            }
+            do {
+                try staging?.remove()
+            } catch {
+                report.warnings.append("could not remove the staging directory (\(error)); the next restore removes it")
+            }
+            try? reader.close()
+            destination.unlock()
+            report.seconds = Date().timeIntervalSince(started)
+            return report
+        } catch {
+            try? staging?.remove()
+            destination.undo()
+            try? reader.close()
+            throw translate(error)
+        }
+    }
+
+    /// Appends `init` (when the restore made the device) and `restore` to the device's event log.
+    static func logEvents(_ report: RestoreReport, archive: String, root: String, now: Date) throws {
+        let device = try Device.open(root)
+        let log = EventLog(device: device)
+        if report.initialized {
+            try log.append(DeviceEvent(time: now, type: "init", details: ["udid": try device.identity().udid]))
+        }
+        var details = ["archive": archive, "files": String(report.files), "bytes": String(report.bytes),
+                       "verified": String(report.verified), "apps": report.apps.joined(separator: ",")]
+        if let source = report.sourceUDID { details["source"] = source }
+        try log.append(DeviceEvent(time: now, type: "restore", details: details))
+    }
+
+    /// Reader and system errors become restore errors that say nothing was changed.
+    static func translate(_ error: any Error) -> any Error {
+        switch error {
+        case let error as RestoreError:
+            return error
+        case ArchiveReaderError.interrupted(let signal):
+            return RestoreError.interrupted(signal: signal)
+        case let error as ArchiveReaderError:
+            return RestoreError.damaged(error.description)
+        case let error as SystemError where [ENOSPC, EDQUOT, EFBIG].contains(error.code):
+            return RestoreError.noSpace(error.description)
+        default:
+            return RestoreError.aborted("\(error)")
+        }
+    }
+}

@@ -1,0 +1,132 @@
+// DigestLog: (path, size, SHA-256) of every file member read so far, kept in order for the manifest check.
+//
+// The manifest is the archive's last member, so what was read must be remembered until it arrives. Records
+// stay in memory up to 256 KiB, then spill to an unnamed O_TMPFILE file, so memory stays flat for any archive.
+import CSupport
+import Glibc
+import SystemKit
+
+/// An append-only log of file digests, read back once in order.
+final class DigestLog {
+    /// One logged file.
+    struct Record: Equatable {
+        let path: [UInt8]
+        let size: UInt64
+        let digest: [UInt8]
+    }
+
+    private static let memoryLimit = 256 << 10
+    private var buffer: [UInt8] = []
+    private var spill: FileDescriptor?
+    /// Where a spill file is created (an O_TMPFILE directory), or nil for $TMPDIR or /tmp.
+    private let spillDirectory: FileDescriptor?
+    private(set) var count: UInt64 = 0
+
+    init(spillDirectory: FileDescriptor? = nil) {
+        self.spillDirectory = spillDirectory
+    }
+
+    /// Appends a record (path at most 65535 bytes; member paths are at most 4095).
+    func append(path: [UInt8], size: UInt64, digest: [UInt8]) throws {
+        let length = UInt16(min(path.count, Int(UInt16.max)))
+        buffer.append(UInt8(length & 0xFF))
+        buffer.append(UInt8(length >> 8))
+        buffer.append(contentsOf: path.prefix(Int(length)))
+        withUnsafeBytes(of: size.littleEndian) { buffer.append(contentsOf: $0) }
+        buffer.append(contentsOf: digest.count == 32 ? digest : [UInt8](repeating: 0, count: 32))
+        count += 1
+        if buffer.count >= DigestLog.memoryLimit { try flush() }
+    }
+
+    private func flush() throws {
+        if spill == nil {
+            let directory = spillDirectory?.rawValue ?? AT_FDCWD
+            let path = spillDirectory == nil ? (getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp") : "."
+            let fd = try SystemError.check("open(O_TMPFILE)", path: path) {
+                openat(directory, path, CSUPPORT_O_TMPFILE | O_RDWR | O_CLOEXEC, 0o600)
+            }
+            spill = FileDescriptor(rawValue: fd, path: path)
+        }
+        try spill!.write(buffer)
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// A reader over every record in order (the log must not be appended to afterwards).
+    func reader() throws -> Reader {
+        guard let spill else { return Reader(memory: buffer) }
+        try flush()
+        try SystemError.check("lseek", path: spill.path) { lseek(spill.rawValue, 0, SEEK_SET) }
+        return Reader(file: spill)
+    }
+
+    /// Reads records in order, with two records of lookahead.
+    final class Reader {
+        private var data: [UInt8]
+        private var position = 0
+        private let file: FileDescriptor?
+        private var endOfFile: Bool
+        private var lookahead: [Record] = []
+
+        init(memory: [UInt8]) {
+            data = memory
+            file = nil
+            endOfFile = true
+        }
+
+        init(file: FileDescriptor) {
+            data = []
+            self.file = file
+            endOfFile = false
+        }
+
+        /// The record `offset` ahead (0 = the next one), or nil past the end.
+        func peek(_ offset: Int = 0) throws -> Record? {
+            while lookahead.count <= offset {
+                guard let record = try decode() else { return nil }
+                lookahead.append(record)
+            }
+            return lookahead[offset]
+        }
+
+        /// Consumes the next record.
+        func advance() throws {
+            if lookahead.isEmpty { _ = try peek() }
+            if !lookahead.isEmpty { lookahead.removeFirst() }
+        }
+
+        private func decode() throws -> Record? {
+            try fill(2)
+            guard data.count - position >= 2 else { return nil }
+            let length = Int(data[position]) | Int(data[position + 1]) << 8
+            try fill(2 + length + 40)
+            guard data.count - position >= 2 + length + 40 else { return nil }
+            var index = position + 2
+            let path = Array(data[index..<(index + length)])
+            index += length
+            var size: UInt64 = 0
+            for shift in 0..<8 { size |= UInt64(data[index + shift]) << (8 * shift) }
+            index += 8
+            let digest = Array(data[index..<(index + 32)])
+            position = index + 32
+            return Record(path: path, size: size, digest: digest)
+        }
+
+        /// Makes sure `needed` bytes are buffered from `position`, if the file has them.
+        private func fill(_ needed: Int) throws {
+            guard let file, !endOfFile, data.count - position < needed else { return }
+            data.removeFirst(position)
+            position = 0
+            var chunk = [UInt8](repeating: 0, count: 256 * 1024)
+            while data.count < needed {
+                let n = try chunk.withUnsafeMutableBytes { buffer in
+                    Result { () throws(SystemError) -> Int in try file.read(into: buffer) }
+                }.get()
+                if n == 0 {
+                    endOfFile = true
+                    return
+                }
+                data.append(contentsOf: chunk[0..<n])
+            }
+        }
+    }
+}

@@ -1,0 +1,52 @@
+// RestoreError: why a restore refused the archive or the destination (ROOT is left as it was).
+
+/// A restore failure. Every case leaves ROOT exactly as it was before the restore started.
+public enum RestoreError: Error, CustomStringConvertible, Equatable, Sendable {
+    /// ROOT exists and is not a fresh device (or an empty directory).
+    case rootNotFresh(String)
+    /// ROOT exists and is not a directory.
+    case rootNotDirectory(String)
+    /// A member the restore will not apply: it would leave ROOT, replace or follow something, or is not a
+    /// regular file, directory, symlink or hard link.
+    case refusedMember(String, reason: String)
+    /// The archive does not match its manifest (each problem named; `more` not shown).
+    case verificationFailed([String], more: Int)
+    /// The manifest member is malformed or from an unsupported format version.
+    case badManifest(String)
+    /// The restore would not fit (bytes or inodes) in ROOT's file system, or exceeds the configured limit.
+    case noSpace(String)
+    /// SIGINT or SIGTERM arrived; everything was undone.
+    case interrupted(signal: Int32)
+    /// The archive is damaged, truncated, not a tar, or too large to decompress.
+    case damaged(String)
+    /// Anything else (an I/O error, ...): the cause, after which everything was undone.
+    case aborted(String)
+
+    public var description: String {
+        switch self {
+        case .rootNotFresh(let root):
+            return "\(root) is not a fresh device: restore only onto a device made by 'devicectl init' with no apps "
+                + "and no user data, or onto a path that does not exist yet; nothing was changed"
+        case .rootNotDirectory(let root):
+            return "\(root) exists and is not a directory; nothing was changed"
+        case .refusedMember(let member, let reason):
+            return "refusing the archive: member '\(member)': \(reason); nothing was restored"
+        case .verificationFailed(let problems, let more):
+            var text = "the archive does not match its manifest; nothing was restored:"
+            for problem in problems { text += "\n  \(problem)" }
+            if more > 0 { text += "\n  ... and \(more) more" }
+            return text
+        case .badManifest(let reason):
+            return "bad manifest (\(reason)); nothing was restored"
+        case .noSpace(let reason):
+            return "\(reason); nothing was restored"
+        case .damaged(let reason):
+            return "cannot read the archive: \(reason); nothing was restored"
+        case .aborted(let reason):
+            return "\(reason); nothing was restored"
+        case .interrupted(let signal):
+            let name = signal == 15 ? "SIGTERM" : signal == 2 ? "SIGINT" : "signal \(signal)"
+            return "interrupted by \(name); the partial restore was removed and nothing was changed"
+        }
+    }
+}

@@ -1,0 +1,32 @@
+// RestoreOptions: limits and hooks for one restore.
+import Foundation
+import SystemKit
+
+/// How a restore runs.
+public struct RestoreOptions: Sendable {
+    /// Extract at most this many bytes of file data (default: ROOT's free space minus `reserveBytes`).
+    public var maxBytes: UInt64?
+    /// Free space left untouched on ROOT's file system.
+    public var reserveBytes: UInt64 = 16 << 20
+    /// Free inodes left untouched on ROOT's file system.
+    public var reserveInodes: UInt64 = 1024
+    /// Flush the staged tree to disk (syncfs) before moving it into place, so a crash never exposes
+    /// half-written files under ROOT.
+    public var syncsBeforeMove = true
+    /// Polled between blocks; a signal number aborts and undoes the restore.
+    public var interruption: @Sendable () -> Int32? = { InterruptSignal.received }
+    /// Called after each member with the running counts (cheap; throttle in the callback).
+    public var progress: (@Sendable (RestoreProgress) -> Void)?
+    /// The time a new device's identity is created at (ROOT absent or empty).
+    public var now = Date()
+
+    public init() {}
+}
+
+/// Running counts for a progress display.
+public struct RestoreProgress: Sendable {
+    public let files: UInt64
+    public let bytes: UInt64
+    /// Compressed bytes read from the archive so far.
+    public let archiveBytes: UInt64
+}

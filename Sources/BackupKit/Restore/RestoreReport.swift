@@ -1,0 +1,26 @@
+// RestoreReport: what a completed restore did.
+
+/// The outcome of a successful restore.
+public struct RestoreReport: Sendable, Equatable {
+    /// Regular files restored (hard links not counted).
+    public var files: UInt64 = 0
+    /// Bytes of file data restored.
+    public var bytes: UInt64 = 0
+    public var directories: UInt64 = 0
+    public var symlinks: UInt64 = 0
+    public var hardlinks: UInt64 = 0
+    /// Every file was checked against the manifest's SHA-256 (false for an archive without a manifest).
+    public var verified = false
+    /// The manifest's members line was present and matched (names, modes, owners, times, links, xattrs).
+    public var metadataVerified = false
+    /// Bundle ids of the apps reinstalled from the manifest.
+    public var apps: [String] = []
+    /// ROOT did not exist (or was empty) and was initialised as a new device first.
+    public var initialized = false
+    /// The UDID of the device the archive came from (from the manifest), if any.
+    public var sourceUDID: String?
+    /// Compressed bytes read from the archive.
+    public var archiveBytes: UInt64 = 0
+    public var seconds: Double = 0
+    public var warnings: [String] = []
+}

@@ -1,0 +1,95 @@
+// RestoreSession+Files: regular files: data hashed on the way to the writer thread, then metadata; xattr policy.
+import CSupport
+import Glibc
+import SystemKit
+
+extension RestoreSession {
+    /// Queues the file's creation, data (hashed on the way) and metadata; logs its digest.
+    func extractFile(_ member: ArchiveReader.Member, _ path: MemberPath, _ pipeline: StagingPipeline) throws {
+        let size = UInt64(max(0, member.size))
+        try reserve(size, for: member)
+        let mode = permissions(member)
+        try pipeline.add(.createFile(path, permissions: mode & 0o777))
+        try digest.reset()
+        let sparseTail = try copyData(member, size: size, to: pipeline)
+        let chmod = mode & ~0o777 != 0 || mode & processUmask != 0 ? mode : nil
+        try pipeline.add(.closeFile(truncateTo: sparseTail ? size : nil, owner: try owner(member), chmod: chmod,
+                                    xattrs: try userXattrs(member, path, symlink: false), mtime: mtime(member)))
+        try log.append(path: path.bytes, size: size, digest: digest.finalize())
+        report.files += 1
+        report.bytes += size
+    }
+
+    /// Hashes a member's data without writing it (DeviceLocal members: checked, never applied).
+    func hashOnly(_ member: ArchiveReader.Member, _ path: MemberPath) throws {
+        let size = UInt64(max(0, member.size))
+        try digest.reset()
+        try copyData(member, size: size, to: nil)
+        try log.append(path: path.bytes, size: size, digest: digest.finalize())
+    }
+
+    /// Reads the member's data blocks into the digest and (when given) the pipeline. Sparse holes are hashed as
+    /// zeros and left as holes; returns true when the member ends in one (the file must be extended to its size).
+    @discardableResult
+    private func copyData(_ member: ArchiveReader.Member, size: UInt64, to pipeline: StagingPipeline?) throws -> Bool {
+        var position: UInt64 = 0
+        while let block = try reader.readBlock() {
+            try checkInterruption()
+            let offset = UInt64(max(0, block.offset))
+            guard offset >= position, offset &+ UInt64(block.bytes.count) <= size else {
+                throw RestoreError.refusedMember(member.path, reason: "data blocks overlap or run past the member's size")
+            }
+            if offset > position { try hashZeros(offset - position) }
+            if let pipeline { try pipeline.addData(block.bytes, offset: offset) }
+            digest.update(block.bytes)
+            position = offset + UInt64(block.bytes.count)
+        }
+        if position < size {
+            guard member.isSparse else {
+                throw RestoreError.refusedMember(member.path, reason: "\(size - position) bytes of data missing")
+            }
+            try hashZeros(size - position)
+            return true
+        }
+        return false
+    }
+
+    private func hashZeros(_ count: UInt64) throws {
+        var remaining = count
+        while remaining > 0 {
+            try checkInterruption()
+            let chunk = Int(min(remaining, UInt64(RestoreSession.zeros.count)))
+            RestoreSession.zeros.withUnsafeBytes { digest.update(UnsafeRawBufferPointer(rebasing: $0[0..<chunk])) }
+            remaining -= UInt64(chunk)
+        }
+    }
+
+    private static let zeros = [UInt8](repeating: 0, count: 64 * 1024)
+
+    /// The member's `user.*` xattrs to apply; others are skipped with a warning, and so are any on a symlink
+    /// (Linux allows none there). Two different values for one name are refused.
+    func userXattrs(_ member: ArchiveReader.Member, _ path: MemberPath, symlink: Bool) throws -> [(name: String, value: [UInt8])] {
+        guard !member.xattrs.isEmpty else { return [] }
+        var seen: [String: [UInt8]] = [:]
+        var result: [(name: String, value: [UInt8])] = []
+        for (name, value) in member.xattrs {
+            if let previous = seen[name] {
+                guard previous == value else {
+                    throw RestoreError.refusedMember(member.path, reason: "two different values for the extended attribute \(name)")
+                }
+                continue
+            }
+            seen[name] = value
+            guard name.hasPrefix("user."), name.count > 5 else {
+                warnings.skippedXattr(name)
+                continue
+            }
+            if symlink {
+                warnings.symlinkXattrs += 1
+            } else {
+                result.append((name, value))
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,238 @@
+// RestoreSession: one restore in progress: reads every member into the staging tree and checks the manifest.
+import DeviceKit
+import Glibc
+import SystemKit
+
+/// Reads the archive once, building the staging tree and the digest log, then checks the manifest.
+final class RestoreSession {
+    let reader: ArchiveReader
+    let staging: StagingDirectory
+    let tree: StagingTree
+    /// Performs the tree's writes on a second thread (created in `extractAll`).
+    private(set) var pipeline: StagingPipeline?
+    let options: RestoreOptions
+    let log: DigestLog
+    let digest: SHA256Digest
+    let memberDigest: Manifest.MemberDigest
+    /// Bytes of file data the restore may still write.
+    private(set) var byteBudget: UInt64
+    let processUmask: mode_t
+    let ownership: Bool
+    var observed = ManifestCheck.Observed()
+    var report = RestoreReport()
+    var warnings = RestoreWarnings()
+    private(set) var outcome: ManifestCheck.Outcome?
+    private var manifestSeen = false
+
+    static let deviceLocal = Array(DeviceLayout.deviceLocal.utf8)
+    static let manifestName = Array(Manifest.memberName.utf8)
+    static let reservedPrefix = Array(StagingDirectory.prefix.utf8)
+
+    init(reader: ArchiveReader, staging: StagingDirectory, options: RestoreOptions) throws {
+        self.reader = reader
+        self.staging = staging
+        self.options = options
+        var space = statvfs()
+        try SystemError.check("fstatvfs", path: staging.rootPath) { fstatvfs(staging.directory.rawValue, &space) }
+        let freeBytes = UInt64(space.f_bavail) * UInt64(space.f_frsize)
+        let available = freeBytes > options.reserveBytes ? freeBytes - options.reserveBytes : 0
+        byteBudget = min(options.maxBytes ?? .max, available)
+        let freeInodes = UInt64(space.f_favail)
+        let inodeLimit = space.f_files == 0 ? UInt64.max : (freeInodes > options.reserveInodes ? freeInodes - options.reserveInodes : 0)
+        tree = StagingTree(root: staging.directory, objectLimit: inodeLimit)
+        // Headers, padding and skipped data come on top of file data; a stream far beyond it is a bomb.
+        reader.maxStreamBytes = byteBudget == .max ? .max : byteBudget &+ (byteBudget / 4) &+ (256 << 20)
+        log = DigestLog(spillDirectory: staging.directory)
+        digest = try SHA256Digest()
+        memberDigest = try Manifest.MemberDigest()
+        processUmask = RestoreSession.currentUmask()
+        ownership = geteuid() == 0
+    }
+
+    // MARK: - Members
+
+    /// Reads every member. Throws on the first refused member, I/O error or interruption; the writer thread
+    /// has stopped when this returns or throws.
+    func extractAll() throws {
+        let pipeline = StagingPipeline(tree: tree)
+        self.pipeline = pipeline
+        do {
+            try readMembers(into: pipeline)
+            try pipeline.finish()
+        } catch {
+            throw pipeline.stop() ?? error
+        }
+        try checkOutcome()
+    }
+
+    private func readMembers(into pipeline: StagingPipeline) throws {
+        while let member = try reader.next() {
+            try checkInterruption()
+            guard !manifestSeen else {
+                throw RestoreError.refusedMember(member.path, reason: "a member after the manifest (the manifest must be the last member)")
+            }
+            let path: MemberPath
+            do {
+                path = try MemberPath(member.pathBytes)
+            } catch {
+                throw RestoreError.refusedMember(member.path, reason: error.description)
+            }
+            if path.bytes == RestoreSession.manifestName {
+                guard member.kind == .regular else {
+                    throw RestoreError.refusedMember(member.path, reason: "the manifest name is used by a \(member.kind.name)")
+                }
+                try readManifest()
+                manifestSeen = true
+                continue
+            }
+            memberDigest.add(member, path: path.bytes)
+            try apply(member, path, pipeline)
+            options.progress?(RestoreProgress(files: observed.files, bytes: observed.bytes, archiveBytes: reader.inputBytes))
+        }
+    }
+
+    /// With a manifest: every problem found fails the restore. Without: a warning.
+    private func checkOutcome() throws {
+        if manifestSeen {
+            guard let outcome else { return }
+            var problems = outcome.problems
+            var count = outcome.problemCount
+            if let pax = RestoreSession.unknownPaxProblem(reader) {
+                problems.append(pax)
+                count += 1
+            }
+            if !problems.isEmpty {
+                throw RestoreError.verificationFailed(Array(problems.prefix(20)), more: count - min(20, problems.count))
+            }
+            report.verified = true
+            report.metadataVerified = outcome.checkedMembers
+            report.sourceUDID = outcome.header.source.udid
+        } else {
+            warnings.noManifest = true
+        }
+    }
+
+    private func apply(_ member: ArchiveReader.Member, _ path: MemberPath, _ pipeline: StagingPipeline) throws {
+        if path.isRoot {
+            guard member.kind == .directory else {
+                throw RestoreError.refusedMember(member.path, reason: "the archive root entry is a \(member.kind.name), not a directory")
+            }
+            return  // ROOT keeps its own metadata
+        }
+        if path.top.starts(with: RestoreSession.reservedPrefix) {
+            throw RestoreError.refusedMember(member.path, reason: "the name is reserved for restore staging directories")
+        }
+        let deviceLocal = path.top.elementsEqual(RestoreSession.deviceLocal)
+        switch member.kind {
+        case .regular:
+            observed.files += 1
+            observed.bytes &+= UInt64(max(0, member.size))
+            if deviceLocal {
+                warnings.deviceLocal += 1
+                try hashOnly(member, path)
+            } else {
+                try extractFile(member, path, pipeline)
+            }
+        case .directory:
+            observed.directories += 1
+            if deviceLocal { warnings.deviceLocal += 1; return }
+            try pipeline.add(.directory(path, permissions: permissions(member), mtime: mtime(member), owner: try owner(member),
+                                        xattrs: try userXattrs(member, path, symlink: false)))
+            report.directories += 1
+        case .symlink:
+            observed.symlinks += 1
+            if deviceLocal { warnings.deviceLocal += 1; return }
+            let target = member.linkBytes ?? []
+            do {
+                try path.checkSymlinkTarget(target, deviceLocal: RestoreSession.deviceLocal)
+            } catch {
+                throw RestoreError.refusedMember(member.path, reason: "\(error) ('\(member.linkTarget ?? "")')")
+            }
+            _ = try userXattrs(member, path, symlink: true)
+            try pipeline.add(.symlink(path, target: target, owner: try owner(member), mtime: mtime(member)))
+            report.symlinks += 1
+        case .hardLink:
+            observed.hardlinks += 1
+            if deviceLocal { warnings.deviceLocal += 1; return }
+            guard member.size == 0, try reader.readBlock() == nil else {
+                throw RestoreError.refusedMember(member.path, reason: "a hard link carrying data")
+            }
+            let target: MemberPath
+            do {
+                target = try MemberPath(member.linkBytes ?? [])
+            } catch {
+                throw RestoreError.refusedMember(member.path, reason: "hard link target '\(member.linkTarget ?? "")': \(error)")
+            }
+            if target.top.elementsEqual(RestoreSession.deviceLocal) {
+                throw RestoreError.refusedMember(member.path, reason: "hard link into DeviceLocal (device-local state)")
+            }
+            try pipeline.add(.hardLink(path, target: target))
+            report.hardlinks += 1
+        case .characterDevice, .blockDevice, .fifo, .socket, .unknown:
+            throw RestoreError.refusedMember(member.path, reason: "a \(member.kind.name): device nodes, FIFOs and sockets are never restored")
+        }
+    }
+
+    // MARK: - Manifest
+
+    private func readManifest() throws {
+        observed.memberCount = memberDigest.count
+        observed.memberDigest = memberDigest.hex
+        let check = try ManifestCheck(log: try log.reader(), observed: observed)
+        while let block = try reader.readBlock() {
+            try checkInterruption()
+            try check.feed(block.bytes)
+        }
+        outcome = try check.finish()
+    }
+
+    // MARK: - Helpers
+
+    /// In an archive with a manifest (a devicectl backup), pax keys libarchive does not know mean alteration.
+    static func unknownPaxProblem(_ reader: ArchiveReader) -> String? {
+        let (keys, count) = reader.unknownPaxKeys
+        guard count > 0 else { return nil }
+        return "\(count) pax header keys no backup writes (\(keys.joined(separator: ", "))): the archive was altered"
+    }
+
+    func checkInterruption() throws {
+        if let signal = options.interruption() { throw RestoreError.interrupted(signal: signal) }
+    }
+
+    /// Reserves `size` bytes of the budget for `member`.
+    func reserve(_ size: UInt64, for member: ArchiveReader.Member) throws {
+        guard size <= byteBudget else {
+            throw RestoreError.noSpace("member '\(member.path)' needs \(size) bytes but only \(byteBudget) more may be written "
+                + "(free space on ROOT's file system, or the limit)")
+        }
+        byteBudget -= size
+    }
+
+    /// The member's permission bits with setuid and setgid removed.
+    func permissions(_ member: ArchiveReader.Member) -> mode_t {
+        mode_t(member.permissions & 0o1777)
+    }
+
+    func mtime(_ member: ArchiveReader.Member) -> timespec? {
+        guard member.hasMtime, (0..<1_000_000_000).contains(member.mtimeNanoseconds) else { return nil }
+        return timespec(tv_sec: Int(member.mtimeSeconds), tv_nsec: Int(member.mtimeNanoseconds))
+    }
+
+    /// The member's numeric owner when running as root (nil otherwise: ownership is only restored as root).
+    func owner(_ member: ArchiveReader.Member) throws -> StagingOwner? {
+        guard ownership else { return nil }
+        for id in [member.uid, member.gid] where UInt32(exactly: id) == nil || id == Int64(UInt32.max) {
+            throw RestoreError.refusedMember(member.path, reason: "owner id \(id) is out of range")
+        }
+        return StagingOwner(uid: uid_t(member.uid), gid: gid_t(member.gid))
+    }
+
+    /// The process umask, read without changing it (other threads may be creating files).
+    static func currentUmask() -> mode_t {
+        guard let status = try? FileDescriptor.open("/proc/self/status", flags: O_RDONLY).readAll() else { return 0o022 }
+        for line in String(decoding: status, as: UTF8.self).split(separator: "\n") where line.hasPrefix("Umask:") {
+            return mode_t(line.dropFirst(6).trimmingCharacters(in: .whitespaces), radix: 8) ?? 0o022
+        }
+        return 0o022
+    }
+}

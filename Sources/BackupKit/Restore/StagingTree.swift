@@ -1,0 +1,266 @@
+// StagingTree: creates archive members inside the staging directory, contained by the kernel.
+//
+// Every object is created relative to a directory descriptor that was itself opened beneath the staging
+// directory with openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS), under a single-component
+// name, with O_EXCL / O_NOFOLLOW (or mkdirat/symlinkat/linkat, which never follow a final symlink). So no
+// name, symlink or race can make a write land outside the staging directory, and nothing is ever replaced.
+import CSupport
+import Glibc
+import SystemKit
+
+/// The tree being built in the staging directory.
+final class StagingTree {
+    /// A directory whose mode and mtime are set at the end (after its contents, which change its mtime).
+    struct DeferredDirectory {
+        let path: [UInt8]
+        let depth: Int
+        let permissions: mode_t
+        let mtime: timespec?
+    }
+
+    /// The staging directory.
+    let root: FileDescriptor
+    /// How members are shown in messages: relative names.
+    private var cachedParentPath: ArraySlice<UInt8>?
+    private var cachedParent: FileDescriptor?
+    /// Explicit directory members by path: a second one at the same path is a duplicate.
+    private var explicitDirectories: Set<[UInt8]> = []
+    private(set) var deferred: [DeferredDirectory] = []
+    /// Symlinks created, checked once the tree is complete (their chains must resolve inside).
+    private(set) var symlinks: [[UInt8]] = []
+    /// Inodes created (files, directories, symlinks; hard links do not count).
+    private(set) var objects: UInt64 = 0
+    /// Fail when `objects` would exceed this.
+    let objectLimit: UInt64
+
+    private static let beneath = CSUPPORT_RESOLVE_BENEATH | CSUPPORT_RESOLVE_NO_SYMLINKS | CSUPPORT_RESOLVE_NO_MAGICLINKS
+
+    init(root: FileDescriptor, objectLimit: UInt64) {
+        self.root = root
+        self.objectLimit = objectLimit
+    }
+
+    // MARK: - Members
+
+    /// Creates the regular file `path` (exclusively) and returns it open for writing.
+    func createFile(_ path: MemberPath, permissions: mode_t) throws -> FileDescriptor {
+        let parent = try parentDirectory(of: path)
+        try count()
+        let name = CName(path.name)
+        let fd = name.withPointer {
+            csupport_openat2(parent, $0, UInt64(UInt32(bitPattern: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC)),
+                             UInt64(permissions), StagingTree.beneath)
+        }
+        if fd < 0 { throw refusal(errno, path, creating: "file") }
+        return FileDescriptor(rawValue: fd, path: path.text)
+    }
+
+    /// Creates the directory `path`, or adopts it when an earlier member created it implicitly as a parent.
+    /// Its mode and mtime are applied by `finishDirectories`.
+    func createDirectory(_ path: MemberPath, permissions: mode_t, mtime: timespec?) throws {
+        guard explicitDirectories.insert(path.bytes).inserted else {
+            throw RestoreError.refusedMember(path.text, reason: "duplicate directory member")
+        }
+        let parent = try parentDirectory(of: path)
+        let name = CName(path.name)
+        if name.withPointer({ mkdirat(parent, $0, 0o700) }) != 0 {
+            let code = errno
+            guard code == EEXIST, try kind(of: name, in: parent, path: path) == .directory else {
+                throw refusal(code, path, creating: "directory")
+            }
+        } else {
+            try count()
+        }
+        deferred.append(DeferredDirectory(path: path.bytes, depth: path.depth, permissions: permissions, mtime: mtime))
+    }
+
+    /// Creates the symlink `path` -> `target` (the target was checked by the caller; it is never followed here).
+    func createSymlink(_ path: MemberPath, target: [UInt8]) throws {
+        let parent = try parentDirectory(of: path)
+        try count()
+        let name = CName(path.name), destination = CName(target)
+        let status = destination.withPointer { target in name.withPointer { symlinkat(target, parent, $0) } }
+        if status != 0 { throw refusal(errno, path, creating: "symlink") }
+        symlinks.append(path.bytes)
+    }
+
+    /// Links `path` to the regular file `target`, which an earlier member must have created.
+    func createHardLink(_ path: MemberPath, to target: MemberPath) throws {
+        guard !target.isRoot else { throw RestoreError.refusedMember(path.text, reason: "hard link to the root") }
+        let targetParent: FileDescriptor?
+        if target.parent.isEmpty {
+            targetParent = nil
+        } else {
+            do {
+                targetParent = try openDirectory(target.parent, display: target.text, create: false)
+            } catch RestoreError.refusedMember(_, let reason) {
+                throw RestoreError.refusedMember(path.text, reason: "hard link target '\(target.text)': \(reason)")
+            } catch let error as SystemError where error.code == ENOENT {
+                throw RestoreError.refusedMember(path.text, reason: "hard link target '\(target.text)' is not a file restored by an earlier member")
+            }
+        }
+        let targetDirectory = targetParent?.rawValue ?? root.rawValue
+        let targetName = CName(target.name)
+        let targetKind: FileKind?
+        do {
+            targetKind = try kind(of: targetName, in: targetDirectory, path: target)
+        } catch let error as SystemError where error.code == ENOENT {
+            targetKind = nil
+        }
+        guard targetKind == .regular else {
+            let what = targetKind.map { "a \($0.rawValue), not a regular file" } ?? "not a file restored by an earlier member"
+            throw RestoreError.refusedMember(path.text, reason: "hard link target '\(target.text)' is \(what)")
+        }
+        let parent = try parentDirectory(of: path)
+        let name = CName(path.name)
+        let status = targetName.withPointer { from in name.withPointer { linkat(targetDirectory, from, parent, $0, 0) } }
+        if status != 0 { throw refusal(errno, path, creating: "hard link") }
+    }
+
+    // MARK: - Metadata
+
+    /// Sets ownership of `path` without following a symlink (only called as root).
+    func changeOwner(_ path: MemberPath, uid: uid_t, gid: gid_t) throws {
+        let parent = try parentDirectory(of: path)
+        let name = CName(path.name)
+        try SystemError.check("fchownat", path: path.text) {
+            name.withPointer { fchownat(parent, $0, uid, gid, AT_SYMLINK_NOFOLLOW) }
+        }
+    }
+
+    /// Sets the mtime of `path` itself (a symlink's own time), leaving atime.
+    func setModificationTime(_ path: MemberPath, _ mtime: timespec) throws {
+        let parent = try parentDirectory(of: path)
+        let name = CName(path.name)
+        var times = [timespec(tv_sec: 0, tv_nsec: CSUPPORT_UTIME_OMIT), mtime]
+        try SystemError.check("utimensat", path: path.text) {
+            name.withPointer { utimensat(parent, $0, &times, AT_SYMLINK_NOFOLLOW) }
+        }
+    }
+
+    /// Opens the directory `path` (read-only, for fsetxattr/fchmod).
+    func openDirectory(_ path: MemberPath) throws -> FileDescriptor {
+        try openDirectory(path.bytes[...], display: path.text, create: false, flags: O_RDONLY)
+    }
+
+    /// Makes sure the directory `relative` exists (creating missing components, never through a symlink).
+    func ensureDirectory(_ relative: String) throws {
+        _ = try openDirectory(Array(relative.utf8)[...], display: relative, create: true)
+    }
+
+    /// The explicit top-level directories and their mtimes (re-applied after the move into ROOT).
+    var topLevelDirectoryTimes: [(name: [UInt8], mtime: timespec)] {
+        deferred.compactMap { directory in
+            guard directory.depth == 1, let mtime = directory.mtime else { return nil }
+            return (directory.path, mtime)
+        }
+    }
+
+    /// Applies every deferred directory's mode and mtime, deepest first.
+    func finishDirectories() throws {
+        deferred.sort { $0.depth > $1.depth }
+        for directory in deferred {
+            let display = String(decoding: directory.path, as: UTF8.self)
+            let fd = try openDirectory(directory.path[...], display: display, create: false, flags: O_RDONLY)
+            try SystemError.check("fchmod", path: display) { fchmod(fd.rawValue, directory.permissions) }
+            if let mtime = directory.mtime {
+                var times = [timespec(tv_sec: 0, tv_nsec: CSUPPORT_UTIME_OMIT), mtime]
+                try SystemError.check("futimens", path: display) { futimens(fd.rawValue, &times) }
+            }
+            try fd.close()
+        }
+        deferred = []
+    }
+
+    /// Checks every symlink's full chain with the kernel: following it beneath the staging directory must not
+    /// leave it (EXDEV). Dangling links and loops resolve nowhere, so they cannot lead outside.
+    func checkSymlinkChains() throws {
+        for link in symlinks {
+            let name = CName(link)
+            let fd = name.withPointer {
+                csupport_openat2(root.rawValue, $0, UInt64(UInt32(bitPattern: CSUPPORT_O_PATH | O_CLOEXEC)), 0,
+                                 CSUPPORT_RESOLVE_BENEATH | CSUPPORT_RESOLVE_NO_MAGICLINKS)
+            }
+            if fd >= 0 {
+                Glibc.close(fd)
+            } else if errno == EXDEV {
+                throw RestoreError.refusedMember(name.text, reason: "symlink chain resolves outside the restore root")
+            }
+        }
+    }
+
+    // MARK: - Directories
+
+    /// The descriptor of `path`'s parent directory (creating missing components one at a time).
+    private func parentDirectory(of path: MemberPath) throws -> Int32 {
+        let parent = path.parent
+        if parent.isEmpty { return root.rawValue }
+        if let cachedParent, cachedParentPath == parent { return cachedParent.rawValue }
+        let fd = try openDirectory(parent, display: path.text, create: true)
+        cachedParent = fd
+        cachedParentPath = parent
+        return fd.rawValue
+    }
+
+    /// Opens the directory `relative` beneath the root without following any symlink; when `create`, makes
+    /// missing components one at a time with mkdirat relative to their (beneath-opened) parent.
+    private func openDirectory(
+        _ relative: ArraySlice<UInt8>, display: String, create: Bool, flags: Int32 = CSUPPORT_O_PATH
+    ) throws -> FileDescriptor {
+        let open = { (directory: Int32, name: CName) -> Int32 in
+            name.withPointer {
+                csupport_openat2(directory, $0, UInt64(UInt32(bitPattern: flags | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)), 0,
+                                 StagingTree.beneath)
+            }
+        }
+        let whole = open(root.rawValue, CName(relative))
+        if whole >= 0 { return FileDescriptor(rawValue: whole, path: display) }
+        let code = errno
+        guard code == ENOENT, create else { throw refusal(code, nil, display: display, creating: "directory") }
+        var current: FileDescriptor? = nil
+        for component in relative.split(separator: UInt8(ascii: "/")) {
+            let directory = current?.rawValue ?? root.rawValue
+            let name = CName(component)
+            var fd = open(directory, name)
+            if fd < 0 && errno == ENOENT {
+                try count()
+                if name.withPointer({ mkdirat(directory, $0, 0o755) }) != 0 && errno != EEXIST {
+                    throw refusal(errno, nil, display: display, creating: "directory")
+                }
+                fd = open(directory, name)
+            }
+            if fd < 0 { throw refusal(errno, nil, display: display, creating: "directory") }
+            current = FileDescriptor(rawValue: fd, path: display)
+        }
+        guard let current else { return try FileDescriptor(rawValue: SystemError.check("dup", path: display) { dup(root.rawValue) }, path: display) }
+        return current
+    }
+
+    private func kind(of name: CName, in directory: Int32, path: MemberPath) throws -> FileKind {
+        var raw = csupport_stat()
+        try SystemError.check("statx", path: path.text) { name.withPointer { csupport_statx(directory, $0, 0, &raw) } }
+        return FileKind(mode: raw.mode)
+    }
+
+    private func count() throws {
+        objects += 1
+        if objects > objectLimit {
+            throw RestoreError.noSpace("the archive has more entries than ROOT's file system has free inodes (\(objectLimit))")
+        }
+    }
+
+    /// Turns an errno from a create/open into a refusal naming the member (containment errors) or a SystemError.
+    private func refusal(_ code: Int32, _ path: MemberPath?, display: String? = nil, creating what: String) -> any Error {
+        let member = path?.text ?? display ?? "?"
+        switch code {
+        case EEXIST:
+            return RestoreError.refusedMember(member, reason: "a \(what) at a path an earlier member already created (duplicate or conflicting member)")
+        case ELOOP, ENOTDIR:
+            return RestoreError.refusedMember(member, reason: "its path goes through a symlink or something that is not a directory")
+        case EXDEV:
+            return RestoreError.refusedMember(member, reason: "its path resolves outside the restore root")
+        default:
+            return SystemError("openat2", path: member, code: code)
+        }
+    }
+}

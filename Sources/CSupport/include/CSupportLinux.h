@@ -1,0 +1,15 @@
+// CSupportLinux: Linux constants and calls that glibc hides without _GNU_SOURCE (so Swift cannot see them).
+#ifndef DEVICECTL_CSUPPORT_LINUX_H
+#define DEVICECTL_CSUPPORT_LINUX_H
+
+/// O_PATH: a descriptor that only locates a file (usable as an *at() directory).
+static const int CSUPPORT_O_PATH = 010000000;
+/// O_TMPFILE: an unnamed temporary file in the given directory.
+static const int CSUPPORT_O_TMPFILE = 020000000 | 0200000;
+/// UTIME_OMIT: leave this timestamp unchanged (utimensat/futimens).
+static const long CSUPPORT_UTIME_OMIT = (1l << 30) - 2l;
+
+/// syncfs(2): flushes the whole file system holding `fd`. Returns 0, or -1 with errno set.
+int csupport_syncfs(int fd);
+
+#endif

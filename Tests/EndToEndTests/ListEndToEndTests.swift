@@ -1,0 +1,44 @@
+// ListEndToEndTests: `devicectl list` shows members (type, mode, size, mtime, path) and the manifest summary.
+import Foundation
+import Testing
+import TestSupport
+
+@Suite struct ListEndToEndTests {
+    @Test func membersAndManifest() throws {
+        try PhoneScratch.with(initialised: false) { phone in
+            let archive = phone.dir + "/backup.tar"
+            try RestoreArchives.withManifest(archive)
+            let text = try phone.ok(["list", archive]).stdout
+            #expect(text.contains("drwxr-xr-x 0/0 "))
+            #expect(text.contains("-rw-r--r-- 0/0                  6 2023-11-14T22:13:20Z  Documents/a.txt\n"))
+            #expect(text.contains("manifest: devicectl-backup v1, made by python at 2026-11-29T12:00:00Z"))
+            #expect(text.contains("  device: PYTHON-UDID"))
+            #expect(text.contains("  totals: 4 files"))
+            let json = try PhoneScratch.json(try phone.ok(["list", archive, "--json"]))
+            let members = try #require(json["members"] as? [[String: Any]])
+            #expect(members.count == 6)
+            #expect(members[1]["path"] as? String == "Documents/a.txt")
+            #expect(members[1]["type"] as? String == "file")
+            #expect(members[1]["mode"] as? String == "644")
+            #expect(members[1]["size"] as? Int == 6)
+            let manifest = try #require(json["manifest"] as? [String: Any])
+            #expect(manifest["device"] as? String == "PYTHON-UDID")
+            #expect((manifest["totals"] as? [String: Any])?["files"] as? Int == 4)
+        }
+    }
+
+    @Test func plainArchiveAndDamage() throws {
+        try PhoneScratch.with(initialised: false) { phone in
+            try FileManager.default.createDirectory(atPath: phone.dir + "/src", withIntermediateDirectories: true)
+            symlink("target", phone.dir + "/src/link")
+            try Shell.run("tar", ["-cf", phone.dir + "/plain.tar", "-C", phone.dir + "/src", "."])
+            let text = try phone.ok(["list", phone.dir + "/plain.tar"]).stdout
+            #expect(text.contains("./link -> target"))
+            #expect(text.contains("no devicectl manifest"))
+            let json = try PhoneScratch.json(try phone.ok(["list", phone.dir + "/plain.tar", "--json"]))
+            #expect(json["manifest"] is NSNull)
+            try Data("not an archive at all".utf8).write(to: URL(fileURLWithPath: phone.dir + "/junk"))
+            try phone.fails(["list", phone.dir + "/junk"], mentioning: ["not a tar archive"])
+        }
+    }
+}

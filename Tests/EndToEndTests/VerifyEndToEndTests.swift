@@ -1,0 +1,39 @@
+// VerifyEndToEndTests: `devicectl verify` exit status and messages for intact, altered and truncated archives.
+import Foundation
+import Testing
+import TestSupport
+
+@Suite struct VerifyEndToEndTests {
+    @Test func intactArchive() throws {
+        try PhoneScratch.with(initialised: false) { phone in
+            let archive = phone.dir + "/backup.tar"
+            try RestoreArchives.withManifest(archive)
+            let text = try phone.ok(["verify", archive])
+            #expect(text.stderr.contains("is intact: 4 files"))
+            let json = try PhoneScratch.json(try phone.ok(["verify", archive, "--json"]))
+            #expect(json["ok"] as? Bool == true)
+            #expect(json["files"] as? Int == 4)
+            #expect(json["device"] as? String == "PYTHON-UDID")
+            #expect((json["problems"] as? [Any])?.isEmpty == true)
+        }
+    }
+
+    @Test func alteredTruncatedAndPlainArchivesFail() throws {
+        try PhoneScratch.with(initialised: false) { phone in
+            let altered = phone.dir + "/altered.tar"
+            try RestoreArchives.withManifest(altered, corrupt: true)
+            try phone.fails(["verify", altered], mentioning: ["SHA-256 mismatch for 'Documents/a.txt'", "failed verification (1 problem)"])
+            let json = try PhoneScratch.json(try phone.run(["verify", altered, "--json"]))
+            #expect(json["ok"] as? Bool == false)
+            #expect((json["problems"] as? [String])?.first?.contains("Documents/a.txt") == true)
+
+            let truncated = phone.dir + "/truncated.tar"
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: altered))
+            try bytes.prefix(bytes.count / 2 + 100).write(to: URL(fileURLWithPath: truncated))
+            try phone.fails(["verify", truncated], mentioning: ["truncated"])
+
+            try Shell.run("tar", ["-czf", phone.dir + "/plain.tgz", "-C", phone.dir, "altered.tar"])
+            try phone.fails(["verify", phone.dir + "/plain.tgz"], mentioning: ["no devicectl manifest"])
+        }
+    }
+}
