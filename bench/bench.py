@@ -183,13 +183,14 @@ def measure(argv, setup=None):
 
 def pair(name, a, b, runs, b_label, target=None):
     """One unmeasured warm-up each, then A B A B ... `runs` times; returns a result row of medians."""
+    load = os.getloadavg()[0]
     measure(**a)
     measure(**b)
     samples = {"a": [], "b": []}
     for _ in range(runs):
         for key, spec in (("a", a), ("b", b)):
             samples[key].append(measure(**spec))
-    row = {"name": name, "b_label": b_label, "target": target}
+    row = {"name": name, "b_label": b_label, "target": target, "load": load}
     for key in ("a", "b"):
         walls, cpus, rss = zip(*samples[key])
         row[key] = (statistics.median(walls), statistics.median(cpus), max(rss))
@@ -283,6 +284,11 @@ def comparisons(devicectl, work, args):
     return stats, sizes, rows, missing
 
 
+def scale_runs(args, count):
+    """More runs for the small, short scale trees (load bursts on a shared machine weigh more on them)."""
+    return max(3, min(15, args.runs * 40_000 // max(1, count)))
+
+
 def scale(devicectl, work, args):
     """Backup of trees of growing size (same mix, ~5 kB a file): time per file and peak RSS."""
     rows = []
@@ -293,7 +299,7 @@ def scale(devicectl, work, args):
         row = pair("scale %d files" % count,
                    {"argv": [devicectl, "backup", root, "-o", archive, "--no-progress"], "setup": removing(archive)},
                    {"argv": ["tar", "-cf", peer_archive, "-C", root, "."], "setup": removing(peer_archive)},
-                   max(3, args.runs // 2), "tar -cf")
+                   scale_runs(args, count), "tar -cf")
         row["files"] = stats["files"]
         rows.append(row)
         removing(root, archive, peer_archive)()
@@ -362,24 +368,24 @@ def write_results(args, info, work, stats, sizes, rows, missing, scale_rows, cal
         % (args.seed, stats["files"], tree_mb, APPS, 100 * stats["excluded_bytes"] / stats["bytes"], stats["excluded_files"]),
         "- Archive sizes: device tree devicectl %.1f MiB / GNU tar %.1f MiB; like for like %.1f / %.1f MiB; "
         "zstd %.1f / %.1f MiB" % tuple(mib(sizes[n]) for n in ("d.tar", "g.tar", "dp.tar", "gp.tar", "dp.tar.zst", "gp.tar.zst")),
-        "", "| comparison | devicectl wall | CPU | peak RSS | peer | wall | CPU | peak RSS | **ratio** | CPU ratio | target |",
-        "|---|---|---|---|---|---|---|---|---|---|---|"]
+        "", "| comparison | devicectl wall | CPU | peak RSS | peer | wall | CPU | peak RSS | **ratio** | CPU ratio | target "
+        "| load |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for row in rows:
         a, b, target = row["a"], row["b"], row["target"]
         verdict = "" if target is None else "<= %.1f: %s" % (target, "met" if row["ratio"] <= target else "**not met**")
-        lines.append("| %s | %.3f s | %.3f s | %.1f MiB | %s | %.3f s | %.3f s | %.1f MiB | **%.2f** | %.2f | %s |" % (
-            row["name"], *a, row["b_label"], *b, row["ratio"], row["cpu_ratio"], verdict))
+        lines.append("| %s | %.3f s | %.3f s | %.1f MiB | %s | %.3f s | %.3f s | %.1f MiB | **%.2f** | %.2f | %s | %.1f |" % (
+            row["name"], *a, row["b_label"], *b, row["ratio"], row["cpu_ratio"], verdict, row["load"]))
     for command, reason in missing.items():
-        lines.append("| %s | not measured: %s | | | | | | | | | |" % (command, reason))
+        lines.append("| %s | not measured: %s | | | | | | | | | | |" % (command, reason))
     if scale_rows:
         per_file = [row["a"][0] / row["files"] * 1e6 for row in scale_rows]
-        lines += ["", "## Scale (backup of the device tree, %d runs a side)" % max(3, args.runs // 2), "",
-                  "| files | devicectl wall | per file | CPU | peak RSS | tar -cf wall | per file | ratio |",
-                  "|---|---|---|---|---|---|---|---|"]
+        lines += ["", "## Scale (backup of the device tree: the same mix, ~5 kB a file)", "",
+                  "| files | runs | devicectl wall | per file | CPU | peak RSS | tar -cf wall | per file | ratio | load |",
+                  "|---|---|---|---|---|---|---|---|---|---|"]
         for row, micro in zip(scale_rows, per_file):
-            lines.append("| %d | %.3f s | %.1f µs | %.3f s | %.1f MiB | %.3f s | %.1f µs | %.2f |" % (
-                row["files"], row["a"][0], micro, row["a"][1], row["a"][2], row["b"][0],
-                row["b"][0] / row["files"] * 1e6, row["ratio"]))
+            lines.append("| %d | %d | %.3f s | %.1f µs | %.3f s | %.1f MiB | %.3f s | %.1f µs | %.2f | %.1f |" % (
+                row["files"], scale_runs(args, row["files"]), row["a"][0], micro, row["a"][1], row["a"][2],
+                row["b"][0], row["b"][0] / row["files"] * 1e6, row["ratio"], row["load"]))
         spread = max(per_file) / min(per_file) - 1
         peak = max(row["a"][2] for row in scale_rows)
         lines += ["", "Time per file varies by %.0f%% across the scale run (target within 20%%: %s); peak RSS %.1f MiB "
