@@ -24,7 +24,8 @@ public enum ArchiveReaderError: Error, CustomStringConvertible, Equatable, Senda
             return "\(call): \(message)\(near)"
         case .notTar(let filters):
             let decoded = filters.isEmpty ? "" : " (after \(filters) decompression)"
-            return "not a tar archive\(decoded), or its first header is damaged; only pax, ustar and GNU tar are accepted"
+            return
+                "not a tar archive\(decoded), or its first header is damaged; only pax, ustar and GNU tar are accepted"
         case .empty:
             return "the archive is empty (no tar header)"
         case .interrupted(let signal):

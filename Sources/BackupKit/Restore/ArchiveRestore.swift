@@ -14,7 +14,9 @@ public enum ArchiveRestore {
     /// the manifest; the manifest's apps are reinstalled; only then is the staged tree moved into ROOT. On any
     /// failure (a refused member, a digest mismatch, a damaged or truncated archive, no space, an I/O error,
     /// SIGINT/SIGTERM) the staging directory is removed and ROOT is as it was; the error says why.
-    public static func restore(archive: String, root: String, options: RestoreOptions = RestoreOptions()) throws -> RestoreReport {
+    public static func restore(archive: String, root: String, options: RestoreOptions = RestoreOptions()) throws
+        -> RestoreReport
+    {
         let started = Date()
         var readerOptions = ArchiveReader.Options()
         readerOptions.interruption = options.interruption
@@ -71,8 +73,10 @@ public enum ArchiveRestore {
         if report.initialized {
             try log.append(DeviceEvent(time: now, type: "init", details: ["udid": try device.identity().udid]))
         }
-        var details = ["archive": archive, "files": String(report.files), "bytes": String(report.bytes),
-                       "verified": String(report.verified), "apps": report.apps.joined(separator: ",")]
+        var details = [
+            "archive": archive, "files": String(report.files), "bytes": String(report.bytes),
+            "verified": String(report.verified), "apps": report.apps.joined(separator: ","),
+        ]
         if let source = report.sourceUDID { details["source"] = source }
         try log.append(DeviceEvent(time: now, type: "restore", details: details))
     }

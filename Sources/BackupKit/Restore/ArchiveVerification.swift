@@ -10,7 +10,8 @@ public enum ArchiveVerification {
     /// thrown; a damaged or truncated stream ends the read with a problem saying where.
     /// Throws only when the archive file cannot be opened (a damaged stream is a problem in the report).
     public static func verify(
-        archive: String, problemLimit: Int = 1000, interruption: @escaping @Sendable () -> Int32? = { InterruptSignal.received }
+        archive: String, problemLimit: Int = 1000,
+        interruption: @escaping @Sendable () -> Int32? = { InterruptSignal.received }
     ) throws -> VerifyReport {
         var options = ArchiveReader.Options()
         options.interruption = interruption
@@ -40,7 +41,8 @@ public enum ArchiveVerification {
                     continue
                 }
                 if manifestSeen {
-                    report.add("member '\(member.path)' comes after the manifest (restore refuses it)", limit: problemLimit)
+                    report.add(
+                        "member '\(member.path)' comes after the manifest (restore refuses it)", limit: problemLimit)
                 }
                 if path.bytes == RestoreSession.manifestName && member.kind == .regular && !manifestSeen {
                     manifestSeen = true
@@ -60,7 +62,9 @@ public enum ArchiveVerification {
                         for problem in outcome.problems { report.add(problem, limit: problemLimit) }
                         report.problemCount += outcome.problemCount - outcome.problems.count
                     } catch let error as RestoreError {
-                        report.add("\(error)".replacingOccurrences(of: "; nothing was restored", with: ""), limit: problemLimit)
+                        report.add(
+                            "\(error)".replacingOccurrences(of: "; nothing was restored", with: ""), limit: problemLimit
+                        )
                         try reader.skipData()
                     }
                     continue
@@ -107,7 +111,9 @@ public enum ArchiveVerification {
                     observed.hardlinks += 1
                     report.hardlinks += 1
                     if try member.size != 0 || reader.readBlock() != nil {
-                        report.add("member '\(member.path)': a hard link carrying data (restore refuses it)", limit: problemLimit)
+                        report.add(
+                            "member '\(member.path)': a hard link carrying data (restore refuses it)",
+                            limit: problemLimit)
                         try reader.skipData()
                     }
                 default:
@@ -118,7 +124,9 @@ public enum ArchiveVerification {
                 report.add(pax, limit: problemLimit)
             }
             if !manifestSeen {
-                report.add("the archive has no devicectl manifest (\(Manifest.memberName)): nothing to verify against", limit: problemLimit)
+                report.add(
+                    "the archive has no devicectl manifest (\(Manifest.memberName)): nothing to verify against",
+                    limit: problemLimit)
             }
         } catch let error as ArchiveReaderError {
             report.add("\(error)", limit: problemLimit)
@@ -130,35 +138,46 @@ public enum ArchiveVerification {
     }
 
     /// The member checks restore makes before creating anything (those that need no disk state).
-    private static func check(_ member: ArchiveReader.Member, _ path: MemberPath, into report: inout VerifyReport, limit: Int) {
+    private static func check(
+        _ member: ArchiveReader.Member, _ path: MemberPath, into report: inout VerifyReport, limit: Int
+    ) {
         let name = member.path
         if path.top.starts(with: RestoreSession.reservedPrefix) {
-            report.add("member '\(name)': the name is reserved for restore staging directories (restore refuses it)", limit: limit)
+            report.add(
+                "member '\(name)': the name is reserved for restore staging directories (restore refuses it)",
+                limit: limit)
         }
         switch member.kind {
         case .regular, .directory:
             if path.isRoot && member.kind != .directory {
-                report.add("member '\(name)': the archive root entry is a \(member.kind.name) (restore refuses it)", limit: limit)
+                report.add(
+                    "member '\(name)': the archive root entry is a \(member.kind.name) (restore refuses it)",
+                    limit: limit)
             }
         case .symlink:
             do {
                 try path.checkSymlinkTarget(member.linkBytes ?? [], deviceLocal: RestoreSession.deviceLocal)
             } catch {
-                report.add("member '\(name)': \(error) ('\(member.linkTarget ?? "")') (restore refuses it)", limit: limit)
+                report.add(
+                    "member '\(name)': \(error) ('\(member.linkTarget ?? "")') (restore refuses it)", limit: limit)
             }
         case .hardLink:
             do {
                 _ = try MemberPath(member.linkBytes ?? [])
             } catch {
-                report.add("member '\(name)': hard link target '\(member.linkTarget ?? "")': \(error) (restore refuses it)", limit: limit)
+                report.add(
+                    "member '\(name)': hard link target '\(member.linkTarget ?? "")': \(error) (restore refuses it)",
+                    limit: limit)
             }
         default:
             report.add("member '\(name)': a \(member.kind.name) (restore refuses it)", limit: limit)
         }
     }
 
-    /// Hashes a sparse hole (polling `interruption`: a hole can be far larger than the archive).
-    private static func hashZeros(_ count: UInt64, into digest: SHA256Digest, _ interruption: () -> Int32?) throws {
+    /// Hashes a sparse hole as zeros, checking for SIGINT/SIGTERM as it goes (a hole can be huge).
+    private static func hashZeros(
+        _ count: UInt64, into digest: SHA256Digest, _ interruption: @Sendable () -> Int32?
+    ) throws {
         let zeros = [UInt8](repeating: 0, count: 64 * 1024)
         var remaining = count
         while remaining > 0 {

@@ -29,7 +29,8 @@ final class RestoreRoot {
     /// Staging directories of killed restores that `prepare` removed (their half-made moves rolled back).
     private(set) var recovered: [String] = []
 
-    private init(path: String, origin: Origin, descriptor: FileDescriptor, savedTime: (path: String, mtime: timespec)?) {
+    private init(path: String, origin: Origin, descriptor: FileDescriptor, savedTime: (path: String, mtime: timespec)?)
+    {
         self.path = path
         self.origin = origin
         self.descriptor = descriptor
@@ -186,9 +187,11 @@ final class RestoreRoot {
             try? TreeRemoval.remove(name, in: fd.rawValue, display: path)
         case .emptyDirectory:
             guard let fd = try? FileDescriptor.open(path, flags: O_RDONLY | O_DIRECTORY),
-                let entries = try? DirectoryEntries.list(fd.rawValue, display: path) else { return }
+                let entries = try? DirectoryEntries.list(fd.rawValue, display: path)
+            else { return }
             for entry in entries {
-                try? TreeRemoval.remove(entry.name, in: fd.rawValue, display: "\(path)/\(String(decoding: entry.name, as: UTF8.self))")
+                try? TreeRemoval.remove(
+                    entry.name, in: fd.rawValue, display: "\(path)/\(String(decoding: entry.name, as: UTF8.self))")
             }
         }
     }

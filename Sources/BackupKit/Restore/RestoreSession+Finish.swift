@@ -36,14 +36,17 @@ extension RestoreSession {
         let device = Device.assembling(at: staging.path)
         for app in header.apps {
             do {
-                try device.install(AppInstallation(bundleId: app.bundleId, name: app.name, groups: app.groups, widget: app.widget))
+                try device.install(
+                    AppInstallation(bundleId: app.bundleId, name: app.name, groups: app.groups, widget: app.widget))
             } catch {
                 throw RestoreError.badManifest("cannot reinstall app '\(app.bundleId)': \(archiveNamed(error))")
             }
             report.apps.append(app.bundleId)
             // iOS never backs up Caches and tmp but every container has them: recreate them (empty).
-            let containers = [try device.container(.data, identifier: app.bundleId),
-                              try device.container(.plugin, identifier: "\(app.bundleId).NudgeWidget")]
+            let containers = [
+                try device.container(.data, identifier: app.bundleId),
+                try device.container(.plugin, identifier: "\(app.bundleId).NudgeWidget"),
+            ]
             for container in containers.compactMap({ $0 }) {
                 for directory in DeviceLayout.neverBackedUpInDataContainers {
                     try tree.ensureDirectory("\(container.relativePath)/\(directory)")
