@@ -121,6 +121,7 @@ final class ArchiveFuzzer {
 
     private func runCase(_ index: Int, into summary: inout FuzzSummary) throws {
         let (seed, bytes, steps) = mutation(index)
+        if config.only != nil { FuzzWatchdog.report("fuzz: case \(index): \(seed.name): \(steps.joined(separator: "; "))") }
         var problems: [String] = []
         try write(bytes)
         watchdog.begin("case \(index) (\(seed.name): \(steps.joined(separator: "; "))), input in \(archive)")
