@@ -15,14 +15,18 @@ import Testing
     }
 
     static let edits: [Edit] = [
-        Edit(description: "a hard link with a sparse size", member: "docs/block-again",
-             records: [("GNU.sparse.map", "180435,4543"), ("GNU.sparse.size", "1000"), ("GNU.sparse.numblocks", "1")]),
-        Edit(description: "a file whose size outgrows its data", member: "a.txt",
-             records: [("GNU.sparse.realsize", "99999999999999999999999")]),
-        Edit(description: "a file with a few bytes more than its data", member: "docs/block",
-             records: [("GNU.sparse.realsize", "4096")]),
-        Edit(description: "a sparse manifest", member: ".devicectl-manifest.jsonl",
-             records: [("GNU.sparse.map", "0,10"), ("GNU.sparse.size", "10"), ("GNU.sparse.numblocks", "1")]),
+        Edit(
+            description: "a hard link with a sparse size", member: "docs/block-again",
+            records: [("GNU.sparse.map", "180435,4543"), ("GNU.sparse.size", "1000"), ("GNU.sparse.numblocks", "1")]),
+        Edit(
+            description: "a file whose size outgrows its data", member: "a.txt",
+            records: [("GNU.sparse.realsize", "99999999999999999999999")]),
+        Edit(
+            description: "a file with a few bytes more than its data", member: "docs/block",
+            records: [("GNU.sparse.realsize", "4096")]),
+        Edit(
+            description: "a sparse manifest", member: ".devicectl-manifest.jsonl",
+            records: [("GNU.sparse.map", "0,10"), ("GNU.sparse.size", "10"), ("GNU.sparse.numblocks", "1")]),
     ]
 
     @Test(arguments: edits)
@@ -31,10 +35,12 @@ import Testing
             try FuzzSeeds.makeMixedTree(dir + "/src")
             let archive = dir + "/backup.tar"
             _ = try BackupEngine.backup(
-                BackupRequest(root: dir + "/src", output: .file(archive), created: FuzzSeeds.created, tool: "devicectl test"),
+                BackupRequest(
+                    root: dir + "/src", output: .file(archive), created: FuzzSeeds.created, tool: "devicectl test"),
                 warning: { _ in })
             var bytes = try FuzzSeeds.read(archive)
-            let entry = try #require(TarLayout(bytes).entries.first { String(decoding: $0.name, as: UTF8.self) == edit.member })
+            let entry = try #require(
+                TarLayout(bytes).entries.first { String(decoding: $0.name, as: UTF8.self) == edit.member })
             TarLayout.editPax(&bytes, entry) { $0.records += edit.records.map { ($0.0, Array($0.1.utf8)) } }
             try Data(bytes).write(to: URL(fileURLWithPath: archive))
 
