@@ -146,6 +146,9 @@ public enum ArchiveVerification {
         _ member: ArchiveReader.Member, _ path: MemberPath, into report: inout VerifyReport, limit: Int
     ) {
         let name = member.path
+        if let problem = RestoreSession.xattrProblem(member) {
+            report.add("member '\(name)': \(problem) (restore refuses it)", limit: limit)
+        }
         if path.top.starts(with: RestoreSession.reservedPrefix) {
             report.add(
                 "member '\(name)': the name is reserved for restore staging directories (restore refuses it)",
