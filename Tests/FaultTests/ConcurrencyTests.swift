@@ -4,6 +4,7 @@
 // a backup of a ROOT being restored waits and archives the finished restore.
 import Foundation
 import Glibc
+import SystemKit
 import TestSupport
 import Testing
 
@@ -99,6 +100,28 @@ import Testing
             let first = try scratch.ok(["list", archive, "--json"]).stdoutData
             let second = try scratch.ok(["list", scratch.base + "/again.tar", "--json"]).stdoutData
             #expect(try Self.files(first) == Self.files(second))
+        }
+    }
+
+    @Test func aRestoreWaitingForTheDeviceLockStopsAtSIGINT() throws {
+        try FaultScratch.with { scratch in
+            let phone = try scratch.phone(files: 3, size: 100)
+            let archive = scratch.base + "/phone.tar"
+            try scratch.ok(["backup", phone, "-o", archive])
+            let root = try scratch.freshDevice("target")
+            let before = try FaultScratch.snapshot(root)
+            // Another devicectl holds the device (here: this test, through the same lock file).
+            let lock = try FileLock(path: root + "/DeviceLocal/lock", wait: false)
+            let restore = try ChildProcess.devicectl(["restore", archive, root])
+            usleep(300_000)
+            #expect(restore.isRunning, "the restore did not wait for the lock: \(restore.stderr)")
+            kill(restore.pid, SIGINT)
+            let stopped = restore.finish(within: 5)  // killed after 5 s if it still waits
+            try lock.release()
+            #expect(stopped, "SIGINT did not stop a restore waiting for the device lock")
+            #expect(restore.status == 1)
+            #expect(restore.stderr.contains("interrupted by SIGINT"), "\(restore.stderr)")
+            #expect(try FaultScratch.snapshot(root) == before)
         }
     }
 

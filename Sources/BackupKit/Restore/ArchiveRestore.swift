@@ -28,7 +28,7 @@ public enum ArchiveRestore {
         }
         let destination: RestoreRoot
         do {
-            destination = try RestoreRoot.prepare(root, now: options.now)
+            destination = try RestoreRoot.prepare(root, now: options.now, interruption: options.interruption)
         } catch {
             try? reader.close()
             throw error

@@ -49,19 +49,22 @@ final class RestoreRoot {
     /// staging directories of killed restores are removed (their half-made moves rolled back first), and
     /// two restores creating or initialising the same ROOT take turns (the second then finds a device that is
     /// not fresh any more). Throws `RestoreError.rootNotFresh` / `.rootNotDirectory` without changing anything.
-    static func prepare(_ given: String, now: Date) throws -> RestoreRoot {
+    /// `interruption` is polled while waiting for the device lock (SIGINT must not wait for another devicectl).
+    static func prepare(
+        _ given: String, now: Date, interruption: () -> Int32? = { InterruptSignal.received }
+    ) throws -> RestoreRoot {
         var path = Device.assembling(at: given).root
         if let status = try FileStatus.ifExists(path), status.kind == .symlink, let resolved = realpath(path, nil) {
             path = String(cString: resolved)
             free(resolved)
         }
         while true {
-            if let root = try attempt(path, now: now) { return root }
+            if let root = try attempt(path, now: now, interruption: interruption) { return root }
         }
     }
 
     /// One look at ROOT; nil when another restore changed it meanwhile (look again).
-    private static func attempt(_ path: String, now: Date) throws -> RestoreRoot? {
+    private static func attempt(_ path: String, now: Date, interruption: () -> Int32?) throws -> RestoreRoot? {
         guard let status = try FileStatus.ifExists(path) else {
             let parent = (path as NSString).deletingLastPathComponent
             guard try FileStatus.ifExists(parent)?.kind == .directory else {
@@ -75,7 +78,7 @@ final class RestoreRoot {
             return try initialise(path, origin: .created, saved: parentTime.map { (parent, $0) }, now: now)
         }
         guard status.kind == .directory else { throw RestoreError.rootNotDirectory(path) }
-        if Device.isDevice(at: path) { return try openFreshDevice(path) }
+        if Device.isDevice(at: path) { return try openFreshDevice(path, interruption: interruption) }
         return try initialise(path, origin: .emptyDirectory, saved: nil, now: now)
     }
 
@@ -118,13 +121,19 @@ final class RestoreRoot {
     /// Takes the lock of the device at `path`, waiting for any other devicectl writing to it, removes stale
     /// staging directories, then checks that the device is fresh. nil when the lock file was removed or
     /// replaced while waiting (a failed restore undid the device): look again.
-    private static func openFreshDevice(_ path: String) throws -> RestoreRoot? {
+    private static func openFreshDevice(_ path: String, interruption: () -> Int32?) throws -> RestoreRoot? {
         let lockPath = "\(path)/\(DeviceLayout.lock)"
         var lockFileCreated: timespec?
         if try FileStatus.ifExists(lockPath) == nil {
             lockFileCreated = try modificationTime("\(path)/\(DeviceLayout.deviceLocal)")
         }
-        let lock = try FileLock(path: lockPath, wait: true)
+        let lock: FileLock
+        do {
+            lock = try waitForLock(lockPath, interruption: interruption)
+        } catch {
+            if let deviceLocalTime = lockFileCreated { removeLockFile(path, deviceLocalTime: deviceLocalTime) }
+            throw error
+        }
         guard lock.isCurrent(at: lockPath) else {
             try? lock.release()
             return nil
@@ -146,6 +155,20 @@ final class RestoreRoot {
             if let deviceLocalTime = lockFileCreated { removeLockFile(path, deviceLocalTime: deviceLocalTime) }
             try? lock.release()
             throw error
+        }
+    }
+
+    /// Takes the lock at `path`, waiting for another devicectl that holds it; polls `interruption` while it
+    /// waits (a blocking flock would sit out SIGINT: the handler only records it).
+    private static func waitForLock(_ path: String, interruption: () -> Int32?) throws -> FileLock {
+        while true {
+            do {
+                return try FileLock(path: path, wait: false)
+            } catch {
+                guard error.code == EWOULDBLOCK else { throw error }
+            }
+            if let signal = interruption() { throw RestoreError.interrupted(signal: signal) }
+            usleep(20_000)
         }
     }
 
