@@ -2,9 +2,12 @@
 """devicectl benchmark harness (`make bench`): devicectl side by side with GNU tar, bsdtar and sha256sum.
 
 Generates a deterministic device-like tree (seeded), then runs each pair alternately (A B A B ...) on tmpfs
-with a warm cache and reports median wall time, CPU time and peak RSS of each side and their ratio.
-Results go to bench/results.md (machine, versions, date). Absolute times on a shared machine are noise:
+with a warm cache and reports the median wall time, median CPU time and peak RSS of each side and their ratio.
+Results go to bench/results.md (machine, versions, load, date). Absolute times on a shared machine are noise:
 read the ratios, measured in the same run.
+
+Usage: python3 bench/bench.py [--files N] [--megabytes M] [--runs R] [--scale 10000,50000,200000]
+A smoke run (`--files 400 --megabytes 2 --runs 1 --scale ''`) takes a few seconds.
 """
 import argparse
 import datetime
@@ -13,7 +16,6 @@ import os
 import platform
 import plistlib
 import random
-import resource
 import shutil
 import statistics
 import struct
@@ -21,112 +23,115 @@ import subprocess
 import sys
 import time
 
-FS_IOC_SETFLAGS = 0x40086602
-FS_IOC_GETFLAGS = 0x80086601
-FS_NODUMP_FL = 0x40
+FS_IOC_GETFLAGS, FS_IOC_SETFLAGS, FS_NODUMP_FL = 0x80086601, 0x40086602, 0x40
 APPLE_XATTR = "user.com.apple.metadata:com_apple_backup_excludeItem"
 APPLE_VALUE = plistlib.dumps("com.apple.backupd", fmt=plistlib.FMT_BINARY)
+MANIFEST = ".devicectl-manifest.jsonl"
 WORDS = ("article headline story update breaking local sports weather market opinion video photo "
          "subscriber offline cache token widget timeline refresh notification restore backup device "
          "string integer dict array key true false date data").split()
+APPS = 8
+RSS_REPORT = "/tmp/devicectl-bench-rss-%d" % os.getpid()  # GNU time's output (off the measured tmpfs tree)
+MEDIA_FILES = 6          # large incompressible files, 25% of the bytes; two of them excluded
+MEDIA_SHARE = 0.25
+FILES_PER_DIRECTORY = 60  # small files are spread over numbered subdirectories of each place
+
+# Where small files go inside an app's data container, their weight, and how they are excluded:
+# "caches"/"tmp" (iOS rules, the directory is skipped), "apple-dir" (Apple xattr on the directory),
+# "apple-file" (Apple xattr on 80% of the files), "nodump" (chattr +d on 70% of the files).
+PLACES = [("Documents", 30, None), ("Documents/articles", 20, None), ("Library/Application Support", 12, None),
+          ("Library/Caches", 13, "caches"), ("tmp", 5, "tmp"), ("Documents/offline", 6, "apple-dir"),
+          ("Library/Preferences", 2, None), ("Documents/drafts", 6, "nodump"), ("Library/Downloads", 6, "apple-file")]
 
 
 # MARK: - Tree generation
 
-def set_nodump(path):
+def change_nodump(path, on):
     fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
     try:
-        buf = fcntl.ioctl(fd, FS_IOC_GETFLAGS, struct.pack("i", 0))
-        flags = struct.unpack("i", buf)[0] | FS_NODUMP_FL
+        flags = struct.unpack("i", fcntl.ioctl(fd, FS_IOC_GETFLAGS, struct.pack("i", 0)))[0]
+        flags = flags | FS_NODUMP_FL if on else flags & ~FS_NODUMP_FL
         fcntl.ioctl(fd, FS_IOC_SETFLAGS, struct.pack("i", flags))
     finally:
         os.close(fd)
 
 
 def text_blob(rng, size):
-    """Compressible, plist/JSON-like text."""
-    parts, total = [], 0
-    while total < size:
-        line = "<key>%s</key><string>%s %s %d</string>\n" % (
-            rng.choice(WORDS), rng.choice(WORDS), rng.choice(WORDS), rng.randrange(100000))
-        parts.append(line)
-        total += len(line)
-    return "".join(parts).encode()[:size]
+    """Compressible plist-like text, different in every file."""
+    count = size // 40 + 1
+    keys, values, more = rng.choices(WORDS, k=count), rng.choices(WORDS, k=count), rng.choices(WORDS, k=count)
+    numbers = rng.choices(range(100_000), k=count)
+    lines = map("<key>%s</key><string>%s %s %d</string>\n".__mod__, zip(keys, values, more, numbers))
+    return "".join(lines).encode()[:size]
 
 
-def file_size(rng):
+def file_size(rng, cap):
     """Heavy-tailed (Pareto) sizes: most files a few KiB, a few hundreds of KiB."""
-    return min(int(600 * rng.paretovariate(1.1)), 768 * 1024)
+    return min(int(600 * rng.paretovariate(1.1)), 768 * 1024, cap)
 
 
 def containers(root, kind):
+    """{identifier: container path} from the containers' metadata plists."""
     base = os.path.join(root, kind)
-    result = {}
+    found = {}
     for uuid in sorted(os.listdir(base)):
         with open(os.path.join(base, uuid, ".com.apple.mobile_container_manager.metadata.plist"), "rb") as f:
-            result[plistlib.load(f)["MCMMetadataIdentifier"]] = os.path.join(base, uuid)
-    return result
+            found[plistlib.load(f)["MCMMetadataIdentifier"]] = os.path.join(base, uuid)
+    return found
 
 
-def generate(devicectl, root, files, megabytes, seed, apps=8):
-    """A device root with `apps` apps, an App Group each, ~`files` files and ~`megabytes` MB of data."""
+def generate(devicectl, root, files, megabytes, seed):
+    """A device root (`devicectl init` + `install`) with APPS apps and their App Groups, filled with about
+    `files` files and `megabytes` MB. Returns {"files", "bytes", "excluded_files", "excluded_bytes",
+    "included": set of ROOT-relative paths expected in a backup, "excluded": set expected absent}."""
     rng = random.Random(seed)
-    subprocess.run([devicectl, "init", root], check=True, stdout=subprocess.DEVNULL)
-    for i in range(apps):
-        subprocess.run([devicectl, "install", root, "--app", "com.bench.app%d" % i, "--group", "group.com.bench.app%d" % i],
-                       check=True, stdout=subprocess.DEVNULL)
-    data = containers(root, "Containers/Data/Application")
-    groups = containers(root, "Containers/Shared/AppGroup")
-    target_bytes = megabytes * 1_000_000
-    media_count = 6
-    media_bytes = int(target_bytes * 0.25)
-    small_budget = target_bytes - media_bytes
-    written = 0
-    made = 0
-    # Where files go, with their share: (relative dir within a data container, exclusion kind)
-    places = [("Documents", None), ("Documents/articles", None), ("Library/Application Support", None),
-              ("Library/Caches", "caches"), ("tmp", "tmp"), ("Documents/offline", "apple-dir"),
-              ("Library/Preferences", None), ("Documents/drafts", "nodump-some"), ("Library/Downloads", "apple-file")]
-    weights = [30, 20, 12, 13, 5, 6, 2, 6, 6]
+    run([devicectl, "init", root])
+    for i in range(APPS):
+        run([devicectl, "install", root, "--app", "com.bench.app%d" % i, "--group", "group.com.bench.app%d" % i])
+    data, groups = containers(root, "Containers/Data/Application"), containers(root, "Containers/Shared/AppGroup")
     ids = sorted(data)
     for identifier in ids:
-        for rel, kind in places:
+        for rel, _, kind in PLACES:
             os.makedirs(os.path.join(data[identifier], rel), exist_ok=True)
-        offline = os.path.join(data[identifier], "Documents/offline")
-        os.setxattr(offline, APPLE_XATTR, APPLE_VALUE)
-    avg = max(1, small_budget // max(1, files - media_count))
-    while made < files - media_count:
-        identifier = ids[made % len(ids)]
-        rel, kind = rng.choices(places, weights)[0]
-        if made % 10 == 0:
-            directory = groups["group." + identifier]
-            rel, kind = "Library/Shared", None
-        else:
-            directory = data[identifier]
-        path = os.path.join(directory, rel, "item-%06d.%s" % (made, rng.choice(["json", "plist", "jpg", "dat"])))
+        os.setxattr(os.path.join(data[identifier], "Documents/offline"), APPLE_XATTR, APPLE_VALUE)
+    stats = {"files": 0, "bytes": 0, "excluded_files": 0, "excluded_bytes": 0, "included": set(), "excluded": set()}
+
+    def add(path, blob, excluded):
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        size = min(file_size(rng), avg * 40)
-        blob = text_blob(rng, size) if rng.random() < 0.6 else rng.randbytes(size)
         with open(path, "wb") as f:
             f.write(blob)
-        if kind == "apple-file" and rng.random() < 0.8:
+        stats["files"] += 1
+        stats["bytes"] += len(blob)
+        if excluded:
+            stats["excluded_files"] += 1
+            stats["excluded_bytes"] += len(blob)
+        stats["excluded" if excluded else "included"].add(os.path.relpath(path, root))
+
+    small = max(1, files - MEDIA_FILES)
+    media_bytes = int(megabytes * 1_000_000 * MEDIA_SHARE)
+    average = max(1, (megabytes * 1_000_000 - media_bytes) // small)
+    weights = [weight for _, weight, _ in PLACES]
+    for n in range(small):
+        identifier = ids[n % len(ids)]
+        if n % 10 == 0:  # a tenth in the App Group
+            directory, rel, kind = groups["group." + identifier], "Library/Shared", None
+        else:
+            directory, (rel, _, kind) = data[identifier], rng.choices(PLACES, weights)[0]
+        bucket = "d%03d" % (n // (FILES_PER_DIRECTORY * APPS * 10))  # ~10 places an app: ~60 files a directory
+        path = os.path.join(directory, rel, bucket, "item-%06d.%s" % (n, rng.choice(["json", "plist", "jpg", "dat"])))
+        size = file_size(rng, average * 40)
+        blob = text_blob(rng, size) if rng.random() < 0.6 else rng.randbytes(size)
+        flag = kind in ("apple-file", "nodump") and rng.random() < (0.8 if kind == "apple-file" else 0.7)
+        add(path, blob, kind in ("caches", "tmp", "apple-dir") or flag)
+        if flag and kind == "apple-file":
             os.setxattr(path, APPLE_XATTR, APPLE_VALUE)
-        elif kind == "nodump-some" and rng.random() < 0.7:
-            set_nodump(path)
-        written += size
-        made += 1
-    for m in range(media_count):
-        identifier = ids[m % len(ids)]
-        path = os.path.join(data[identifier], "Documents", "video-%d.mov" % m)
-        with open(path, "wb") as f:
-            remaining = media_bytes // media_count
-            while remaining > 0:
-                chunk = min(remaining, 1 << 20)
-                f.write(rng.randbytes(chunk))
-                remaining -= chunk
-        written += media_bytes // media_count
-        made += 1
-    return made, written
+        elif flag:
+            change_nodump(path, True)
+    for m in range(MEDIA_FILES):  # the last two excluded: one cached, one in the Apple-flagged offline directory
+        rel = {MEDIA_FILES - 1: "Library/Caches", MEDIA_FILES - 2: "Documents/offline"}.get(m, "Documents")
+        add(os.path.join(data[ids[m % len(ids)]], rel, "video-%d.mov" % m), rng.randbytes(media_bytes // MEDIA_FILES),
+            rel != "Documents")
+    return stats
 
 
 def strip_exclusions(root):
@@ -135,92 +140,287 @@ def strip_exclusions(root):
     for directory, dirs, names in os.walk(root):
         for name in dirs + names:
             path = os.path.join(directory, name)
+            if os.path.islink(path):
+                continue
             try:
-                os.removexattr(path, APPLE_XATTR, follow_symlinks=False)
+                os.removexattr(path, APPLE_XATTR)
             except OSError:
                 pass
-            if not os.path.islink(path):
-                fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-                buf = fcntl.ioctl(fd, FS_IOC_GETFLAGS, struct.pack("i", 0))
-                flags = struct.unpack("i", buf)[0] & ~FS_NODUMP_FL
-                fcntl.ioctl(fd, FS_IOC_SETFLAGS, struct.pack("i", flags))
-                os.close(fd)
+            change_nodump(path, False)
+
+
+def check_archive(archive, stats):
+    """The devicectl archive holds exactly the generated files it should (the benchmark measures a real backup)."""
+    members = set(subprocess.run(["tar", "-tf", archive], capture_output=True, text=True, check=True).stdout.splitlines())
+    missing = [p for p in stats["included"] if p not in members]
+    present = [p for p in stats["excluded"] if p in members]
+    if missing or present or MANIFEST not in members:
+        raise SystemExit("devicectl archive is wrong: %d files missing (%s), %d excluded files present (%s)" % (
+            len(missing), missing[:3], len(present), present[:3]))
 
 
 # MARK: - Measuring
 
-def measure(argv, setup=None, cwd=None):
-    """Runs argv once; returns (wall seconds, cpu seconds, peak RSS MiB) of that child alone."""
+def measure(argv, setup=None):
+    """Runs argv once (stdout/stderr to /dev/null); returns (wall s, CPU s, peak RSS MiB) of the command and its
+    children. The peak RSS comes from GNU time, which forks the command: Linux keeps a process's RSS high-water
+    mark across exec, so a child spawned straight from this Python process would report Python's own RSS."""
     if setup:
         setup()
+    report = RSS_REPORT
+    argv = ["/usr/bin/time", "-f", "%M", "-o", report, *argv]
     start = time.perf_counter()
-    pid = os.posix_spawnp(argv[0], argv, os.environ, file_actions=[
-        (os.POSIX_SPAWN_OPEN, 1, "/dev/null", os.O_WRONLY, 0),
-        (os.POSIX_SPAWN_OPEN, 2, "/dev/null", os.O_WRONLY, 0)]) if cwd is None else None
-    if cwd is not None:
-        pid = os.fork()
-        if pid == 0:
-            os.chdir(cwd)
-            devnull = os.open("/dev/null", os.O_WRONLY)
-            os.dup2(devnull, 1)
-            os.dup2(devnull, 2)
-            os.execvp(argv[0], argv)
+    pid = os.posix_spawn(argv[0], argv, os.environ, file_actions=[
+        (os.POSIX_SPAWN_OPEN, 1, "/dev/null", os.O_WRONLY, 0), (os.POSIX_SPAWN_OPEN, 2, "/dev/null", os.O_WRONLY, 0)])
     _, status, usage = os.wait4(pid, 0)
     wall = time.perf_counter() - start
     if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit("benchmark command failed: %s" % " ".join(argv))
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+        raise SystemExit("benchmark command failed: %s" % " ".join(argv[5:]))
+    with open(report) as f:
+        rss_kib = int(f.read().split()[-1])
+    return wall, usage.ru_utime + usage.ru_stime, rss_kib / 1024
 
 
-def pair(name, a, b, runs, a_label, b_label):
-    """Alternates A and B `runs` times each; returns a result row."""
+def pair(name, a, b, runs, b_label, target=None):
+    """One unmeasured warm-up each, then A B A B ... `runs` times; returns a result row of medians."""
+    load = os.getloadavg()[0]
+    measure(**a)
+    measure(**b)
     samples = {"a": [], "b": []}
     for _ in range(runs):
         for key, spec in (("a", a), ("b", b)):
             samples[key].append(measure(**spec))
-    row = {"name": name, "a_label": a_label, "b_label": b_label}
+    row = {"name": name, "b_label": b_label, "target": target, "load": load}
     for key in ("a", "b"):
         walls, cpus, rss = zip(*samples[key])
         row[key] = (statistics.median(walls), statistics.median(cpus), max(rss))
-    row["ratio"] = row["a"][0] / row["b"][0]
-    print("%-34s %s %.3fs  vs  %s %.3fs  ratio %.2f" % (name, a_label, row["a"][0], b_label, row["b"][0], row["ratio"]),
-          flush=True)
+    row["ratio"], row["cpu_ratio"] = row["a"][0] / row["b"][0], row["a"][1] / row["b"][1]
+    print("%-30s devicectl %.3fs %.2f CPU-s %.1f MiB | %-12s %.3fs %.2f CPU-s %.1f MiB | ratio %.2f" % (
+        name, *row["a"], b_label, *row["b"], row["ratio"]), flush=True)
     return row
 
 
-def fresh_dir(path):
+def removing(*paths):
+    """A setup step: remove each path (untimed), so no run pays for deleting the previous run's output."""
     def setup():
-        if os.path.exists(path):
-            shutil.rmtree(path)
+        for path in paths:
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path)
+            elif os.path.lexists(path):
+                os.unlink(path)
     return setup
 
 
+def run(argv):
+    """Runs an untimed step quietly; a failure stops the benchmark with the command's error output."""
+    done = subprocess.run(argv, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit("bench: %s failed:\n%s" % (" ".join(argv), done.stderr.strip()))
+
+
+def unavailable(devicectl, argv):
+    """None when `argv` runs; the reason when devicectl says the command has not landed yet."""
+    done = subprocess.run(argv, capture_output=True, text=True)
+    if done.returncode == 0:
+        return None
+    if "not implemented" in done.stderr:
+        return done.stderr.strip().removeprefix("devicectl: ")
+    raise SystemExit("%s failed: %s" % (" ".join(argv), done.stderr.strip()))
+
+
+# MARK: - The comparisons
+
+def comparisons(devicectl, work, args):
+    out = lambda name: os.path.join(work, name)
+    tree, plain = out("device"), out("plain")
+    print("generating %d files / %d MB in %s (seed %d) ..." % (args.files, args.megabytes, tree, args.seed), flush=True)
+    stats = generate(devicectl, tree, args.files, args.megabytes, args.seed)
+    run(["cp", "-a", tree, plain])
+    strip_exclusions(plain)
+    runs = args.runs
+    backup = lambda root, archive, *more: {"argv": [devicectl, "backup", root, "-o", archive, "--no-progress", *more],
+                                           "setup": removing(archive)}
+    peer = lambda archive, *argv: {"argv": list(argv), "setup": removing(archive)}
+    archive = out("d.tar")
+    run(backup(tree, archive)["argv"])
+    check_archive(archive, stats)
+    rows = [
+        pair("backup (device tree)", backup(tree, out("d.tar")),
+             peer(out("g.tar"), "tar", "-cf", out("g.tar"), "-C", tree, "."), runs, "tar -cf"),
+        pair("backup (device tree)", backup(tree, out("d.tar")),
+             peer(out("b.tar"), "bsdtar", "-cf", out("b.tar"), "-C", tree, "."), runs, "bsdtar -cf"),
+        pair("backup (like for like)", backup(plain, out("dp.tar")),
+             peer(out("gp.tar"), "tar", "-cf", out("gp.tar"), "-C", plain, "."), runs, "tar -cf", 1.0),
+        pair("backup (like for like)", backup(plain, out("dp.tar")),
+             peer(out("bp.tar"), "bsdtar", "-cf", out("bp.tar"), "-C", plain, "."), runs, "bsdtar -cf"),
+        pair("backup zstd (like for like)", backup(plain, out("dp.tar.zst"), "--compression", "zstd"),
+             peer(out("gp.tar.zst"), "tar", "--zstd", "-cf", out("gp.tar.zst"), "-C", plain, "."), runs, "tar --zstd", 1.0),
+    ]
+    sizes = {name: os.path.getsize(out(name)) for name in ("d.tar", "g.tar", "dp.tar", "gp.tar", "dp.tar.zst", "gp.tar.zst")}
+    run(backup(tree, archive)["argv"])
+    restored, extracted = out("restored"), out("extracted")
+    missing = {}
+    reason = unavailable(devicectl, [devicectl, "restore", archive, restored, "--no-progress"])
+    if reason:
+        missing["restore"] = reason
+    else:
+        rows.append(pair("restore (device archive)",
+                         {"argv": [devicectl, "restore", archive, restored, "--no-progress"], "setup": removing(restored)},
+                         {"argv": ["tar", "-xf", archive, "-C", extracted],
+                          "setup": lambda: (removing(extracted)(), os.makedirs(extracted))}, runs, "tar -xf", 1.0))
+    reason = unavailable(devicectl, [devicectl, "verify", archive])
+    if reason:
+        missing["verify"] = reason
+    else:
+        included = out("included.list")
+        with open(included, "wb") as f:
+            f.write(b"".join(os.path.join(tree, p).encode() + b"\0" for p in sorted(stats["included"])))
+        rows.append(pair("verify (device archive)", {"argv": [devicectl, "verify", archive]},
+                         {"argv": ["xargs", "-0", "-a", included, "sha256sum"]}, runs, "sha256sum", 1.3))
+        rows.append(pair("verify (device archive)", {"argv": [devicectl, "verify", archive]},
+                         {"argv": ["xargs", "-0", "-a", included, "openssl", "dgst", "-sha256"]}, runs, "openssl dgst"))
+    for path in (tree, plain, restored, extracted):
+        removing(path)()
+    return stats, sizes, rows, missing
+
+
+def scale_runs(args, count):
+    """More runs for the small, short scale trees (load bursts on a shared machine weigh more on them)."""
+    return max(3, min(15, args.runs * 40_000 // max(1, count)))
+
+
+def scale(devicectl, work, args):
+    """Backup of trees of growing size (same mix, ~5 kB a file): time per file and peak RSS."""
+    rows = []
+    for count in [int(c) for c in args.scale.split(",") if c]:
+        root, archive, peer_archive = (os.path.join(work, n) for n in ("scale-%d" % count, "s.tar", "sg.tar"))
+        print("generating %d files for the scale run ..." % count, flush=True)
+        stats = generate(devicectl, root, count, max(1, count * args.megabytes // args.files), args.seed)
+        row = pair("scale %d files" % count,
+                   {"argv": [devicectl, "backup", root, "-o", archive, "--no-progress"], "setup": removing(archive)},
+                   {"argv": ["tar", "-cf", peer_archive, "-C", root, "."], "setup": removing(peer_archive)},
+                   scale_runs(args, count), "tar -cf")
+        row["files"] = stats["files"]
+        rows.append(row)
+        removing(root, archive, peer_archive)()
+    return rows
+
+
+def syscalls(devicectl, work, args):
+    """System calls per stored file (one untimed `strace -c -f` run each) on a like-for-like tree."""
+    if not shutil.which("strace") or not args.files:
+        return None
+    root, count = os.path.join(work, "strace"), min(args.files, 10_000)
+    stats = generate(devicectl, root, count, max(1, count * args.megabytes // args.files), args.seed)
+    strip_exclusions(root)
+    result = {}
+    for label, argv in (("devicectl", [devicectl, "backup", root, "-o", os.path.join(work, "t.tar"), "--no-progress"]),
+                        ("tar -cf", ["tar", "-cf", os.path.join(work, "t.tar"), "-C", root, "."])):
+        report = os.path.join(work, "strace.txt")
+        run(["strace", "-c", "-f", "-o", report, *argv])
+        calls = {}
+        for line in open(report):
+            fields = line.split()
+            if len(fields) >= 5 and fields[0][0].isdigit() and fields[-1] != "total":
+                calls[fields[-1]] = int(fields[3])
+        result[label] = calls
+        removing(os.path.join(work, "t.tar"))()
+    removing(root)()
+    return stats["files"], result
+
+
+# MARK: - Report
+
 def versions(devicectl):
-    def first_line(argv):
+    def first_line(*argv):
         try:
-            return subprocess.run(argv, capture_output=True, text=True).stdout.splitlines()[0]
+            return subprocess.run(argv, capture_output=True, text=True).stdout.splitlines()[0].strip()
         except (OSError, IndexError):
             return "unknown"
-    model = "unknown"
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    model = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), "?")
     return {
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        "machine": "%s, %d cores, %.0f GiB RAM, kernel %s" % (
+        "machine": "%s, %d cores, %.0f GiB RAM, Linux %s" % (
             model, os.cpu_count(), os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, platform.release()),
-        "devicectl": first_line([devicectl, "--version"]),
-        "tar": first_line(["tar", "--version"]),
-        "bsdtar": first_line(["bsdtar", "--version"]),
-        "zstd": first_line(["zstd", "--version"]),
+        "tools": "; ".join(first_line(*argv) for argv in (
+            [devicectl, "--version"], ["tar", "--version"], ["bsdtar", "--version"], ["zstd", "--version"],
+            ["sha256sum", "--version"], ["openssl", "version"])),
     }
 
 
+def write_results(args, info, work, stats, sizes, rows, missing, scale_rows, calls):
+    mib = lambda n: n / 2**20
+    tree_mb = stats["bytes"] / 1e6
+    lines = [
+        "# Benchmark results", "",
+        "Written by `make bench` (bench/bench.py). Each pair ran alternately (A B A B ...) after one warm-up each, "
+        "%d runs a side, on %s with a warm cache; times are medians, RSS the peak of any run (for a pipeline like "
+        "`tar --zstd`, the largest process). **ratio** = devicectl's median wall time / the peer's, from the same run; "
+        "absolute times on this shared machine are noise." % (args.runs, work), "",
+        "- Date: %s" % info["date"], "- Machine: %s" % info["machine"],
+        "- Load average (1 min) before / after: %.1f / %.1f (other agents compile on the same 2 cores)"
+        % (info["load_before"], os.getloadavg()[0]),
+        "- Versions: %s" % info["tools"],
+        "- Tree (seed %d): %d files, %.0f MB in %d apps' data containers and App Groups (Documents, Library, "
+        "Caches, tmp), 6 media files (25%% of the bytes), small files Pareto-sized, 60%% plist-like text; "
+        "%.0f%% of the bytes (%d files) excluded by Apple xattr on files and on a directory, nodump, Library/Caches "
+        "and tmp. Like for like: a copy with no flags that is not a device root (nothing excluded)."
+        % (args.seed, stats["files"], tree_mb, APPS, 100 * stats["excluded_bytes"] / stats["bytes"], stats["excluded_files"]),
+        "- Archive sizes: device tree devicectl %.1f MiB / GNU tar %.1f MiB; like for like %.1f / %.1f MiB; "
+        "zstd %.1f / %.1f MiB" % tuple(mib(sizes[n]) for n in ("d.tar", "g.tar", "dp.tar", "gp.tar", "dp.tar.zst", "gp.tar.zst")),
+        "", "| comparison | devicectl wall | CPU | peak RSS | peer | wall | CPU | peak RSS | **ratio** | CPU ratio | target "
+        "| load |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for row in rows:
+        a, b, target = row["a"], row["b"], row["target"]
+        verdict = "" if target is None else "<= %.1f: %s" % (target, "met" if row["ratio"] <= target else "**not met**")
+        lines.append("| %s | %.3f s | %.3f s | %.1f MiB | %s | %.3f s | %.3f s | %.1f MiB | **%.2f** | %.2f | %s | %.1f |" % (
+            row["name"], *a, row["b_label"], *b, row["ratio"], row["cpu_ratio"], verdict, row["load"]))
+    for command, reason in missing.items():
+        lines.append("| %s | not measured: %s | | | | | | | | | | |" % (command, reason))
+    if scale_rows:
+        per_file = [row["a"][0] / row["files"] * 1e6 for row in scale_rows]
+        lines += ["", "## Scale (backup of the device tree: the same mix, ~5 kB a file)", "",
+                  "| files | runs | devicectl wall | per file | CPU | peak RSS | tar -cf wall | per file | ratio | load |",
+                  "|---|---|---|---|---|---|---|---|---|---|"]
+        for row, micro in zip(scale_rows, per_file):
+            lines.append("| %d | %d | %.3f s | %.1f µs | %.3f s | %.1f MiB | %.3f s | %.1f µs | %.2f | %.1f |" % (
+                row["files"], scale_runs(args, row["files"]), row["a"][0], micro, row["a"][1], row["a"][2],
+                row["b"][0], row["b"][0] / row["files"] * 1e6, row["ratio"], row["load"]))
+        spread = max(per_file) / min(per_file) - 1
+        peak = max(row["a"][2] for row in scale_rows)
+        lines += ["", "Time per file varies by %.0f%% across the scale run (target within 20%%: %s); peak RSS %.1f MiB "
+                  "(target <= 32 MiB: %s)." % (100 * spread, "met" if spread <= 0.2 else "**not met**", peak,
+                                               "met" if peak <= 32 else "**not met**")]
+    if calls:
+        files, result = calls
+        names = sorted(set(result["devicectl"]) | set(result["tar -cf"]),
+                       key=lambda n: -(result["devicectl"].get(n, 0) + result["tar -cf"].get(n, 0)))
+        lines += ["", "## System calls per stored file (`strace -c -f`, like-for-like tree of %d files)" % files, "",
+                  "| call | devicectl | tar -cf |", "|---|---|---|"]
+        for name in names:
+            d, t = result["devicectl"].get(name, 0) / files, result["tar -cf"].get(name, 0) / files
+            if d >= 0.05 or t >= 0.05:
+                lines.append("| %s | %.2f | %.2f |" % (name, d, t))
+        lines.append("| **total** | **%.2f** | **%.2f** |" % tuple(sum(result[k].values()) / files
+                                                                    for k in ("devicectl", "tar -cf")))
+    text = "\n".join(lines) + "\n"
+    os.makedirs(os.path.dirname(args.output) or ".", exist_ok=True)
+    with open(args.output, "w") as f:
+        f.write(text)
+    print("\n" + text)
+
+
 # MARK: - Main
+
+def default_work(megabytes):
+    """tmpfs when it has room for the trees and archives (about 6x the tree, or 6x the largest scale tree)."""
+    need = megabytes * 1_000_000 * 6
+    if os.path.isdir("/dev/shm"):
+        vfs = os.statvfs("/dev/shm")
+        if vfs.f_bavail * vfs.f_frsize > need:
+            return "/dev/shm/devicectl-bench-%d" % os.getpid()
+    return "/tmp/devicectl-bench-%d" % os.getpid()
+
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -230,98 +430,31 @@ def main():
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--scale", default="10000,50000,200000", help="file counts for the scale run ('' to skip)")
-    parser.add_argument("--work", default="/dev/shm/devicectl-bench" if os.path.isdir("/dev/shm") else "/tmp/devicectl-bench")
+    parser.add_argument("--no-strace", action="store_true", help="skip the system-call count")
+    parser.add_argument("--work", help="scratch directory (default: on /dev/shm when it has room)")
     parser.add_argument("--output", default="bench/results.md")
     args = parser.parse_args()
     devicectl = os.path.abspath(args.devicectl)
-    work = args.work
+    if not os.access("/usr/bin/time", os.X_OK):
+        raise SystemExit("bench: needs GNU time (/usr/bin/time, Debian package 'time') to measure peak RSS")
+    largest = max([args.files] + [int(c) for c in args.scale.split(",") if c])
+    work = args.work or default_work(largest * args.megabytes // max(1, args.files))
     if os.path.exists(work):
         shutil.rmtree(work)
     os.makedirs(work)
+    info = versions(devicectl)
+    info["load_before"] = os.getloadavg()[0]
+    started = time.perf_counter()
     try:
-        rows, scale_rows = run(devicectl, work, args)
+        stats, sizes, rows, missing = comparisons(devicectl, work, args)
+        scale_rows = scale(devicectl, work, args)
+        calls = None if args.no_strace else syscalls(devicectl, work, args)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    write_results(args, versions(devicectl), rows, scale_rows)
-
-
-def run(devicectl, work, args):
-    tree = os.path.join(work, "device")
-    print("generating %d files / %d MB in %s (seed %d) ..." % (args.files, args.megabytes, tree, args.seed), flush=True)
-    made, written = generate(devicectl, tree, args.files, args.megabytes, args.seed)
-    plain = os.path.join(work, "plain")
-    subprocess.run(["cp", "-a", tree, plain], check=True)
-    strip_exclusions(plain)
-    out = lambda name: os.path.join(work, name)
-    runs = args.runs
-    # Warm the cache.
-    subprocess.run(["tar", "-cf", "/dev/null", "-C", tree, "."], check=True)
-    rows = [
-        pair("backup (device tree)", {"argv": [devicectl, "backup", tree, "-o", out("d.tar"), "--no-progress"]},
-             {"argv": ["tar", "-cf", out("g.tar"), "-C", tree, "."]}, runs, "devicectl", "tar -cf"),
-        pair("backup vs bsdtar (device tree)", {"argv": [devicectl, "backup", tree, "-o", out("d.tar"), "--no-progress"]},
-             {"argv": ["bsdtar", "-cf", out("b.tar"), "-C", tree, "."]}, runs, "devicectl", "bsdtar -cf"),
-        pair("backup (like for like)", {"argv": [devicectl, "backup", plain, "-o", out("dp.tar"), "--no-progress"]},
-             {"argv": ["tar", "-cf", out("gp.tar"), "-C", plain, "."]}, runs, "devicectl", "tar -cf"),
-        pair("backup zstd (like for like)",
-             {"argv": [devicectl, "backup", plain, "-o", out("dp.tar.zst"), "--compression", "zstd", "--no-progress"]},
-             {"argv": ["tar", "--zstd", "-cf", out("gp.tar.zst"), "-C", plain, "."]}, runs, "devicectl", "tar --zstd"),
-    ]
-    archive = out("d.tar")
-    subprocess.run([devicectl, "backup", tree, "-o", archive, "--no-progress"], check=True)
-    restored, extracted = out("restored"), out("extracted")
-    os.makedirs(extracted, exist_ok=True)
-    rows.append(pair(
-        "restore", {"argv": [devicectl, "restore", archive, restored, "--no-progress"], "setup": fresh_dir(restored)},
-        {"argv": ["tar", "-xf", archive], "cwd": extracted,
-         "setup": lambda: (shutil.rmtree(extracted), os.makedirs(extracted))},
-        runs, "devicectl", "tar -xf"))
-    included = out("included.list")
-    listing = subprocess.run(["tar", "-tf", archive], capture_output=True, text=True, check=True).stdout.splitlines()
-    with open(included, "wb") as f:
-        for name in listing:
-            path = os.path.join(tree, name)
-            if name != ".devicectl-manifest.jsonl" and os.path.isfile(path) and not os.path.islink(path):
-                f.write(path.encode() + b"\0")
-    rows.append(pair("verify", {"argv": [devicectl, "verify", archive]},
-                     {"argv": ["xargs", "-0", "-a", included, "sha256sum"]}, runs, "devicectl", "sha256sum"))
-    scale_rows = []
-    for count in [int(c) for c in args.scale.split(",") if c]:
-        root = os.path.join(work, "scale-%d" % count)
-        made, _ = generate(devicectl, root, count, max(1, count // 200), args.seed)
-        row = pair("scale %d files" % count, {"argv": [devicectl, "backup", root, "-o", out("s.tar"), "--no-progress"]},
-                   {"argv": ["tar", "-cf", out("sg.tar"), "-C", root, "."]}, max(3, runs // 2), "devicectl", "tar -cf")
-        row["files"] = made
-        scale_rows.append(row)
-        shutil.rmtree(root)
-    return rows, scale_rows
-
-
-def write_results(args, info, rows, scale_rows):
-    lines = ["# Benchmark results", "",
-             "Measured by `make bench` (bench/bench.py). Each pair ran alternately, %d runs each, on tmpfs with a warm cache;"
-             % args.runs, "times are medians, RSS the peak. The ratio is devicectl's wall time over its peer's, in the same run.",
-             "", "- Date: %s" % info["date"], "- Machine: %s" % info["machine"],
-             "- Versions: %s; %s; %s; %s" % (info["devicectl"], info["tar"], info["bsdtar"], info["zstd"]),
-             "- Tree: %d files requested, %d MB, seed %d (device-like: 8 apps, App Groups, Caches/tmp, media, "
-             "~30%% of bytes excluded by Apple xattr on files and a directory, nodump, Caches/tmp)" % (args.files, args.megabytes, args.seed),
-             "", "| comparison | devicectl wall | cpu | peak RSS | peer | peer wall | cpu | peak RSS | ratio |",
-             "|---|---|---|---|---|---|---|---|---|"]
-    for row in rows:
-        a, b = row["a"], row["b"]
-        lines.append("| %s | %.3f s | %.3f s | %.1f MiB | %s | %.3f s | %.3f s | %.1f MiB | **%.2f** |" % (
-            row["name"], a[0], a[1], a[2], row["b_label"], b[0], b[1], b[2], row["ratio"]))
-    if scale_rows:
-        lines += ["", "## Scale", "", "| files | devicectl wall | per file | peak RSS | tar -cf wall | ratio |", "|---|---|---|---|---|---|"]
-        for row in scale_rows:
-            a, b = row["a"], row["b"]
-            lines.append("| %d | %.3f s | %.1f µs | %.1f MiB | %.3f s | %.2f |" % (
-                row["files"], a[0], a[0] / row["files"] * 1e6, a[2], b[0], row["ratio"]))
-    text = "\n".join(lines) + "\n"
-    os.makedirs(os.path.dirname(args.output) or ".", exist_ok=True)
-    with open(args.output, "w") as f:
-        f.write(text)
-    print("\n" + text)
+        if os.path.exists(RSS_REPORT):
+            os.unlink(RSS_REPORT)
+    write_results(args, info, work, stats, sizes, rows, missing, scale_rows, calls)
+    print("bench: done in %.0f s" % (time.perf_counter() - started), file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -80,25 +80,13 @@ import Testing
 
 /// Seeded random corruption: never a crash, never a restore of a changed archive, ROOT never touched.
 @Suite struct RestoreFuzzTests {
-    /// SplitMix64: a small deterministic generator so failures reproduce.
-    struct Seeded: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     @Test func randomCorruption() throws {
         try withTemporaryDirectory { base in
             let scratch = try RestoreScratch(base: base)
             let before = try TreeSnapshot.take(scratch.root)
             let archive = RestoreIntegrityTests.archive
             let contentEnd = RestoreIntegrityTests.contentEnd
-            var rng = Seeded(state: 20_261_129)
+            var rng = SeededGenerator(seed: 20261129)
             for round in 0..<400 {
                 var damaged = archive
                 switch round % 3 {

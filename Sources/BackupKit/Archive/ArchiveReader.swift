@@ -16,6 +16,9 @@ public final class ArchiveReader {
         public var blockSize = 128 << 10
         /// Fail on non-zero tar padding and trailing garbage (bytes libarchive skips without looking).
         public var auditsFraming = true
+        /// Refuse an archive whose sparse members add up to more than this many bytes (their holes cost nothing
+        /// to store but must be hashed and restored: a sparse bomb).
+        public var maxSparseBytes: UInt64 = 1 << 36
         /// Polled between blocks; a non-nil signal number stops the read with `.interrupted`.
         public var interruption: @Sendable () -> Int32? = { InterruptSignal.received }
 
@@ -41,6 +44,8 @@ public final class ArchiveReader {
     /// An error raised inside a libarchive callback, reported instead of libarchive's generic one.
     private var callbackError: (any Error)?
     private var lastMember: [UInt8]?
+    /// Logical bytes of the sparse members so far.
+    private var sparseBytes: UInt64 = 0
     var framing = FramingAudit()
 
     /// Raw bytes read from the input (compressed size).
@@ -135,6 +140,12 @@ public final class ArchiveReader {
         }
         let member = Member(entry)
         lastMember = member.pathBytes
+        if member.isSparse {
+            sparseBytes = sparseBytes.addingReportingOverflow(UInt64(max(0, member.size))).partialValue
+            if sparseBytes > options.maxSparseBytes || member.size < 0 {
+                throw ArchiveReaderError.sparseTooLarge(member: member.path, limit: options.maxSparseBytes)
+            }
+        }
         return member
     }
 
@@ -213,6 +224,8 @@ public final class ArchiveReader {
                 }
                 guard status == ARCHIVE_OK else { throw failure(decoder, "archive_read_data_block", member: nil) }
                 guard size > 0, let buffer else { continue }
+                // A small compressed input can expand to terabytes without another read(2): poll here too.
+                if let signal = options.interruption() { throw ArchiveReaderError.interrupted(signal: signal) }
                 let block = UnsafeRawBufferPointer(start: buffer, count: size)
                 try framing.consume(block, at: streamBytes)
                 streamBytes += UInt64(size)

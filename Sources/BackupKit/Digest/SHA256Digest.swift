@@ -1,7 +1,9 @@
-// SHA256Digest: incremental SHA-256 over OpenSSL's EVP interface (uses the CPU's SHA instructions).
+// SHA256Digest: incremental SHA-256 over OpenSSL's libcrypto (uses the CPU's SHA instructions).
 import CCrypto
 
-/// An incremental SHA-256 computation owning one `EVP_MD_CTX`.
+/// An incremental SHA-256 computation owning one OpenSSL `SHA256_CTX`.
+/// (`SHA256_Init`/`Update`/`Final` run the same code as `EVP_sha256`, but do not load OpenSSL 3's provider
+/// machinery, which costs about 2 MiB of peak RSS per process.)
 ///
 /// ```swift
 /// let digest = try SHA256Digest()
@@ -13,37 +15,34 @@ public final class SHA256Digest {
     /// The digest length in bytes.
     public static let length = 32
 
-    private let context: OpaquePointer
+    private let context: UnsafeMutablePointer<SHA256_CTX>
     private var result: [UInt8]?
 
-    /// Creates a context ready for `update`. Throws `DigestError` if OpenSSL cannot allocate or initialise it.
+    /// Creates a context ready for `update`. Throws `DigestError` if OpenSSL cannot initialise it.
     public init() throws {
-        guard let context = EVP_MD_CTX_new() else { throw DigestError("EVP_MD_CTX_new") }
-        self.context = context
-        guard EVP_DigestInit_ex2(context, SHA256Digest.algorithm, nil) == 1 else {
-            EVP_MD_CTX_free(context)
-            throw DigestError("EVP_DigestInit_ex2")
+        context = .allocate(capacity: 1)
+        guard SHA256_Init(context) == 1 else {
+            context.deallocate()
+            throw DigestError("SHA256_Init")
         }
     }
 
     deinit {
-        EVP_MD_CTX_free(context)
+        context.deallocate()
     }
 
     /// Starts a new message, discarding any state.
     public func reset() throws {
         result = nil
-        guard EVP_DigestInit_ex2(context, SHA256Digest.algorithm, nil) == 1 else {
-            throw DigestError("EVP_DigestInit_ex2")
-        }
+        guard SHA256_Init(context) == 1 else { throw DigestError("SHA256_Init") }
     }
 
     /// Feeds `buffer` into the digest. Must not be called after `finalize()` without `reset()`.
     public func update(_ buffer: UnsafeRawBufferPointer) {
         precondition(result == nil, "SHA256Digest.update after finalize; call reset() first")
         guard let base = buffer.baseAddress, buffer.count > 0 else { return }
-        // EVP_DigestUpdate only fails for a context without a digest, which init() rules out.
-        _ = EVP_DigestUpdate(context, base, buffer.count)
+        // SHA256_Update cannot fail on an initialised context.
+        _ = SHA256_Update(context, base, buffer.count)
     }
 
     /// Feeds `bytes` into the digest.
@@ -55,8 +54,7 @@ public final class SHA256Digest {
     public func finalize() -> [UInt8] {
         if let result { return result }
         var bytes = [UInt8](repeating: 0, count: SHA256Digest.length)
-        var length: UInt32 = 0
-        _ = bytes.withUnsafeMutableBufferPointer { EVP_DigestFinal_ex(context, $0.baseAddress, &length) }
+        _ = bytes.withUnsafeMutableBufferPointer { SHA256_Final($0.baseAddress, context) }
         result = bytes
         return bytes
     }
@@ -87,7 +85,4 @@ public final class SHA256Digest {
         }
         return String(decoding: text, as: UTF8.self)
     }
-
-    /// Fetched once: avoids OpenSSL 3's implicit fetch on every init.
-    nonisolated(unsafe) private static let algorithm: OpaquePointer? = EVP_MD_fetch(nil, "SHA256", nil) ?? EVP_sha256()
 }

@@ -30,14 +30,18 @@ public enum ArchiveRestore {
         } catch let error as ArchiveReaderError {
             throw translate(error)
         }
-        let destination = try RestoreRoot.prepare(root, now: options.now)
+        let destination: RestoreRoot
+        do {
+            destination = try RestoreRoot.prepare(root, now: options.now)
+        } catch {
+            try? reader.close()
+            throw error
+        }
         var staging: StagingDirectory?
         do {
-            try destination.lockDevice()
-            let stale = try StagingDirectory.removeStale(in: destination.descriptor, rootPath: destination.path)
             staging = try StagingDirectory(root: destination.descriptor, rootPath: destination.path)
             let session = try RestoreSession(reader: reader, staging: staging!, options: options)
-            session.warnings.staleStaging = stale
+            session.warnings.staleStaging = destination.recovered
             try session.extractAll()
             try session.finish(rootDescriptor: destination.descriptor)
             var report = session.report

@@ -47,6 +47,9 @@ public enum ArchiveVerification {
                 if path.bytes == RestoreSession.manifestName && member.kind == .regular && !manifestSeen {
                     manifestSeen = true
                     report.hasManifest = true
+                    if member.isSparse {
+                        report.add("the manifest member is a sparse file: devicectl never writes one (restore refuses it)", limit: problemLimit)
+                    }
                     observed.memberCount = memberDigest.count
                     observed.memberDigest = memberDigest.hex
                     let check = try ManifestCheck(log: try log.reader(), observed: observed, problemLimit: problemLimit)
@@ -75,13 +78,26 @@ public enum ArchiveVerification {
                     report.files += 1
                     report.bytes &+= UInt64(max(0, member.size))
                     try digest.reset()
+                    // The same rules as restore's copyData: holes only in sparse members, blocks in order within the size.
                     var position: Int64 = 0
+                    var broken: String?
                     while let block = try reader.readBlock() {
-                        if block.offset > position { try hashZeros(UInt64(block.offset - position), into: digest, interruption) }
+                        if block.offset < position || block.offset + Int64(block.bytes.count) > member.size {
+                            broken = broken ?? "data blocks overlap or run past the member's size"
+                        } else if block.offset > position {
+                            try hashZeros(UInt64(block.offset - position), into: digest, interruption)
+                        }
                         digest.update(block.bytes)
                         position = block.offset + Int64(block.bytes.count)
                     }
-                    if position < member.size { try hashZeros(UInt64(member.size - position), into: digest, interruption) }
+                    if position < member.size {
+                        if member.isSparse {
+                            try hashZeros(UInt64(member.size - position), into: digest, interruption)
+                        } else {
+                            broken = broken ?? "\(member.size - position) bytes of data missing"
+                        }
+                    }
+                    if let broken { report.add("member '\(member.path)': \(broken) (restore refuses it)", limit: problemLimit) }
                     try log.append(path: path.bytes, size: UInt64(max(0, member.size)), digest: digest.finalize())
                 case .directory:
                     if !path.isRoot {
@@ -94,7 +110,7 @@ public enum ArchiveVerification {
                 case .hardLink:
                     observed.hardlinks += 1
                     report.hardlinks += 1
-                    if try reader.readBlock() != nil {
+                    if try member.size != 0 || reader.readBlock() != nil {
                         report.add(
                             "member '\(member.path)': a hard link carrying data (restore refuses it)",
                             limit: problemLimit)

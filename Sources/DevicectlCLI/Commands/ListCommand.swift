@@ -45,6 +45,11 @@ enum ListCommand: Command {
         } else {
             for line in manifestLines(summary) { context.console.out(line) }
         }
+        if let problem = summary.manifestProblem {
+            // Everything readable was listed; a malformed manifest still fails the command, naming it.
+            context.console.err("devicectl: \(archive): the manifest (\(Manifest.memberName)) is malformed: \(problem)")
+            return 1
+        }
         return 0
     }
 
