@@ -35,7 +35,7 @@ let package = Package(
         .executableTarget(name: "devicectl", dependencies: ["DevicectlCLI"]),
 
         // MARK: - Tests
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["SystemKit", "CCrypto"], path: "Tests/TestSupport"),
         .testTarget(name: "SystemKitTests", dependencies: ["TestSupport", "SystemKit"]),
         .testTarget(name: "DeviceKitTests", dependencies: ["TestSupport", "DeviceKit", "SystemKit"]),
         .testTarget(name: "BackupKitTests", dependencies: ["TestSupport", "BackupKit", "DeviceKit", "SystemKit", "CArchive"]),
@@ -43,6 +43,11 @@ let package = Package(
         .testTarget(name: "DevicectlCLITests", dependencies: ["TestSupport", "DevicectlCLI"]),
         .testTarget(name: "EndToEndTests", dependencies: ["devicectl", "TestSupport", "SystemKit", "DeviceKit"]),
         .testTarget(name: "ScenarioTests", dependencies: ["devicectl", "TestSupport", "SystemKit"]),
+        // Faults (signals, full disks, locks, bad input) and the archive fuzzer: `make fuzz N=...` for long runs.
+        .testTarget(
+            name: "FaultTests",
+            dependencies: ["devicectl", "TestSupport", "BackupKit", "DeviceKit", "SystemKit", "DevicectlCLI"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,5 +1,6 @@
 // Devicectl: the entry point: pick the command, parse its arguments, run it, map errors to exit codes.
 import Foundation
+import Glibc
 
 /// The devicectl command line.
 public enum Devicectl {
@@ -30,6 +31,9 @@ public enum Devicectl {
 
     /// Runs devicectl with `arguments` (without the program name); returns the exit status.
     public static func main(_ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment) -> Int32 {
+        // A write past RLIMIT_FSIZE must fail with EFBIG (so the temporary archive or the staged restore is
+        // removed and the error names the file), not kill the process with SIGXFSZ and leave them behind.
+        signal(SIGXFSZ, SIG_IGN)
         let context = CommandContext(console: Console(), environment: environment)
         let console = context.console
         do {

@@ -14,6 +14,13 @@ public final class FileLock {
         try SystemError.check("flock", path: path) { flock(file.rawValue, operation) }
     }
 
+    /// Whether `path` still names the locked file. A lock file removed or replaced while this process waited
+    /// for it locks nothing any more: take it again from the path.
+    public func isCurrent(at path: String) -> Bool {
+        guard let held = try? file.status(), let named = try? FileStatus.of(path) else { return false }
+        return held.inode == named.inode && held.device == named.device
+    }
+
     /// Releases the lock.
     public func release() throws(SystemError) {
         try file.close()

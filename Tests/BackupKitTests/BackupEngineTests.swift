@@ -92,7 +92,9 @@ import Testing
             #expect(members.last == ".devicectl-manifest.jsonl")
             let lines = try TreeBuilder.manifest(archive)
             #expect(lines.first?["kind"] as? String == "header")
-            #expect(lines.last?["kind"] as? String == "totals")
+            #expect(lines.dropLast().last?["kind"] as? String == "totals")
+            #expect(lines.last?["kind"] as? String == "members")
+            #expect(lines.last?["count"] as? Int == 1600 + 7)  // every file and the 7 directories
             let files = lines.filter { $0["kind"] as? String == "file" }
             #expect(files.map { $0["path"] as! String } == Array(members.dropLast()))
             #expect(files.map { $0["path"] as! String } == files.map { $0["path"] as! String }.sorted())

@@ -1,13 +1,14 @@
 // ListTests: `ArchiveListing` yields every member with its metadata and the manifest summary.
 import BackupKit
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct ListTests {
     @Test func membersAndSummary() throws {
         try withTemporaryDirectory { base in
-            let app = Manifest.App(bundleId: "com.example.news", name: "News", groups: ["group.com.example.news"], widget: nil)
+            let app = Manifest.App(
+                bundleId: "com.example.news", name: "News", groups: ["group.com.example.news"], widget: nil)
             let bytes = TarBuilder.archive(RestoreTests.members, apps: [app], widgets: ["com.example.news"])
             try Data(bytes).write(to: URL(fileURLWithPath: base + "/a.tar"))
             var seen: [(String, ArchiveReader.Kind, UInt32, Int64, Int32)] = []
@@ -16,7 +17,10 @@ import TestSupport
             }
             #expect(summary.members == UInt64(RestoreTests.members.count + 1))
             #expect(seen.last?.0 == Manifest.memberName)
-            #expect(seen.contains { $0.0 == "Library/Preferences/a.plist" && $0.1 == .regular && $0.2 == 0o600 && $0.3 == 6 && $0.4 == 1 })
+            #expect(
+                seen.contains {
+                    $0.0 == "Library/Preferences/a.plist" && $0.1 == .regular && $0.2 == 0o600 && $0.3 == 6 && $0.4 == 1
+                })
             #expect(seen.contains { $0.0 == "Library/link" && $0.1 == .symlink })
             #expect(seen.contains { $0.0 == "Library/Preferences/a-again" && $0.1 == .hardLink })
             #expect(seen.contains { $0.0 == "Documents/" && $0.1 == .directory && $0.2 == 0o1777 })

@@ -3,8 +3,8 @@
 import BackupKit
 import DeviceKit
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct RestoreAppsTests {
     @Test func appsAreReinstalledOverRestoredContainers() throws {
@@ -12,16 +12,20 @@ import TestSupport
             // The old phone: an app with a widget on the home screen, a document, a flag in its App Group.
             let old = base + "/old"
             let phone = try Device.initialize(old)
-            let news = try phone.install(AppInstallation(bundleId: "com.example.news", name: "News", groups: ["group.com.example.news"]))
+            let news = try phone.install(
+                AppInstallation(bundleId: "com.example.news", name: "News", groups: ["group.com.example.news"]))
             try phone.install(AppInstallation(bundleId: "com.example.mail", widget: nil))
             try phone.placeWidget(app: "com.example.news")
-            try Data("read later\n".utf8).write(to: URL(fileURLWithPath: news.dataContainer.path + "/Documents/article.txt"))
+            try Data("read later\n".utf8).write(
+                to: URL(fileURLWithPath: news.dataContainer.path + "/Documents/article.txt"))
             let group = try phone.groupContainer("group.com.example.news")
             let members = try TarBuilder.members(ofTree: old) { path in
                 path == DeviceLayout.deviceLocal || path.hasPrefix(ContainerKind.bundle.directory + "/")
                     || path.hasSuffix("/Library/Caches") || path.hasSuffix("/tmp")
             }
-            let apps = try phone.apps().map { Manifest.App(bundleId: $0.bundleId, name: $0.name, groups: $0.groups, widget: $0.widget) }
+            let apps = try phone.apps().map {
+                Manifest.App(bundleId: $0.bundleId, name: $0.name, groups: $0.groups, widget: $0.widget)
+            }
             let scratch = try RestoreScratch(base: base)
             try scratch.write(TarBuilder.archive(members, apps: apps, widgets: ["com.example.news"]))
             let udid = try Device.open(scratch.root).identity().udid
@@ -39,7 +43,8 @@ import TestSupport
             #expect(try restored.groupContainer("group.com.example.news").uuid == group.uuid)
             #expect(try restored.container(.plugin, identifier: "com.example.news.NudgeWidget") != nil)
             #expect(try restored.homeScreen().widgets == ["com.example.news"])
-            let article = try String(contentsOfFile: restoredNews.dataContainer.path + "/Documents/article.txt", encoding: .utf8)
+            let article = try String(
+                contentsOfFile: restoredNews.dataContainer.path + "/Documents/article.txt", encoding: .utf8)
             #expect(article == "read later\n")
             #expect(FileManager.default.fileExists(atPath: restoredNews.bundleContainer.path))
             for directory in DeviceLayout.neverBackedUpInDataContainers {

@@ -1,17 +1,18 @@
 // RestoreIntegrityTests: a truncated archive or one flipped byte anywhere fails restore and verify, ROOT untouched.
 import BackupKit
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct RestoreIntegrityTests {
     /// A small archive with every kind of member, pax headers, xattrs and a full manifest.
-    static let archive = TarBuilder.archive(RestoreTests.members.map { member in
-        if case .file(let path, let data, let mode, let mtime, let nanos, let xattrs) = member, data.count > 2000 {
-            return .file(path, Array(data.prefix(1500)), mode: mode, mtime: mtime, nanos: nanos, xattrs: xattrs)
-        }
-        return member
-    })
+    static let archive = TarBuilder.archive(
+        RestoreTests.members.map { member in
+            if case .file(let path, let data, let mode, let mtime, let nanos, let xattrs) = member, data.count > 2000 {
+                return .file(path, Array(data.prefix(1500)), mode: mode, mtime: mtime, nanos: nanos, xattrs: xattrs)
+            }
+            return member
+        })
 
     /// Offset just past the first end-of-archive block: everything before it carries content.
     static var contentEnd: Int {
@@ -65,7 +66,9 @@ import TestSupport
                     var damaged = Self.archive
                     damaged[position] ^= flip
                     try scratch.write(damaged)
-                    #expect(throws: RestoreError.self, "restore with byte \(position) ^ \(flip)") { try scratch.restore() }
+                    #expect(throws: RestoreError.self, "restore with byte \(position) ^ \(flip)") {
+                        try scratch.restore()
+                    }
                     let verify = try? ArchiveVerification.verify(archive: scratch.archive)
                     #expect(verify?.isValid != true, "verify with byte \(position) ^ \(flip)")
                 }
@@ -77,25 +80,13 @@ import TestSupport
 
 /// Seeded random corruption: never a crash, never a restore of a changed archive, ROOT never touched.
 @Suite struct RestoreFuzzTests {
-    /// SplitMix64: a small deterministic generator so failures reproduce.
-    struct Seeded: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     @Test func randomCorruption() throws {
         try withTemporaryDirectory { base in
             let scratch = try RestoreScratch(base: base)
             let before = try TreeSnapshot.take(scratch.root)
             let archive = RestoreIntegrityTests.archive
             let contentEnd = RestoreIntegrityTests.contentEnd
-            var rng = Seeded(state: 20261129)
+            var rng = SeededGenerator(seed: 20261129)
             for round in 0..<400 {
                 var damaged = archive
                 switch round % 3 {
@@ -106,10 +97,14 @@ import TestSupport
                     }
                 case 1:  // cut inside the content, then garbage
                     let cut = Int.random(in: 0..<contentEnd, using: &rng)
-                    damaged = Array(damaged[..<cut]) + (0..<Int.random(in: 0...2000, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+                    damaged =
+                        Array(damaged[..<cut])
+                        + (0..<Int.random(in: 0...2000, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng)
+                        }
                 default:  // two different content blocks swapped
                     let blocks = contentEnd / 512
-                    let a = Int.random(in: 0..<blocks, using: &rng) * 512, b = Int.random(in: 0..<blocks, using: &rng) * 512
+                    let a = Int.random(in: 0..<blocks, using: &rng) * 512
+                    let b = Int.random(in: 0..<blocks, using: &rng) * 512
                     guard damaged[a..<(a + 512)] != damaged[b..<(b + 512)] else { continue }
                     let saved = Array(damaged[a..<(a + 512)])
                     damaged.replaceSubrange(a..<(a + 512), with: damaged[b..<(b + 512)])

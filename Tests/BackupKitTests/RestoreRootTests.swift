@@ -3,8 +3,8 @@ import BackupKit
 import DeviceKit
 import Foundation
 import SystemKit
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct RestoreRootTests {
     static let archive = TarBuilder.archive([.directory("Documents"), .file("Documents/a", Array("a".utf8))])
@@ -36,7 +36,11 @@ import TestSupport
         try withTemporaryDirectory { base in
             let scratch = try RestoreScratch(base: base, device: false)
             let before = try scratch.snapshot()
-            try scratch.write(TarBuilder.raw { $0.raw("ok", data: [1]); $0.raw("../bad", data: [1]) })
+            try scratch.write(
+                TarBuilder.raw {
+                    $0.raw("ok", data: [1])
+                    $0.raw("../bad", data: [1])
+                })
             #expect(throws: RestoreError.self) { try scratch.restore() }
             #expect(try scratch.snapshot() == before)
             try FileManager.default.createDirectory(atPath: scratch.root, withIntermediateDirectories: true)
@@ -90,7 +94,8 @@ import TestSupport
             let scratch = try RestoreScratch(base: base)
             // A pid that cannot be running: above the kernel's pid_max.
             let stale = scratch.root + "/.devicectl-restore-99999999-dead"
-            try FileManager.default.createDirectory(atPath: stale + "/Documents/deep", withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                atPath: stale + "/Documents/deep", withIntermediateDirectories: true)
             try Data("partial".utf8).write(to: URL(fileURLWithPath: stale + "/Documents/deep/file"))
             chmod(stale + "/Documents/deep", 0o500)
             // One of a live process (this one) is left alone.
@@ -124,7 +129,8 @@ import TestSupport
     @Test func spaceLimitUndoesEverything() throws {
         try withTemporaryDirectory { base in
             let scratch = try RestoreScratch(base: base)
-            try scratch.write(TarBuilder.archive((0..<10).map { .file("f\($0)", [UInt8](repeating: 2, count: 10_000)) }))
+            try scratch.write(
+                TarBuilder.archive((0..<10).map { .file("f\($0)", [UInt8](repeating: 2, count: 10_000)) }))
             let before = try scratch.snapshot()
             #expect(throws: RestoreError.self) { try scratch.restore { $0.maxBytes = 55_000 } }
             #expect(try scratch.snapshot() == before)

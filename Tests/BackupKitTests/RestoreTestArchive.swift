@@ -6,7 +6,9 @@ import SystemKit
 
 /// A member for `TarBuilder.archive`.
 enum TestMember {
-    case file(String, [UInt8], mode: Int = 0o644, mtime: Int = 1_700_000_000, nanos: Int = 123_456_789, xattrs: [(String, [UInt8])] = [])
+    case file(
+        String, [UInt8], mode: Int = 0o644, mtime: Int = 1_700_000_000, nanos: Int = 123_456_789,
+        xattrs: [(String, [UInt8])] = [])
     case directory(String, mode: Int = 0o755, mtime: Int = 1_700_000_100, nanos: Int = 5)
     case symlink(String, String, mtime: Int = 1_700_000_200)
     case hardlink(String, String)
@@ -23,7 +25,8 @@ struct TarBuilder {
     /// A raw 512-byte header (checksum computed). `name` and `link` longer than 100 bytes are cut: use pax.
     mutating func header(
         name: [UInt8], type: UInt8, size: Int = 0, mode: Int = 0o644, mtime: Int = 1_700_000_000,
-        uid: Int = 0, gid: Int = 0, link: [UInt8] = [], gnuMagic: Bool = false, sizeField: [UInt8]? = nil
+        uid: Int = 0, gid: Int = 0, link: [UInt8] = [], gnuMagic: Bool = false, sizeField: [UInt8]? = nil,
+        patch: [Int: UInt8] = [:]
     ) {
         var block = [UInt8](repeating: 0, count: 512)
         func put(_ value: [UInt8], at offset: Int, width: Int) {
@@ -43,6 +46,7 @@ struct TarBuilder {
         put(gnuMagic ? Array("ustar  \0".utf8) : Array("ustar\u{0}00".utf8), at: 257, width: 8)
         put(Array("root".utf8), at: 265, width: 32)
         put(Array("root".utf8), at: 297, width: 32)
+        for (index, byte) in patch { block[index] = byte }
         for index in 148..<156 { block[index] = 0x20 }
         let sum = block.reduce(0) { $0 + Int($1) }
         put(Array(String(String(sum, radix: 8)).leftPadded(to: 6).utf8) + [0, 0x20], at: 148, width: 8)
@@ -89,7 +93,9 @@ struct TarBuilder {
     // MARK: - Raw members (hostile tests)
 
     /// A member with exactly this name (pax `path` when it does not fit 100 bytes) and `data`.
-    mutating func raw(_ name: String, type: Character = "0", data content: [UInt8] = [], link: String = "", mode: Int = 0o644) {
+    mutating func raw(
+        _ name: String, type: Character = "0", data content: [UInt8] = [], link: String = "", mode: Int = 0o644
+    ) {
         var records = TarBuilder.pathRecords(name)
         if link.utf8.count > 100 { records.append(("linkpath", Array(link.utf8))) }
         if !records.isEmpty { pax(records) }
@@ -111,7 +117,8 @@ struct TarBuilder {
     mutating func add(_ member: TestMember) {
         switch member {
         case .file(let path, let content, let mode, let mtime, let nanos, let xattrs):
-            var records = TarBuilder.pathRecords(path) + [("mtime", Array("\(mtime).\(String(format: "%09d", nanos))".utf8))]
+            var records =
+                TarBuilder.pathRecords(path) + [("mtime", Array("\(mtime).\(String(format: "%09d", nanos))".utf8))]
             for (name, value) in xattrs { records.append(("SCHILY.xattr.\(name)", value)) }
             pax(records)
             header(name: Array(path.utf8), type: UInt8(ascii: "0"), size: content.count, mode: mode, mtime: mtime)
@@ -119,34 +126,43 @@ struct TarBuilder {
             fileLines.append((path, content.count, try! SHA256Digest.hex(of: content)))
             counts.files += 1
             counts.bytes += content.count
-            members.add(kind: UInt8(ascii: "f"), path: Array(path.utf8), permissions: UInt32(mode), uid: 0, gid: 0,
-                        size: UInt64(content.count), mtimeSeconds: Int64(mtime), mtimeNanoseconds: Int32(nanos),
-                        link: nil, xattrs: xattrs.map { (name: $0.0, value: $0.1) })
+            members.add(
+                kind: UInt8(ascii: "f"), path: Array(path.utf8), permissions: UInt32(mode), uid: 0, gid: 0,
+                size: UInt64(content.count), mtimeSeconds: Int64(mtime), mtimeNanoseconds: Int32(nanos),
+                link: nil, xattrs: xattrs.map { (name: $0.0, value: $0.1) })
         case .directory(let path, let mode, let mtime, let nanos):
-            pax(TarBuilder.pathRecords(path + "/") + [("mtime", Array("\(mtime).\(String(format: "%09d", nanos))".utf8))])
+            pax(
+                TarBuilder.pathRecords(path + "/") + [
+                    ("mtime", Array("\(mtime).\(String(format: "%09d", nanos))".utf8))
+                ])
             header(name: Array((path + "/").utf8), type: UInt8(ascii: "5"), mode: mode, mtime: mtime)
             counts.directories += 1
-            members.add(kind: UInt8(ascii: "d"), path: Array(path.utf8), permissions: UInt32(mode), uid: 0, gid: 0, size: 0,
-                        mtimeSeconds: Int64(mtime), mtimeNanoseconds: Int32(nanos), link: nil, xattrs: [])
+            members.add(
+                kind: UInt8(ascii: "d"), path: Array(path.utf8), permissions: UInt32(mode), uid: 0, gid: 0, size: 0,
+                mtimeSeconds: Int64(mtime), mtimeNanoseconds: Int32(nanos), link: nil, xattrs: [])
         case .symlink(let path, let target, let mtime):
             let records = TarBuilder.pathRecords(path) + TarBuilder.pathRecords(target, key: "linkpath")
             if !records.isEmpty { pax(records) }
             header(name: Array(path.utf8), type: UInt8(ascii: "2"), mode: 0o777, mtime: mtime, link: Array(target.utf8))
             counts.symlinks += 1
-            members.add(kind: UInt8(ascii: "l"), path: Array(path.utf8), permissions: 0o777, uid: 0, gid: 0, size: 0,
-                        mtimeSeconds: Int64(mtime), mtimeNanoseconds: 0, link: Array(target.utf8), xattrs: [])
+            members.add(
+                kind: UInt8(ascii: "l"), path: Array(path.utf8), permissions: 0o777, uid: 0, gid: 0, size: 0,
+                mtimeSeconds: Int64(mtime), mtimeNanoseconds: 0, link: Array(target.utf8), xattrs: [])
         case .hardlink(let path, let target):
             let records = TarBuilder.pathRecords(path) + TarBuilder.pathRecords(target, key: "linkpath")
             if !records.isEmpty { pax(records) }
             header(name: Array(path.utf8), type: UInt8(ascii: "1"), mode: 0o644, link: Array(target.utf8))
             counts.hardlinks += 1
-            members.add(kind: UInt8(ascii: "h"), path: Array(path.utf8), permissions: 0o644, uid: 0, gid: 0, size: 0,
-                        mtimeSeconds: 1_700_000_000, mtimeNanoseconds: 0, link: Array(target.utf8), xattrs: [])
+            members.add(
+                kind: UInt8(ascii: "h"), path: Array(path.utf8), permissions: 0o644, uid: 0, gid: 0, size: 0,
+                mtimeSeconds: 1_700_000_000, mtimeNanoseconds: 0, link: Array(target.utf8), xattrs: [])
         }
     }
 
     /// The manifest member, as the last member (call `end()` after it).
-    mutating func manifest(apps: [Manifest.App] = [], widgets: [String] = [], udid: String? = "SOURCE-UDID", withMembers: Bool = true) {
+    mutating func manifest(
+        apps: [Manifest.App] = [], widgets: [String] = [], udid: String? = "SOURCE-UDID", withMembers: Bool = true
+    ) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let manifestHeader = Manifest.Header(
@@ -154,7 +170,9 @@ struct TarBuilder {
             groups: Array(Set(apps.flatMap(\.groups))).sorted(), widgets: widgets.map(Manifest.Widget.init))
         var text = Array(try! encoder.encode(manifestHeader)) + [0x0A]
         for line in fileLines {
-            text += Array(try! encoder.encode(Manifest.File(path: line.path, size: UInt64(line.size), sha256: line.sha256))) + [0x0A]
+            text +=
+                Array(try! encoder.encode(Manifest.File(path: line.path, size: UInt64(line.size), sha256: line.sha256)))
+                + [0x0A]
         }
         let totals = Manifest.Totals(
             files: UInt64(counts.files), bytes: UInt64(counts.bytes), directories: UInt64(counts.directories),
@@ -169,7 +187,9 @@ struct TarBuilder {
     }
 
     /// A complete archive of `members`, with a manifest unless `manifest` is false.
-    static func archive(_ members: [TestMember], manifest: Bool = true, apps: [Manifest.App] = [], widgets: [String] = []) -> [UInt8] {
+    static func archive(
+        _ members: [TestMember], manifest: Bool = true, apps: [Manifest.App] = [], widgets: [String] = []
+    ) -> [UInt8] {
         var builder = TarBuilder()
         for member in members { builder.add(member) }
         if manifest { builder.manifest(apps: apps, widgets: widgets) }
@@ -190,7 +210,9 @@ extension TarBuilder {
     static func members(ofTree root: String, skip: (String) -> Bool) throws -> [TestMember] {
         var result: [TestMember] = []
         func visit(_ relative: String) throws {
-            let names = try FileManager.default.contentsOfDirectory(atPath: relative.isEmpty ? root : root + "/" + relative).sorted()
+            let names = try FileManager.default.contentsOfDirectory(
+                atPath: relative.isEmpty ? root : root + "/" + relative
+            ).sorted()
             for name in names {
                 let child = relative.isEmpty ? name : relative + "/" + name
                 if skip(child) { continue }
@@ -199,13 +221,21 @@ extension TarBuilder {
                 let mode = Int(status.permissions)
                 switch status.kind {
                 case .directory:
-                    result.append(.directory(child, mode: mode, mtime: Int(status.mtimeSeconds), nanos: Int(status.mtimeNanoseconds)))
+                    result.append(
+                        .directory(
+                            child, mode: mode, mtime: Int(status.mtimeSeconds), nanos: Int(status.mtimeNanoseconds)))
                     try visit(child)
                 case .regular:
                     let bytes = try FileDescriptor.open(path, flags: O_RDONLY).readAll()
-                    result.append(.file(child, bytes, mode: mode, mtime: Int(status.mtimeSeconds), nanos: Int(status.mtimeNanoseconds)))
+                    result.append(
+                        .file(
+                            child, bytes, mode: mode, mtime: Int(status.mtimeSeconds),
+                            nanos: Int(status.mtimeNanoseconds)))
                 case .symlink:
-                    result.append(.symlink(child, try FileManager.default.destinationOfSymbolicLink(atPath: path), mtime: Int(status.mtimeSeconds)))
+                    result.append(
+                        .symlink(
+                            child, try FileManager.default.destinationOfSymbolicLink(atPath: path),
+                            mtime: Int(status.mtimeSeconds)))
                 default:
                     break
                 }

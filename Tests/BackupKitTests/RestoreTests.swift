@@ -2,10 +2,10 @@
 import BackupKit
 import DeviceKit
 import Foundation
-import SystemKit
-import Testing
-import TestSupport
 import Glibc
+import SystemKit
+import TestSupport
+import Testing
 
 @Suite struct RestoreTests {
     static let members: [TestMember] = [
@@ -13,8 +13,9 @@ import Glibc
         .directory("Library/Preferences", mode: 0o700, mtime: 1_600_000_000, nanos: 999_999_999),
         .file("Library/Preferences/a.plist", Array("hello\n".utf8), mode: 0o600, nanos: 1),
         .file("Library/Preferences/empty", [], mode: 0o444),
-        .file("Library/Preferences/big.bin", (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }, mode: 0o640,
-              xattrs: [("user.note", Array("kept".utf8)), ("user.binary", [0, 1, 2, 255])]),
+        .file(
+            "Library/Preferences/big.bin", (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }, mode: 0o640,
+            xattrs: [("user.note", Array("kept".utf8)), ("user.binary", [0, 1, 2, 255])]),
         .symlink("Library/link", "Preferences/a.plist"),
         .symlink("Library/dangling", "Preferences/nothing-here"),
         .hardlink("Library/Preferences/a-again", "Library/Preferences/a.plist"),
@@ -60,9 +61,11 @@ import Glibc
     @Test func setuidAndSetgidAreStrippedStickyKept() throws {
         try withTemporaryDirectory { base in
             let scratch = try RestoreScratch(base: base)
-            try scratch.write(TarBuilder.archive([
-                .file("suid", [1], mode: 0o4755), .file("sgid", [1], mode: 0o2750), .directory("shared", mode: 0o3777),
-            ]))
+            try scratch.write(
+                TarBuilder.archive([
+                    .file("suid", [1], mode: 0o4755), .file("sgid", [1], mode: 0o2750),
+                    .directory("shared", mode: 0o3777),
+                ]))
             try scratch.restore()
             let snapshot = try TreeSnapshot.take(scratch.root)
             #expect(snapshot["suid"]?.hasPrefix("regular 755 ") == true)
@@ -74,9 +77,14 @@ import Glibc
     @Test func onlyUserXattrsAreAppliedOthersWarned() throws {
         try withTemporaryDirectory { base in
             let scratch = try RestoreScratch(base: base)
-            try scratch.write(TarBuilder.archive([
-                .file("f", [1], xattrs: [("user.keep", [7]), ("security.evil", [1]), ("trusted.evil", [2]), ("unnamespaced", [3])]),
-            ]))
+            try scratch.write(
+                TarBuilder.archive([
+                    .file(
+                        "f", [1],
+                        xattrs: [
+                            ("user.keep", [7]), ("security.evil", [1]), ("trusted.evil", [2]), ("unnamespaced", [3]),
+                        ])
+                ]))
             let report = try scratch.restore()
             #expect(try ExtendedAttributes.names(at: scratch.root + "/f") == ["user.keep"])
             #expect(report.warnings.contains { $0.contains("skipped 3 extended attributes outside user.*") })
@@ -87,10 +95,11 @@ import Glibc
         try withTemporaryDirectory { base in
             let scratch = try RestoreScratch(base: base)
             let identity = try Data(contentsOf: URL(fileURLWithPath: scratch.root + "/" + DeviceLayout.identity))
-            try scratch.write(TarBuilder.archive([
-                .directory("DeviceLocal"), .file("DeviceLocal/identity.plist", Array("stolen identity".utf8)),
-                .file("DeviceLocal/events.jsonl", Array("{}\n".utf8)), .file("kept", [1]),
-            ]))
+            try scratch.write(
+                TarBuilder.archive([
+                    .directory("DeviceLocal"), .file("DeviceLocal/identity.plist", Array("stolen identity".utf8)),
+                    .file("DeviceLocal/events.jsonl", Array("{}\n".utf8)), .file("kept", [1]),
+                ]))
             let report = try scratch.restore()
             #expect(report.verified)
             #expect(try Data(contentsOf: URL(fileURLWithPath: scratch.root + "/" + DeviceLayout.identity)) == identity)
@@ -109,9 +118,12 @@ import Glibc
             let scratch = try RestoreScratch(base: base)
             var builder = TarBuilder()
             builder.header(name: Array("owned-dir/".utf8), type: UInt8(ascii: "5"), mode: 0o755, uid: 1234, gid: 5678)
-            builder.header(name: Array("owned-file".utf8), type: UInt8(ascii: "0"), size: 1, mode: 0o640, uid: 4321, gid: 8765)
+            builder.header(
+                name: Array("owned-file".utf8), type: UInt8(ascii: "0"), size: 1, mode: 0o640, uid: 4321, gid: 8765)
             builder.data([9])
-            builder.header(name: Array("owned-link".utf8), type: UInt8(ascii: "2"), mode: 0o777, uid: 1111, gid: 2222, link: Array("owned-file".utf8))
+            builder.header(
+                name: Array("owned-link".utf8), type: UInt8(ascii: "2"), mode: 0o777, uid: 1111, gid: 2222,
+                link: Array("owned-file".utf8))
             builder.end()
             try scratch.write(builder.bytes)
             try scratch.restore()

@@ -2,8 +2,8 @@
 import BackupKit
 import Foundation
 import SystemKit
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct RestoreToolArchiveTests {
     /// A source tree with every kind of entry the restore keeps, made with the real tools.
@@ -48,7 +48,8 @@ import TestSupport
             let source = base + "/source"
             try FileManager.default.createDirectory(atPath: source, withIntermediateDirectories: true)
             try Self.makeSource(source)
-            let made = try Shell.run(archiver.arguments[0], Array(archiver.arguments.dropFirst()) + [scratch.archive, "-C", source, "."])
+            let made = try Shell.run(
+                archiver.arguments[0], Array(archiver.arguments.dropFirst()) + [scratch.archive, "-C", source, "."])
             #expect(made.status == 0, "\(made.stderr)")
             let report = try scratch.restore()
             #expect(!report.verified)

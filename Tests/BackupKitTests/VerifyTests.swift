@@ -1,8 +1,8 @@
 // VerifyTests: `ArchiveVerification` names each bad member (missing, extra, size, digest) and structure problems.
 import BackupKit
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct VerifyTests {
     static let a = TestMember.file("a", Array("alpha".utf8))

@@ -86,7 +86,7 @@ import Testing
         }
     }
 
-    @Test func staleTemporaryFilesAreRemovedAndLiveOnesKept() throws {
+    @Test func staleTemporaryFilesAreRemovedAndALiveOneRefusesTheBackup() throws {
         try withTemporaryDirectory { dir in
             try BackupCheck.sh("mkdir \"$1/src\" && printf a > \"$1/src/a\"", dir)
             let stale = "\(dir)/.b.tar.devicectl-tmp-999999"
@@ -94,10 +94,15 @@ import Testing
             let other = "\(dir)/.c.tar.devicectl-tmp-777777"
             for path in [stale, live, other] { _ = FileManager.default.createFile(atPath: path, contents: Data("junk".utf8)) }
             let lock = try FileLock(path: live, wait: false)
-            defer { try? lock.release() }
+            // A live (locked) temporary file of the same archive: another writer; this backup refuses to start.
+            let refused = try BackupCheck.devicectl(["backup", "\(dir)/src", "-o", "\(dir)/b.tar"])
+            #expect(refused.status == 1)
+            #expect(refused.stderr.contains("another devicectl (pid 888888) is writing \(dir)/b.tar"), "\(refused.stderr)")
+            #expect(try BackupCheck.names(in: dir) == [".b.tar.devicectl-tmp-888888", ".c.tar.devicectl-tmp-777777", "src"])
+            try lock.release()
             let result = try BackupCheck.devicectl(["backup", "\(dir)/src", "-o", "\(dir)/b.tar"])
             #expect(result.status == 0, "\(result.stderr)")
-            #expect(try BackupCheck.names(in: dir) == [".b.tar.devicectl-tmp-888888", ".c.tar.devicectl-tmp-777777", "b.tar", "src"])
+            #expect(try BackupCheck.names(in: dir) == [".c.tar.devicectl-tmp-777777", "b.tar", "src"])
         }
     }
 

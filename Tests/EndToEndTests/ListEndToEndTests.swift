@@ -1,7 +1,7 @@
 // ListEndToEndTests: `devicectl list` shows members (type, mode, size, mtime, path) and the manifest summary.
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct ListEndToEndTests {
     @Test func membersAndManifest() throws {

@@ -1,8 +1,8 @@
 // RestoreEndToEndTests: `devicectl restore` through the built binary: archives made by Python's tarfile (with a
 // manifest) and GNU tar, hostile ones, stdin, --json, the event log, and a real SIGINT mid-restore.
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Archives for the end-to-end tests, made by independent tools.
 enum RestoreArchives {
@@ -60,7 +60,8 @@ enum RestoreArchives {
 
     /// `find` listing of a tree (type, mode, size, mtime, owner, link target, path): an independent snapshot.
     static func listing(_ path: String) throws -> String {
-        try Shell.run("find", [path, "-printf", "%y %m %s %T@ %U:%G %l %p\\n"]).stdout.split(separator: "\n").sorted().joined(separator: "\n")
+        try Shell.run("find", [path, "-printf", "%y %m %s %T@ %U:%G %l %p\\n"]).stdout.split(separator: "\n").sorted()
+            .joined(separator: "\n")
     }
 }
 
@@ -83,11 +84,25 @@ enum RestoreArchives {
         }
     }
 
+    @Test func progressIsDrawnOnRequestAndErasedBeforeTheSummary() throws {
+        try PhoneScratch.with { phone in
+            let archive = phone.dir + "/backup.tar"
+            try RestoreArchives.withManifest(archive)
+            let drawn = try phone.ok(["restore", archive, phone.root, "--progress"])
+            #expect(drawn.stderr.contains("\r\u{1B}[2Krestoring "), "\(drawn.stderr)")
+            #expect(drawn.stderr.contains("\r\u{1B}[2Kdevicectl: restored"), "\(drawn.stderr)")
+            let quiet = phone.dir + "/quiet"
+            let silent = try phone.ok(["restore", archive, quiet])
+            #expect(!silent.stderr.contains("restoring "))
+        }
+    }
+
     @Test func restoresFromStandardInputOntoAMissingRoot() throws {
         try PhoneScratch.with(initialised: false) { phone in
             let archive = phone.dir + "/backup.tar"
             try RestoreArchives.withManifest(archive)
-            let result = try DevicectlBinary.run(["restore", "-", phone.root], input: try Data(contentsOf: URL(fileURLWithPath: archive)))
+            let result = try DevicectlBinary.run(
+                ["restore", "-", phone.root], input: try Data(contentsOf: URL(fileURLWithPath: archive)))
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stderr.contains("initialised as a new device"))
             #expect(FileManager.default.fileExists(atPath: phone.root + "/DeviceLocal/identity.plist"))
@@ -112,16 +127,21 @@ enum RestoreArchives {
             let before = try RestoreArchives.listing(phone.root)
             let hostile = phone.dir + "/hostile.tar"
             try RestoreArchives.hostile(hostile)
-            try phone.fails(["restore", hostile, phone.root], mentioning: ["'../../escaped.txt'", "nothing was restored"])
+            try phone.fails(
+                ["restore", hostile, phone.root], mentioning: ["'../../escaped.txt'", "nothing was restored"])
             let mismatched = phone.dir + "/mismatched.tar"
             try RestoreArchives.withManifest(mismatched, corrupt: true)
-            try phone.fails(["restore", mismatched, phone.root], mentioning: ["SHA-256 mismatch for 'Documents/a.txt'"])
+            try phone.fails(
+                ["restore", mismatched, phone.root], mentioning: ["SHA-256 mismatch for 'Documents/a.txt'"])
             let truncated = phone.dir + "/truncated.tar"
             let bytes = try Data(contentsOf: URL(fileURLWithPath: mismatched))
             try bytes.prefix(3000).write(to: URL(fileURLWithPath: truncated))
             try phone.fails(["restore", truncated, phone.root], mentioning: ["nothing was restored"])
             #expect(try RestoreArchives.listing(phone.root) == before)
-            #expect(try FileManager.default.contentsOfDirectory(atPath: phone.dir).sorted() == ["hostile.tar", "mismatched.tar", "phone", "truncated.tar"])
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: phone.dir).sorted() == [
+                    "hostile.tar", "mismatched.tar", "phone", "truncated.tar",
+                ])
         }
     }
 
@@ -162,8 +182,13 @@ enum RestoreArchives {
             let deadline = Date().addingTimeInterval(20)
             var staging: String?
             while Date() < deadline {
-                staging = try FileManager.default.contentsOfDirectory(atPath: phone.root).first { $0.hasPrefix(".devicectl-restore-") }
-                if let staging, FileManager.default.fileExists(atPath: phone.root + "/" + staging + "/Documents/a.txt") { break }
+                staging = try FileManager.default.contentsOfDirectory(atPath: phone.root).first {
+                    $0.hasPrefix(".devicectl-restore-")
+                }
+                if let staging, FileManager.default.fileExists(atPath: phone.root + "/" + staging + "/Documents/a.txt")
+                {
+                    break
+                }
                 usleep(10_000)
             }
             #expect(staging != nil)

@@ -1,7 +1,7 @@
 // VerifyEndToEndTests: `devicectl verify` exit status and messages for intact, altered and truncated archives.
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct VerifyEndToEndTests {
     @Test func intactArchive() throws {
@@ -22,7 +22,9 @@ import TestSupport
         try PhoneScratch.with(initialised: false) { phone in
             let altered = phone.dir + "/altered.tar"
             try RestoreArchives.withManifest(altered, corrupt: true)
-            try phone.fails(["verify", altered], mentioning: ["SHA-256 mismatch for 'Documents/a.txt'", "failed verification (1 problem)"])
+            try phone.fails(
+                ["verify", altered],
+                mentioning: ["SHA-256 mismatch for 'Documents/a.txt'", "failed verification (1 problem)"])
             let json = try PhoneScratch.json(try phone.run(["verify", altered, "--json"]))
             #expect(json["ok"] as? Bool == false)
             #expect((json["problems"] as? [String])?.first?.contains("Documents/a.txt") == true)

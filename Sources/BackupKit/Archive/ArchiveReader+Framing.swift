@@ -22,6 +22,8 @@ extension ArchiveReader {
             case padding(remaining: Int)
             /// GNU old sparse extension blocks follow the header; then the data.
             case sparseExtension(body: UInt64)
+            /// Member data that starts with a GNU sparse 1.0 map: its first line (the entry count) is checked.
+            case sparseMap(remaining: UInt64, padding: Int)
             /// A ustar hard link with a non-zero size: libarchive looks at the next block to decide whether
             /// data follows (a valid header next: no data).
             case hardLinkBody(size: UInt64)
@@ -40,6 +42,18 @@ extension ArchiveReader {
         /// pax keys libarchive does not interpret (a flipped byte in a key name lands here), first few kept.
         private(set) var unknownPaxKeys: [String] = []
         private(set) var unknownPaxKeyCount = 0
+        /// The pending pax header announced a GNU sparse 1.0 map at the start of the member's data.
+        private var pendingSparseMap = false
+        private var sparseMapLine: [UInt8] = []
+        private var sparseExtensionBlocks = 0
+        private var bytesAfterEnd: UInt64 = 0
+
+        /// libarchive keeps a sparse map in memory, one allocation per entry: more are refused.
+        static let maxSparseEntries = 100_000
+        /// Old GNU sparse extension blocks per member (21 entries each).
+        static let maxSparseExtensionBlocks = 4096
+        /// Zero padding accepted after the end-of-archive mark (GNU tar pads to its record size).
+        static let maxBytesAfterEnd: UInt64 = 64 << 20
 
         init() {
             block.reserveCapacity(512)
@@ -62,15 +76,19 @@ extension ArchiveReader {
                 case .body(let remaining, let padding):
                     let take = Int(min(remaining, UInt64(bytes.count - index)))
                     index += take
-                    state = remaining == UInt64(take) ? after(padding: padding) : .body(remaining: remaining - UInt64(take), padding: padding)
+                    state =
+                        remaining == UInt64(take)
+                        ? after(padding: padding) : .body(remaining: remaining - UInt64(take), padding: padding)
                 case .paxBody(let remaining, let padding):
                     let take = Int(min(remaining, UInt64(bytes.count - index)))
                     if paxBody.count < 2 << 20 { paxBody.append(contentsOf: bytes[index..<(index + take)]) }
                     index += take
                     if remaining == UInt64(take) {
-                        let (size, unknown, nul) = FramingAudit.parsePax(paxBody)
+                        let (size, unknown, nul, sparseMap) = FramingAudit.parsePax(paxBody)
+                        if sparseMap { pendingSparseMap = true }
                         if let nul {
-                            throw ArchiveReaderError.damaged(offset: offset + UInt64(index), reason: "a NUL byte inside the pax '\(nul)' value")
+                            throw ArchiveReaderError.damaged(
+                                offset: offset + UInt64(index), reason: "a NUL byte inside the pax '\(nul)' value")
                         }
                         pendingSize = size ?? pendingSize
                         unknownPaxKeyCount += unknown.count
@@ -83,13 +101,42 @@ extension ArchiveReader {
                 case .padding(let remaining):
                     let take = min(remaining, bytes.count - index)
                     for position in index..<(index + take) where bytes[position] != 0 {
-                        throw ArchiveReaderError.damaged(offset: offset + UInt64(position), reason: "non-zero byte in the padding after a member")
+                        throw ArchiveReaderError.damaged(
+                            offset: offset + UInt64(position), reason: "non-zero byte in the padding after a member")
                     }
                     index += take
                     state = remaining == take ? .header : .padding(remaining: remaining - take)
+                case .sparseMap(let remaining, let padding):
+                    let take = Int(min(remaining, UInt64(bytes.count - index)))
+                    for position in index..<(index + take) where sparseMapLine.last != 0x0A {
+                        sparseMapLine.append(bytes[position])
+                    }
+                    index += take
+                    let rest = remaining - UInt64(take)
+                    if sparseMapLine.last == 0x0A || sparseMapLine.count > 32 || rest == 0 {
+                        let digits = String(decoding: sparseMapLine.dropLast(), as: UTF8.self)
+                        guard let count = Int(digits), count <= FramingAudit.maxSparseEntries else {
+                            throw ArchiveReaderError.damaged(
+                                offset: offset + UInt64(index),
+                                reason:
+                                    "a GNU sparse map with more than \(FramingAudit.maxSparseEntries) entries (or no count)"
+                            )
+                        }
+                        state = rest > 0 ? .body(remaining: rest, padding: padding) : after(padding: padding)
+                    } else {
+                        state = .sparseMap(remaining: rest, padding: padding)
+                    }
                 case .end:
+                    bytesAfterEnd += UInt64(bytes.count - index)
+                    if bytesAfterEnd > FramingAudit.maxBytesAfterEnd {
+                        throw ArchiveReaderError.damaged(
+                            offset: offset + UInt64(index),
+                            reason: "more than \(FramingAudit.maxBytesAfterEnd >> 20) MiB after the end-of-archive mark"
+                        )
+                    }
                     for position in index..<bytes.count where bytes[position] != 0 {
-                        throw ArchiveReaderError.damaged(offset: offset + UInt64(position), reason: "non-zero byte after the end-of-archive mark")
+                        throw ArchiveReaderError.damaged(
+                            offset: offset + UInt64(position), reason: "non-zero byte after the end-of-archive mark")
                     }
                     index = bytes.count
                 }
@@ -100,7 +147,8 @@ extension ArchiveReader {
         func finish(at offset: UInt64) throws {
             guard enabled else { return }
             guard sawEnd else {
-                throw ArchiveReaderError.damaged(offset: offset, reason: "no end-of-archive mark: the archive is truncated")
+                throw ArchiveReaderError.damaged(
+                    offset: offset, reason: "no end-of-archive mark: the archive is truncated")
             }
         }
 
@@ -117,8 +165,16 @@ extension ArchiveReader {
         private mutating func completeBlock(at offset: UInt64) throws {
             switch state {
             case .sparseExtension(let body):
+                sparseExtensionBlocks += 1
+                if sparseExtensionBlocks > FramingAudit.maxSparseExtensionBlocks {
+                    throw ArchiveReaderError.damaged(
+                        offset: offset,
+                        reason: "a GNU sparse map longer than \(FramingAudit.maxSparseExtensionBlocks) blocks")
+                }
                 // isextended flag at byte 504 of each extension block.
-                if block[504] == 0 { state = body > 0 ? .body(remaining: body, padding: FramingAudit.padding(body)) : .header }
+                if block[504] == 0 {
+                    state = body > 0 ? .body(remaining: body, padding: FramingAudit.padding(body)) : .header
+                }
                 return
             case .hardLinkBody(let size):
                 if FramingAudit.looksLikeHeader(block) {
@@ -129,7 +185,9 @@ extension ArchiveReader {
                     let rest = size > 512 ? size - 512 : 0
                     if size < 512 {
                         for position in Int(size)..<512 where block[position] != 0 {
-                            throw ArchiveReaderError.damaged(offset: offset + UInt64(position), reason: "non-zero byte in the padding after a member")
+                            throw ArchiveReaderError.damaged(
+                                offset: offset + UInt64(position), reason: "non-zero byte in the padding after a member"
+                            )
                         }
                     }
                     state = rest > 0 ? .body(remaining: rest, padding: FramingAudit.padding(size)) : .header
@@ -151,7 +209,8 @@ extension ArchiveReader {
             for (field, range) in FramingAudit.nameFields where !(gnuHeader && field == "prefix") {
                 let bytes = block[range]
                 if let terminator = bytes.firstIndex(of: 0), bytes[terminator...].contains(where: { $0 != 0 }) {
-                    throw ArchiveReaderError.damaged(offset: offset + UInt64(terminator), reason: "a NUL byte inside the header's \(field)")
+                    throw ArchiveReaderError.damaged(
+                        offset: offset + UInt64(terminator), reason: "a NUL byte inside the header's \(field)")
                 }
             }
             let type = block[156]
@@ -198,17 +257,28 @@ extension ArchiveReader {
                 }
             case UInt8(ascii: "2"), UInt8(ascii: "3"), UInt8(ascii: "4"), UInt8(ascii: "5"), UInt8(ascii: "6"):
                 body = override ?? 0
-            case UInt8(ascii: "S") where format == .gnu && block[482] != 0:
+            case UInt8(ascii: "S") where format == .gnu && block[482] != 0 && block[386] != 0:
+                // libarchive reads extension blocks only when the header's first sparse entry is set.
+                sparseExtensionBlocks = 0
                 state = .sparseExtension(body: size)
                 return
             default:
                 body = override ?? size
             }
+            let sparseMap = pendingSparseMap
+            pendingSparseMap = false
+            if sparseMap && body > 0 {
+                sparseMapLine.removeAll(keepingCapacity: true)
+                state = .sparseMap(remaining: body, padding: FramingAudit.padding(body))
+                return
+            }
             state = body > 0 ? .body(remaining: body, padding: FramingAudit.padding(body)) : .header
         }
 
         /// The NUL-terminated name fields of a ustar header.
-        private static let nameFields: [(String, Range<Int>)] = [("name", 0..<100), ("link name", 157..<257), ("prefix", 345..<500)]
+        private static let nameFields: [(String, Range<Int>)] = [
+            ("name", 0..<100), ("link name", 157..<257), ("prefix", 345..<500),
+        ]
 
         /// A header libarchive's tar bidder would rate above 50: valid checksum and a ustar or GNU magic.
         private static func looksLikeHeader(_ block: [UInt8]) -> Bool {
@@ -244,25 +314,29 @@ extension ArchiveReader {
 
         /// The last `size` record of a pax extended header body, the keys libarchive would ignore, and the first
         /// text key whose value holds a NUL (libarchive would silently cut the name there).
-        static func parsePax(_ body: [UInt8]) -> (size: UInt64?, unknown: [String], nul: String?) {
+        static func parsePax(_ body: [UInt8]) -> (size: UInt64?, unknown: [String], nul: String?, sparseMap: Bool) {
             var size: UInt64?
             var unknown: [String] = []
             var nul: String?
+            var sparseMap = false
             var rest = body[...]
             while !rest.isEmpty {
                 guard let space = rest.firstIndex(of: 0x20),
                     let length = Int(String(decoding: rest[rest.startIndex..<space], as: UTF8.self)),
-                    length > 0, length <= rest.count, space + 1 <= rest.startIndex + length - 1 else { break }
+                    length > 0, length <= rest.count, space + 1 <= rest.startIndex + length - 1
+                else { break }
                 let record = rest[(space + 1)..<(rest.startIndex + length - 1)]
                 if let equals = record.firstIndex(of: UInt8(ascii: "=")) {
                     let key = String(decoding: record[record.startIndex..<equals], as: UTF8.self)
-                    if key == "size" { size = UInt64(String(decoding: record[(equals + 1)...], as: UTF8.self)) }
+                    let value = record[(equals + 1)...]
+                    if key == "size" { size = UInt64(String(decoding: value, as: UTF8.self)) }
+                    if key == "GNU.sparse.major" && value.elementsEqual("1".utf8) { sparseMap = true }
                     if !knownPaxKey(key) { unknown.append(key) }
                     if textPaxKeys.contains(key), record[(equals + 1)...].contains(0), nul == nil { nul = key }
                 }
                 rest = rest[(rest.startIndex + length)...]
             }
-            return (size, unknown, nul)
+            return (size, unknown, nul, sparseMap)
         }
 
         /// The keys libarchive 3.6's tar reader interprets.
@@ -275,7 +349,8 @@ extension ArchiveReader {
         static let textPaxKeys: Set<String> = ["path", "linkpath", "uname", "gname", "GNU.sparse.name"]
 
         static let knownPaxKeys: Set<String> = [
-            "path", "linkpath", "size", "uid", "gid", "uname", "gname", "mtime", "atime", "ctime", "hdrcharset", "charset",
+            "path", "linkpath", "size", "uid", "gid", "uname", "gname", "mtime", "atime", "ctime", "hdrcharset",
+            "charset",
             "comment", "LIBARCHIVE.creationtime", "LIBARCHIVE.symlinktype", "SCHILY.devmajor", "SCHILY.devminor",
             "SCHILY.fflags", "SCHILY.dev", "SCHILY.ino", "SCHILY.nlink", "SCHILY.realsize", "SUN.holesdata",
         ]

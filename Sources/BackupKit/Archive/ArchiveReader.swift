@@ -16,6 +16,9 @@ public final class ArchiveReader {
         public var blockSize = 256 << 10
         /// Fail on non-zero tar padding and trailing garbage (bytes libarchive skips without looking).
         public var auditsFraming = true
+        /// Refuse an archive whose sparse members add up to more than this many bytes (their holes cost nothing
+        /// to store but must be hashed and restored: a sparse bomb).
+        public var maxSparseBytes: UInt64 = 1 << 36
         /// Polled between blocks; a non-nil signal number stops the read with `.interrupted`.
         public var interruption: @Sendable () -> Int32? = { InterruptSignal.received }
 
@@ -41,6 +44,8 @@ public final class ArchiveReader {
     /// An error raised inside a libarchive callback, reported instead of libarchive's generic one.
     private var callbackError: (any Error)?
     private var lastMember: [UInt8]?
+    /// Logical bytes of the sparse members so far.
+    private var sparseBytes: UInt64 = 0
     var framing = FramingAudit()
 
     /// Raw bytes read from the input (compressed size).
@@ -54,7 +59,8 @@ public final class ArchiveReader {
     public convenience init(path: String, options: Options = Options()) throws {
         let input: FileDescriptor
         if path == "-" {
-            input = FileDescriptor(rawValue: try SystemError.check("dup", path: "stdin") { dup(STDIN_FILENO) }, path: "-")
+            input = FileDescriptor(
+                rawValue: try SystemError.check("dup", path: "stdin") { dup(STDIN_FILENO) }, path: "-")
         } else {
             input = try FileDescriptor.open(path, flags: O_RDONLY)
         }
@@ -71,23 +77,33 @@ public final class ArchiveReader {
         framing.enabled = options.auditsFraming
         decoder = archive_read_new()
         parser = archive_read_new()
-        guard let decoder, let parser else { throw ArchiveReaderError.library(call: "archive_read_new", message: "out of memory", member: nil) }
+        guard let decoder, let parser else {
+            throw ArchiveReaderError.library(call: "archive_read_new", message: "out of memory", member: nil)
+        }
         // Decoders that run in process (no external helper programs for hostile input).
         _ = archive_read_support_filter_none(decoder)
-        for enable in [archive_read_support_filter_gzip, archive_read_support_filter_bzip2, archive_read_support_filter_xz,
-                       archive_read_support_filter_lzma, archive_read_support_filter_lzip, archive_read_support_filter_zstd,
-                       archive_read_support_filter_lz4, archive_read_support_filter_compress] {
+        for enable in [
+            archive_read_support_filter_gzip, archive_read_support_filter_bzip2, archive_read_support_filter_xz,
+            archive_read_support_filter_lzma, archive_read_support_filter_lzip, archive_read_support_filter_zstd,
+            archive_read_support_filter_lz4, archive_read_support_filter_compress,
+        ] {
             _ = enable(decoder)
         }
         _ = archive_read_support_format_raw(decoder)
         _ = archive_read_support_format_tar(parser)  // ustar, pax, GNU tar; nothing else
         let context = Unmanaged.passUnretained(self).toOpaque()
-        try check(archive_read_open(decoder, context, nil, { _, context, out in
-            Unmanaged<ArchiveReader>.fromOpaque(context!).takeUnretainedValue().readInput(out!)
-        }, nil), decoder, "archive_read_open")
-        try check(archive_read_open(parser, context, nil, { _, context, out in
-            Unmanaged<ArchiveReader>.fromOpaque(context!).takeUnretainedValue().readStream(out!)
-        }, nil), parser, "archive_read_open")
+        try check(
+            archive_read_open(
+                decoder, context, nil,
+                { _, context, out in
+                    Unmanaged<ArchiveReader>.fromOpaque(context!).takeUnretainedValue().readInput(out!)
+                }, nil), decoder, "archive_read_open")
+        try check(
+            archive_read_open(
+                parser, context, nil,
+                { _, context, out in
+                    Unmanaged<ArchiveReader>.fromOpaque(context!).takeUnretainedValue().readStream(out!)
+                }, nil), parser, "archive_read_open")
     }
 
     deinit {
@@ -118,10 +134,18 @@ public final class ArchiveReader {
         }
         guard status == ARCHIVE_OK, let entry else {
             let pathname = entry.flatMap { archive_entry_pathname($0) }.map { String(cString: $0) }
-            throw failure(parser, "archive_read_next_header", member: pathname ?? lastMember.map { "after \(String(decoding: $0, as: UTF8.self))" })
+            throw failure(
+                parser, "archive_read_next_header",
+                member: pathname ?? lastMember.map { "after \(String(decoding: $0, as: UTF8.self))" })
         }
         let member = Member(entry)
         lastMember = member.pathBytes
+        if member.isSparse {
+            sparseBytes = sparseBytes.addingReportingOverflow(UInt64(max(0, member.size))).partialValue
+            if sparseBytes > options.maxSparseBytes || member.size < 0 {
+                throw ArchiveReaderError.sparseTooLarge(member: member.path, limit: options.maxSparseBytes)
+            }
+        }
         return member
     }
 
@@ -134,7 +158,8 @@ public final class ArchiveReader {
         let status = archive_read_data_block(parser, &buffer, &size, &offset)
         if status == ARCHIVE_EOF { return nil }
         guard status == ARCHIVE_OK else {
-            throw failure(parser, "archive_read_data_block", member: lastMember.map { String(decoding: $0, as: UTF8.self) })
+            throw failure(
+                parser, "archive_read_data_block", member: lastMember.map { String(decoding: $0, as: UTF8.self) })
         }
         return DataBlock(offset: offset, bytes: UnsafeRawBufferPointer(start: buffer, count: size))
     }
@@ -193,9 +218,14 @@ public final class ArchiveReader {
                 var size = 0
                 var offset: la_int64_t = 0
                 let status = archive_read_data_block(decoder, &buffer, &size, &offset)
-                if status == ARCHIVE_EOF { decoderFinished = true; break }
+                if status == ARCHIVE_EOF {
+                    decoderFinished = true
+                    break
+                }
                 guard status == ARCHIVE_OK else { throw failure(decoder, "archive_read_data_block", member: nil) }
                 guard size > 0, let buffer else { continue }
+                // A small compressed input can expand to terabytes without another read(2): poll here too.
+                if let signal = options.interruption() { throw ArchiveReaderError.interrupted(signal: signal) }
                 let block = UnsafeRawBufferPointer(start: buffer, count: size)
                 try framing.consume(block, at: streamBytes)
                 streamBytes += UInt64(size)
@@ -252,12 +282,15 @@ public final class ArchiveReader {
         if let callbackError { return callbackError }
         let message = archive_error_string(handle).map { String(cString: $0) } ?? "unknown error"
         if message.contains("Unrecognized archive format") {
-            return inputBytes == 0 ? ArchiveReaderError.empty : ArchiveReaderError.notTar(filters: filterNames.joined(separator: "+"))
+            return inputBytes == 0
+                ? ArchiveReaderError.empty : ArchiveReaderError.notTar(filters: filterNames.joined(separator: "+"))
         }
         if decoderFinished && framing.enabled && !framing.sawEnd && streamBytes > 0 {
             // All input was read and no end-of-archive mark came: whatever libarchive calls it, the cause is a cut.
             let near = member.map { ", at member '\($0)'" } ?? ""
-            return ArchiveReaderError.damaged(offset: streamBytes, reason: "the archive is truncated (it ends inside a member\(near); libarchive: \(message))")
+            return ArchiveReaderError.damaged(
+                offset: streamBytes,
+                reason: "the archive is truncated (it ends inside a member\(near); libarchive: \(message))")
         }
         return ArchiveReaderError.library(call: call, message: message, member: member)
     }

@@ -12,6 +12,8 @@ public enum ArchiveReaderError: Error, CustomStringConvertible, Equatable, Senda
     case interrupted(signal: Int32)
     /// The uncompressed stream exceeded the limit (a decompression bomb, or not enough room).
     case streamTooLarge(limit: UInt64)
+    /// Sparse members declare more logical bytes than `ArchiveReader.Options.maxSparseBytes` (a sparse bomb).
+    case sparseTooLarge(member: String, limit: UInt64)
     /// The tar framing is damaged where libarchive does not look (non-zero padding, trailing garbage).
     case damaged(offset: UInt64, reason: String)
 
@@ -22,13 +24,16 @@ public enum ArchiveReaderError: Error, CustomStringConvertible, Equatable, Senda
             return "\(call): \(message)\(near)"
         case .notTar(let filters):
             let decoded = filters.isEmpty ? "" : " (after \(filters) decompression)"
-            return "not a tar archive\(decoded), or its first header is damaged; only pax, ustar and GNU tar are accepted"
+            return
+                "not a tar archive\(decoded), or its first header is damaged; only pax, ustar and GNU tar are accepted"
         case .empty:
             return "the archive is empty (no tar header)"
         case .interrupted(let signal):
             return "interrupted by \(signal == 15 ? "SIGTERM" : signal == 2 ? "SIGINT" : "signal \(signal)")"
         case .streamTooLarge(let limit):
             return "the archive expands beyond \(limit) bytes: refusing (decompression bomb or not enough space)"
+        case .sparseTooLarge(let member, let limit):
+            return "sparse member '\(member)': the archive's sparse files add up to more than \(limit) bytes: refusing (sparse bomb)"
         case .damaged(let offset, let reason):
             return "damaged tar archive at byte \(offset) of the tar stream: \(reason)"
         }

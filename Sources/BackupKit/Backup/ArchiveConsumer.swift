@@ -12,13 +12,16 @@ final class ArchiveConsumer: @unchecked Sendable {
     private let entry = ArchiveEntry()
     /// Hashes file data here, or nil when the reading thread does it.
     private let hasher: FileHasher?
+    /// Every member's metadata, for the manifest's members line (names, types, modes, owners, times, links, xattrs).
+    let members: Manifest.MemberDigest
     /// The first failure; the pipe is cancelled when it is set.
     private(set) var error: Error?
 
-    init(writer: ArchiveWriter, hasher: FileHasher?, pipe: BatchPipe) {
+    init(writer: ArchiveWriter, hasher: FileHasher?, pipe: BatchPipe, members: Manifest.MemberDigest) {
         self.writer = writer
         self.hasher = hasher
         self.pipe = pipe
+        self.members = members
     }
 
     /// Starts the writing thread.
@@ -64,13 +67,18 @@ final class ArchiveConsumer: @unchecked Sendable {
                 entry.setMetadata(
                     mode: record.mode, uid: record.uid, gid: record.gid, mtime: record.mtimeSeconds,
                     nanoseconds: record.mtimeNanoseconds, size: kind == .file ? Int64(record.size) : 0)
+                var link: [UInt8]?
                 if kind == .symlink || kind == .hardlink {
                     let target = cursor.assumingMemoryBound(to: CChar.self)
+                    link = Array(UnsafeRawBufferPointer(start: cursor, count: Int(record.linkLength)))
                     cursor += Int(record.linkLength) + 1
                     if kind == .symlink { entry.setSymlink(target) } else { entry.setHardlink(target) }
                 }
-                addAttributes(UnsafeRawBufferPointer(start: cursor, count: Int(record.attributeBytes)))
+                let attributes = UnsafeRawBufferPointer(start: cursor, count: Int(record.attributeBytes))
+                addAttributes(attributes)
                 do { try writer.writeHeader(entry) } catch { throw BackupError.archive(error) }
+                addToMembers(record, kind, path: UnsafeRawBufferPointer(start: path, count: Int(record.pathLength)), link: link,
+                             attributes: attributes)
                 if kind == .file {
                     try hasher?.begin(path: UnsafeRawBufferPointer(start: path, count: Int(record.pathLength)), size: record.size)
                     try data(UnsafeRawBufferPointer(start: start + record.metadataSize, count: Int(record.dataLength)))
@@ -84,6 +92,28 @@ final class ArchiveConsumer: @unchecked Sendable {
         guard chunk.count > 0 else { return }
         try hasher?.feed(chunk)
         do { try writer.writeData(chunk) } catch { throw BackupError.archive(error) }
+    }
+
+    /// The member's canonical record, exactly as restore and verify will see it read back.
+    private func addToMembers(
+        _ record: BatchRecord, _ kind: BatchRecord.Kind, path: UnsafeRawBufferPointer, link: [UInt8]?,
+        attributes encoded: UnsafeRawBufferPointer
+    ) {
+        let letter: Character = kind == .directory ? "d" : kind == .file ? "f" : kind == .symlink ? "l" : "h"
+        var xattrs: [(name: String, value: [UInt8])] = []
+        var offset = 0
+        while offset < encoded.count {
+            let nameLength = Int(encoded.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+            let valueLength = Int(encoded.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self))
+            let name = UnsafeRawBufferPointer(rebasing: encoded[(offset + 8)..<(offset + 8 + nameLength)])
+            let value = UnsafeRawBufferPointer(rebasing: encoded[(offset + 8 + nameLength + 1)..<(offset + 8 + nameLength + 1 + valueLength)])
+            xattrs.append((String(decoding: name, as: UTF8.self), Array(value)))
+            offset += 8 + nameLength + 1 + valueLength
+        }
+        members.add(
+            kind: letter.asciiValue!, path: Array(path), permissions: record.mode & 0o7777, uid: Int64(record.uid),
+            gid: Int64(record.gid), size: kind == .file ? record.size : 0, mtimeSeconds: record.mtimeSeconds,
+            mtimeNanoseconds: Int32(truncatingIfNeeded: record.mtimeNanoseconds), link: link, xattrs: xattrs)
     }
 
     private func addAttributes(_ encoded: UnsafeRawBufferPointer) {

@@ -94,6 +94,8 @@ final class ArchivingVisitor: TreeVisitor {
             warn("skipping \(path): its name is not valid UTF-8")
         case .reservedName:
             warn("skipping \(path): the name is reserved for the backup manifest")
+        case .restoreStaging:
+            warn("skipping \(path): a restore's staging directory (left by an interrupted restore; never restorable)")
         }
         warnings += 1
     }

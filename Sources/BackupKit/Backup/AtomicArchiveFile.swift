@@ -4,9 +4,12 @@ import Glibc
 import SystemKit
 
 /// A temporary file `.NAME.devicectl-tmp-<pid>` in the destination's directory, locked with `flock`
-/// while it is written. `commit()` fsyncs it, renames it over the destination and fsyncs the directory;
-/// anything else removes it. Temporary files left by a killed run (unlocked) are removed on the next
-/// backup to the same destination.
+/// from its creation until it has been renamed. `commit()` fsyncs it, renames it over the destination and
+/// fsyncs the directory; anything else removes it. Temporary files left by a killed run (unlocked) are
+/// removed on the next backup to the same destination; a locked one means another devicectl is writing
+/// that archive right now, and the backup refuses to start (one writer per archive path). Looking for
+/// temporary files and creating one happen under a short `flock` of the directory, so two backups
+/// starting together cannot both miss each other.
 final class AtomicArchiveFile {
     let destination: String
     let temporaryPath: String
@@ -30,9 +33,17 @@ final class AtomicArchiveFile {
             throw BackupError.output("cannot write the archive to \(destination): it is a directory")
         }
         let prefix = ".\(base).devicectl-tmp-"
-        Self.removeStale(in: directory, prefix: prefix)
         let parent = slash == nil ? "" : (directory == "/" ? "/" : directory + "/")
         temporaryPath = parent + prefix + String(getpid())
+        // The directory lock (best effort: an unreadable directory cannot be opened) is released when
+        // `directoryLock` is closed, at the end of this initialiser.
+        let directoryLock = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        defer { if directoryLock >= 0 { close(directoryLock) } }
+        if directoryLock >= 0 { _ = flock(directoryLock, LOCK_EX) }
+        if let writer = Self.removeStale(in: directory, prefix: prefix) {
+            throw BackupError.output(
+                "another devicectl (pid \(writer)) is writing \(destination) right now; not started, nothing was written")
+        }
         do { try SignalCleanup.install() } catch { throw BackupError.system(error) }
         // Armed before the file exists: a signal between open and registration cannot leave it behind.
         SignalCleanup.register(temporaryPath)
@@ -53,17 +64,19 @@ final class AtomicArchiveFile {
         if !finished { discard() }
     }
 
-    /// Flushes the data to disk, renames the file into place and flushes the directory entry.
+    /// Flushes the data to disk, renames the file into place and flushes the directory entry. The file
+    /// stays open (and locked) until it has been renamed: unlocked, another backup would take it for a
+    /// killed run's leftover and remove it.
     func commit() throws(BackupError) {
         do {
             try SystemError.check("fsync", path: temporaryPath) { fsync(descriptor) }
-            try SystemError.check("close", path: temporaryPath) { () -> Int32 in
+            try SystemError.check("rename", path: "\(temporaryPath) -> \(destination)") {
+                rename(temporaryPath, destination)
+            }
+            try SystemError.check("close", path: destination) { () -> Int32 in
                 let fd = descriptor
                 descriptor = -1
                 return close(fd)
-            }
-            try SystemError.check("rename", path: "\(temporaryPath) -> \(destination)") {
-                rename(temporaryPath, destination)
             }
         } catch {
             discard()
@@ -92,15 +105,17 @@ final class AtomicArchiveFile {
         }
     }
 
-    /// Removes `prefix*` files in `directory` that no live backup holds locked.
-    private static func removeStale(in directory: String, prefix: String) {
+    /// Removes `prefix*` files in `directory` that no live backup holds locked. Returns the pid (from the
+    /// name) of a live backup writing the same destination, if there is one.
+    private static func removeStale(in directory: String, prefix: String) -> String? {
         let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { return }
+        guard fd >= 0 else { return nil }
         defer { close(fd) }
         let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 32 * 1024, alignment: 8)
         defer { scratch.deallocate() }
-        guard let listing = try? DirectoryListing.read(directory: fd, path: directory, scratch: scratch) else { return }
+        guard let listing = try? DirectoryListing.read(directory: fd, path: directory, scratch: scratch) else { return nil }
         let wanted = Array(prefix.utf8)
+        var live: String?
         for index in 0..<listing.count {
             listing.withName(at: index) { name, cName in
                 guard name.starts(with: wanted) else { return }
@@ -109,8 +124,13 @@ final class AtomicArchiveFile {
                 defer { close(stale) }
                 var status = stat()
                 guard fstat(stale, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return }
-                if flock(stale, LOCK_EX | LOCK_NB) == 0 { unlinkat(fd, cName, 0) }
+                if flock(stale, LOCK_EX | LOCK_NB) == 0 {
+                    unlinkat(fd, cName, 0)
+                } else if errno == EWOULDBLOCK {
+                    live = String(decoding: name.dropFirst(wanted.count), as: UTF8.self)
+                }
             }
         }
+        return live
     }
 }

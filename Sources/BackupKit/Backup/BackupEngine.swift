@@ -74,7 +74,8 @@ public enum BackupEngine {
             // on the reading thread when the writing thread compresses.
             let hasher = try FileHasher(manifest: manifest)
             let hashWhileReading = request.compression != .none
-            let consumer = ArchiveConsumer(writer: writer, hasher: hashWhileReading ? nil : hasher, pipe: pipe)
+            let members = try Manifest.MemberDigest()
+            let consumer = ArchiveConsumer(writer: writer, hasher: hashWhileReading ? nil : hasher, pipe: pipe, members: members)
             let visitor = ArchivingVisitor(
                 pipe: pipe, hasher: hashWhileReading ? hasher : nil, progress: ProgressThrottle(progress), warn: warning,
                 afterRead: afterRead)
@@ -94,7 +95,8 @@ public enum BackupEngine {
             if let failure = consumer.error { throw failure }
 
             do {
-                try manifest.finish(header: header, totals: visitor.tally.totals, created: request.created, to: writer)
+                try manifest.finish(
+                    header: header, totals: visitor.tally.totals, members: members, created: request.created, to: writer)
                 try writer.close()
             } catch let error as ArchiveWriterError {
                 throw BackupError.archive(error)

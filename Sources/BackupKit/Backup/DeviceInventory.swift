@@ -10,6 +10,9 @@ enum DeviceInventory {
             return Manifest.Header(tool: tool, created: created, source: .init(udid: nil), apps: [], groups: [], widgets: [])
         }
         let device = try Device.open(root)
+        // Every plist a restore of this archive will read (all container metadata, Info.plists, the home
+        // screen, the identity): a malformed one fails the backup now, naming it, rather than its restore.
+        try device.validate()
         let apps = try device.apps().map { app in
             Manifest.App(bundleId: app.bundleId, name: app.name, groups: app.groups, widget: app.widget)
         }

@@ -44,6 +44,7 @@ final class DryRunVisitor: TreeVisitor {
         case .special(let kind): warn("would skip \(path): a \(ArchivingVisitor.kindName(kind)) cannot be stored in a tar archive")
         case .invalidName: warn("would skip \(path): its name is not valid UTF-8")
         case .reservedName: warn("would skip \(path): the name is reserved for the backup manifest")
+        case .restoreStaging: warn("would skip \(path): a restore's staging directory (left by an interrupted restore)")
         }
         warnings += 1
     }

@@ -19,6 +19,7 @@ final class TreeWalker<Visitor: TreeVisitor> {
     private var linkTarget = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 1)
 
     private let manifestName = Array(Manifest.memberName.utf8)
+    private let stagingPrefix = Array(StagingDirectory.prefix.utf8)
 
     init(root: String, rules: ExclusionRules, visitor: Visitor, ignoring ignored: (UInt64, UInt64)? = nil) {
         self.root = root
@@ -69,6 +70,10 @@ final class TreeWalker<Visitor: TreeVisitor> {
     ) throws {
         if depth == 1 && name.elementsEqual(manifestName) {
             visitor.skipped(path: display, reason: .reservedName)
+            return
+        }
+        if depth == 1 && name.starts(with: stagingPrefix) {
+            visitor.skipped(path: display, reason: .restoreStaging)
             return
         }
         if !Self.isUTF8(name) {

@@ -9,6 +9,9 @@ enum WalkSkip: Sendable {
     case invalidName
     /// A file named like the manifest at the root would be confused with it.
     case reservedName
+    /// A restore's staging directory at the root (`.devicectl-restore-*`, left by a killed restore): restore
+    /// refuses the name, so archiving it would make the whole archive unrestorable.
+    case restoreStaging
     /// The archive being written (it lies inside ROOT).
     case ownArchive
 }

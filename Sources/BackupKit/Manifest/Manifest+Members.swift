@@ -57,7 +57,10 @@ extension Manifest {
             append(mtimeNanoseconds)
             appendBytes(link ?? [])
             var sorted: [(name: [UInt8], value: [UInt8])] = xattrs.map { (Array($0.name.utf8), $0.value) }
-            sorted.sort { $0.name.lexicographicallyPrecedes($1.name) || ($0.name == $1.name && $0.value.lexicographicallyPrecedes($1.value)) }
+            sorted.sort {
+                $0.name.lexicographicallyPrecedes($1.name)
+                    || ($0.name == $1.name && $0.value.lexicographicallyPrecedes($1.value))
+            }
             var unique: [(name: [UInt8], value: [UInt8])] = []
             for item in sorted where unique.last.map({ $0.name != item.name || $0.value != item.value }) ?? true {
                 unique.append(item)

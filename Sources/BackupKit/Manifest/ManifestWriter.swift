@@ -69,14 +69,24 @@ final class ManifestWriter {
         buffer.removeAll(keepingCapacity: true)
     }
 
-    /// Writes the manifest member: header line, the file lines, totals line.
+    /// Writes the manifest member: header line, the file lines, totals line, and the members line (the
+    /// members digest, and the SHA-256 of every manifest byte before it: see `Manifest.Members`).
     /// `created` is also the member's mtime; it is owned by uid/gid 0 with mode 0644.
-    func finish(header: Manifest.Header, totals: Manifest.Totals, created: Date, to writer: ArchiveWriter) throws {
+    func finish(
+        header: Manifest.Header, totals: Manifest.Totals, members: Manifest.MemberDigest, created: Date,
+        to writer: ArchiveWriter
+    ) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let headerLine = Array(try encoder.encode(header)) + [0x0A]
         let totalsLine = Array(try encoder.encode(totals)) + [0x0A]
-        let size = headerLine.count + spilledBytes + buffer.count + totalsLine.count
+        let manifestDigest = try SHA256Digest()
+        manifestDigest.update(headerLine)
+        if spilledBytes > 0 { try hashSpill(into: manifestDigest) }
+        manifestDigest.update(buffer)
+        manifestDigest.update(totalsLine)
+        let membersLine = Array(try encoder.encode(members.line(manifestSha256: manifestDigest.hex))) + [0x0A]
+        let size = headerLine.count + spilledBytes + buffer.count + totalsLine.count + membersLine.count
 
         let entry = ArchiveEntry()
         entry.setPath(Manifest.memberName)
@@ -90,9 +100,19 @@ final class ManifestWriter {
         if spilledBytes > 0 { try copySpill(to: writer) }
         try buffer.withUnsafeBytes { try writer.writeData($0) }
         try totalsLine.withUnsafeBytes { try writer.writeData($0) }
+        try membersLine.withUnsafeBytes { try writer.writeData($0) }
+    }
+
+    private func hashSpill(into digest: SHA256Digest) throws {
+        try forEachSpillChunk { digest.update($0) }
     }
 
     private func copySpill(to writer: ArchiveWriter) throws {
+        try forEachSpillChunk { try writer.writeData($0) }
+    }
+
+    /// Reads the spilled file lines back in 1 MiB chunks.
+    private func forEachSpillChunk(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { chunk.deallocate() }
         var offset = 0
@@ -100,7 +120,7 @@ final class ManifestWriter {
             let n = pread(spill, chunk.baseAddress, min(chunk.count, spilledBytes - offset), off_t(offset))
             if n < 0 && errno == EINTR { continue }
             if n <= 0 { throw SystemError("pread", path: "manifest spill file in \(spillDirectory)") }
-            try writer.writeData(UnsafeRawBufferPointer(rebasing: chunk[0..<n]))
+            try body(UnsafeRawBufferPointer(rebasing: chunk[0..<n]))
             offset += n
         }
     }

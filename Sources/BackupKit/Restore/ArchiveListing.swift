@@ -30,7 +30,8 @@ public enum ArchiveListing {
         while let member = try reader.next() {
             summary.members += 1
             try each(member)
-            let isManifest = member.kind == .regular && (try? MemberPath(member.pathBytes))?.bytes == RestoreSession.manifestName
+            let isManifest =
+                member.kind == .regular && (try? MemberPath(member.pathBytes))?.bytes == RestoreSession.manifestName
             guard isManifest, summary.header == nil else { continue }
             var splitter = LineSplitter(maxLine: ManifestCheck.maxLine)
             do {

@@ -14,7 +14,9 @@ public enum ArchiveRestore {
     /// the manifest; the manifest's apps are reinstalled; only then is the staged tree moved into ROOT. On any
     /// failure (a refused member, a digest mismatch, a damaged or truncated archive, no space, an I/O error,
     /// SIGINT/SIGTERM) the staging directory is removed and ROOT is as it was; the error says why.
-    public static func restore(archive: String, root: String, options: RestoreOptions = RestoreOptions()) throws -> RestoreReport {
+    public static func restore(archive: String, root: String, options: RestoreOptions = RestoreOptions()) throws
+        -> RestoreReport
+    {
         let started = Date()
         var readerOptions = ArchiveReader.Options()
         readerOptions.interruption = options.interruption
@@ -24,14 +26,18 @@ public enum ArchiveRestore {
         } catch let error as ArchiveReaderError {
             throw translate(error)
         }
-        let destination = try RestoreRoot.prepare(root, now: options.now)
+        let destination: RestoreRoot
+        do {
+            destination = try RestoreRoot.prepare(root, now: options.now)
+        } catch {
+            try? reader.close()
+            throw error
+        }
         var staging: StagingDirectory?
         do {
-            try destination.lockDevice()
-            let stale = try StagingDirectory.removeStale(in: destination.descriptor, rootPath: destination.path)
             staging = try StagingDirectory(root: destination.descriptor, rootPath: destination.path)
             let session = try RestoreSession(reader: reader, staging: staging!, options: options)
-            session.warnings.staleStaging = stale
+            session.warnings.staleStaging = destination.recovered
             try session.extractAll()
             try session.finish(rootDescriptor: destination.descriptor)
             var report = session.report
@@ -67,8 +73,10 @@ public enum ArchiveRestore {
         if report.initialized {
             try log.append(DeviceEvent(time: now, type: "init", details: ["udid": try device.identity().udid]))
         }
-        var details = ["archive": archive, "files": String(report.files), "bytes": String(report.bytes),
-                       "verified": String(report.verified), "apps": report.apps.joined(separator: ",")]
+        var details = [
+            "archive": archive, "files": String(report.files), "bytes": String(report.bytes),
+            "verified": String(report.verified), "apps": report.apps.joined(separator: ","),
+        ]
         if let source = report.sourceUDID { details["source"] = source }
         try log.append(DeviceEvent(time: now, type: "restore", details: details))
     }

@@ -10,7 +10,8 @@ public enum ArchiveVerification {
     /// thrown; a damaged or truncated stream ends the read with a problem saying where.
     /// Throws only when the archive file cannot be opened (a damaged stream is a problem in the report).
     public static func verify(
-        archive: String, problemLimit: Int = 1000, interruption: @escaping @Sendable () -> Int32? = { InterruptSignal.received }
+        archive: String, problemLimit: Int = 1000,
+        interruption: @escaping @Sendable () -> Int32? = { InterruptSignal.received }
     ) throws -> VerifyReport {
         var options = ArchiveReader.Options()
         options.interruption = interruption
@@ -40,11 +41,15 @@ public enum ArchiveVerification {
                     continue
                 }
                 if manifestSeen {
-                    report.add("member '\(member.path)' comes after the manifest (restore refuses it)", limit: problemLimit)
+                    report.add(
+                        "member '\(member.path)' comes after the manifest (restore refuses it)", limit: problemLimit)
                 }
                 if path.bytes == RestoreSession.manifestName && member.kind == .regular && !manifestSeen {
                     manifestSeen = true
                     report.hasManifest = true
+                    if member.isSparse {
+                        report.add("the manifest member is a sparse file: devicectl never writes one (restore refuses it)", limit: problemLimit)
+                    }
                     observed.memberCount = memberDigest.count
                     observed.memberDigest = memberDigest.hex
                     let check = try ManifestCheck(log: try log.reader(), observed: observed, problemLimit: problemLimit)
@@ -57,7 +62,9 @@ public enum ArchiveVerification {
                         for problem in outcome.problems { report.add(problem, limit: problemLimit) }
                         report.problemCount += outcome.problemCount - outcome.problems.count
                     } catch let error as RestoreError {
-                        report.add("\(error)".replacingOccurrences(of: "; nothing was restored", with: ""), limit: problemLimit)
+                        report.add(
+                            "\(error)".replacingOccurrences(of: "; nothing was restored", with: ""), limit: problemLimit
+                        )
                         try reader.skipData()
                     }
                     continue
@@ -71,13 +78,26 @@ public enum ArchiveVerification {
                     report.files += 1
                     report.bytes &+= UInt64(max(0, member.size))
                     try digest.reset()
+                    // The same rules as restore's copyData: holes only in sparse members, blocks in order within the size.
                     var position: Int64 = 0
+                    var broken: String?
                     while let block = try reader.readBlock() {
-                        if block.offset > position { hashZeros(UInt64(block.offset - position), into: digest) }
+                        if block.offset < position || block.offset + Int64(block.bytes.count) > member.size {
+                            broken = broken ?? "data blocks overlap or run past the member's size"
+                        } else if block.offset > position {
+                            try hashZeros(UInt64(block.offset - position), into: digest, interruption)
+                        }
                         digest.update(block.bytes)
                         position = block.offset + Int64(block.bytes.count)
                     }
-                    if position < member.size { hashZeros(UInt64(member.size - position), into: digest) }
+                    if position < member.size {
+                        if member.isSparse {
+                            try hashZeros(UInt64(member.size - position), into: digest, interruption)
+                        } else {
+                            broken = broken ?? "\(member.size - position) bytes of data missing"
+                        }
+                    }
+                    if let broken { report.add("member '\(member.path)': \(broken) (restore refuses it)", limit: problemLimit) }
                     try log.append(path: path.bytes, size: UInt64(max(0, member.size)), digest: digest.finalize())
                 case .directory:
                     if !path.isRoot {
@@ -90,8 +110,10 @@ public enum ArchiveVerification {
                 case .hardLink:
                     observed.hardlinks += 1
                     report.hardlinks += 1
-                    if try reader.readBlock() != nil {
-                        report.add("member '\(member.path)': a hard link carrying data (restore refuses it)", limit: problemLimit)
+                    if try member.size != 0 || reader.readBlock() != nil {
+                        report.add(
+                            "member '\(member.path)': a hard link carrying data (restore refuses it)",
+                            limit: problemLimit)
                         try reader.skipData()
                     }
                 default:
@@ -102,7 +124,9 @@ public enum ArchiveVerification {
                 report.add(pax, limit: problemLimit)
             }
             if !manifestSeen {
-                report.add("the archive has no devicectl manifest (\(Manifest.memberName)): nothing to verify against", limit: problemLimit)
+                report.add(
+                    "the archive has no devicectl manifest (\(Manifest.memberName)): nothing to verify against",
+                    limit: problemLimit)
             }
         } catch let error as ArchiveReaderError {
             report.add("\(error)", limit: problemLimit)
@@ -114,37 +138,50 @@ public enum ArchiveVerification {
     }
 
     /// The member checks restore makes before creating anything (those that need no disk state).
-    private static func check(_ member: ArchiveReader.Member, _ path: MemberPath, into report: inout VerifyReport, limit: Int) {
+    private static func check(
+        _ member: ArchiveReader.Member, _ path: MemberPath, into report: inout VerifyReport, limit: Int
+    ) {
         let name = member.path
         if path.top.starts(with: RestoreSession.reservedPrefix) {
-            report.add("member '\(name)': the name is reserved for restore staging directories (restore refuses it)", limit: limit)
+            report.add(
+                "member '\(name)': the name is reserved for restore staging directories (restore refuses it)",
+                limit: limit)
         }
         switch member.kind {
         case .regular, .directory:
             if path.isRoot && member.kind != .directory {
-                report.add("member '\(name)': the archive root entry is a \(member.kind.name) (restore refuses it)", limit: limit)
+                report.add(
+                    "member '\(name)': the archive root entry is a \(member.kind.name) (restore refuses it)",
+                    limit: limit)
             }
         case .symlink:
             do {
                 try path.checkSymlinkTarget(member.linkBytes ?? [], deviceLocal: RestoreSession.deviceLocal)
             } catch {
-                report.add("member '\(name)': \(error) ('\(member.linkTarget ?? "")') (restore refuses it)", limit: limit)
+                report.add(
+                    "member '\(name)': \(error) ('\(member.linkTarget ?? "")') (restore refuses it)", limit: limit)
             }
         case .hardLink:
             do {
                 _ = try MemberPath(member.linkBytes ?? [])
             } catch {
-                report.add("member '\(name)': hard link target '\(member.linkTarget ?? "")': \(error) (restore refuses it)", limit: limit)
+                report.add(
+                    "member '\(name)': hard link target '\(member.linkTarget ?? "")': \(error) (restore refuses it)",
+                    limit: limit)
             }
         default:
             report.add("member '\(name)': a \(member.kind.name) (restore refuses it)", limit: limit)
         }
     }
 
-    private static func hashZeros(_ count: UInt64, into digest: SHA256Digest) {
+    /// Hashes a sparse hole as zeros, checking for SIGINT/SIGTERM as it goes (a hole can be huge).
+    private static func hashZeros(
+        _ count: UInt64, into digest: SHA256Digest, _ interruption: @Sendable () -> Int32?
+    ) throws {
         let zeros = [UInt8](repeating: 0, count: 64 * 1024)
         var remaining = count
         while remaining > 0 {
+            if let signal = interruption() { throw ArchiveReaderError.interrupted(signal: signal) }
             let chunk = Int(min(remaining, UInt64(zeros.count)))
             zeros.withUnsafeBytes { digest.update(UnsafeRawBufferPointer(rebasing: $0[0..<chunk])) }
             remaining -= UInt64(chunk)

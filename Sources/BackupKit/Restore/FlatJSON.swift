@@ -82,7 +82,8 @@ enum FlatJSON {
                 index += 1
             }
             if index - start > 1 && bytes[start] == UInt8(ascii: "0") { return nil }
-            if index < bytes.endIndex, [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")].contains(bytes[index]) {
+            if index < bytes.endIndex, [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")].contains(bytes[index])
+            {
                 return nil
             }
             return value
@@ -123,7 +124,8 @@ enum FlatJSON {
                         guard var scalar = hex4() else { return nil }
                         if (0xD800..<0xDC00).contains(scalar) {
                             guard take(UInt8(ascii: "\\")), take(UInt8(ascii: "u")), let low = hex4(),
-                                (0xDC00..<0xE000).contains(low) else { return nil }
+                                (0xDC00..<0xE000).contains(low)
+                            else { return nil }
                             scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
                         } else if (0xDC00..<0xE000).contains(scalar) {
                             return nil

@@ -25,7 +25,9 @@ struct LineSplitter {
             start = newline + 1
         }
         partial.append(contentsOf: block[start...])
-        if partial.count > maxLine { throw RestoreError.badManifest("line \(lines + 1) is longer than \(maxLine) bytes") }
+        if partial.count > maxLine {
+            throw RestoreError.badManifest("line \(lines + 1) is longer than \(maxLine) bytes")
+        }
     }
 
     /// The unterminated last line, if any.

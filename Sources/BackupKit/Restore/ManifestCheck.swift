@@ -71,7 +71,10 @@ final class ManifestCheck {
         guard let header else { throw RestoreError.badManifest("empty manifest (no header line)") }
         guard let totals else { throw RestoreError.badManifest("no totals line: the manifest is incomplete") }
         if fileLines != totals.files || fileBytes != totals.bytes {
-            problem("the manifest lists \(fileLines) files (\(fileBytes) bytes) but its totals say \(totals.files) (\(totals.bytes) bytes)")
+            problem(
+                "the manifest lists \(fileLines) files (\(fileBytes) bytes) "
+                    + "but its totals say \(totals.files) (\(totals.bytes) bytes)"
+            )
         }
         let counts: [(String, UInt64, UInt64)] = [
             ("files", observed.files, totals.files), ("bytes", observed.bytes, totals.bytes),
@@ -85,18 +88,24 @@ final class ManifestCheck {
             if observed.memberCount != members.count {
                 problem("the archive has \(observed.memberCount) members but the manifest covers \(members.count)")
             } else if observed.memberDigest != members.sha256.lowercased() {
-                problem("member metadata (names, types, modes, owners, times, link targets or xattrs) differs from the manifest's members digest")
+                problem(
+                    "member metadata (names, types, modes, owners, times, link targets or xattrs) "
+                        + "differs from the manifest's members digest"
+                )
             }
         }
-        return Outcome(header: header, totals: totals, problems: problems, problemCount: problemCount,
-                       checkedMembers: members != nil)
+        return Outcome(
+            header: header, totals: totals, problems: problems, problemCount: problemCount,
+            checkedMembers: members != nil)
     }
 
     // MARK: - Lines
 
     private func line(_ bytes: ArraySlice<UInt8>) throws {
         lineNumber += 1
-        if members != nil { throw RestoreError.badManifest("line \(lineNumber): a line after the members line (it must be last)") }
+        if members != nil {
+            throw RestoreError.badManifest("line \(lineNumber): a line after the members line (it must be last)")
+        }
         if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) {
             hashLine(bytes)
             return
@@ -109,17 +118,24 @@ final class ManifestCheck {
         }
         if case .members = parsed {} else { hashLine(bytes) }
         if header == nil {
-            guard case .header(let value) = parsed else { throw RestoreError.badManifest("line \(lineNumber) is not the header") }
+            guard case .header(let value) = parsed else {
+                throw RestoreError.badManifest("line \(lineNumber) is not the header")
+            }
             guard value.format == Manifest.format else {
                 throw RestoreError.badManifest("format '\(value.format)' is not \(Manifest.format)")
             }
             guard value.formatVersion == Manifest.formatVersion else {
-                throw RestoreError.badManifest("format version \(value.formatVersion) is not supported (this devicectl reads \(Manifest.formatVersion))")
+                throw RestoreError.badManifest(
+                    "format version \(value.formatVersion) is not supported "
+                        + "(this devicectl reads \(Manifest.formatVersion))"
+                )
             }
             header = value
             return
         }
-        if totals != nil, case .file = parsed { throw RestoreError.badManifest("line \(lineNumber): a file line after the totals") }
+        if totals != nil, case .file = parsed {
+            throw RestoreError.badManifest("line \(lineNumber): a file line after the totals")
+        }
         switch parsed {
         case .header: throw RestoreError.badManifest("line \(lineNumber): a second header")
         case .file(let path, let size, let digest):
@@ -129,9 +145,12 @@ final class ManifestCheck {
             if let previous = pending { try compare(previous, next: current) }
             pending = current
         case .members(let value):
-            guard totals != nil else { throw RestoreError.badManifest("line \(lineNumber): the members line comes before the totals") }
+            guard totals != nil else {
+                throw RestoreError.badManifest("line \(lineNumber): the members line comes before the totals")
+            }
             if manifestDigest.hex != value.manifestSha256.lowercased() {
-                problem("the manifest's own bytes differ from its members line's manifestSha256 (the manifest was altered)")
+                problem(
+                    "the manifest's own bytes differ from its members line's manifestSha256 (the manifest was altered)")
             }
             members = value
             return
@@ -154,7 +173,10 @@ final class ManifestCheck {
     }
 
     /// Compares manifest line `expected` with the next logged file, using one line of lookahead each side.
-    private func compare(_ expected: (path: [UInt8], size: UInt64, digest: [UInt8]), next: (path: [UInt8], size: UInt64, digest: [UInt8])?) throws {
+    private func compare(
+        _ expected: (path: [UInt8], size: UInt64, digest: [UInt8]),
+        next: (path: [UInt8], size: UInt64, digest: [UInt8])?
+    ) throws {
         while true {
             guard let actual = try log.peek() else {
                 problem("missing member '\(text(expected.path))': in the manifest but not in the archive")
@@ -163,9 +185,13 @@ final class ManifestCheck {
             if actual.path == expected.path {
                 try log.advance()
                 if actual.size != expected.size {
-                    problem("size mismatch for '\(text(actual.path))': \(actual.size) bytes in the archive, \(expected.size) in the manifest")
+                    problem(
+                        "size mismatch for '\(text(actual.path))': \(actual.size) bytes in the archive, "
+                            + "\(expected.size) in the manifest"
+                    )
                 } else if actual.digest != expected.digest {
-                    problem("SHA-256 mismatch for '\(text(actual.path))': the data differs from what the manifest recorded")
+                    problem(
+                        "SHA-256 mismatch for '\(text(actual.path))': the data differs from what the manifest recorded")
                 }
                 return
             }

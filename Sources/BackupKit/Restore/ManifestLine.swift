@@ -12,13 +12,20 @@ enum ManifestLine {
 
     /// Parses `line` (without its newline). Throws a reason on malformed input.
     static func parse(_ line: ArraySlice<UInt8>) throws(ManifestLineError) -> ManifestLine {
-        var kind: ArraySlice<UInt8>?, path: ArraySlice<UInt8>?, size: UInt64?, sha: ArraySlice<UInt8>?
+        var kind: ArraySlice<UInt8>?
+        var path: ArraySlice<UInt8>?
+        var size: UInt64?
+        var sha: ArraySlice<UInt8>?
         let flat = FlatJSON.parse(line) { key, value in
             switch value {
             case .string(let text):
-                if key.elementsEqual(ManifestLine.kindKey) { kind = text }
-                else if key.elementsEqual(ManifestLine.pathKey) { path = text }
-                else if key.elementsEqual(ManifestLine.shaKey) { sha = text }
+                if key.elementsEqual(ManifestLine.kindKey) {
+                    kind = text
+                } else if key.elementsEqual(ManifestLine.pathKey) {
+                    path = text
+                } else if key.elementsEqual(ManifestLine.shaKey) {
+                    sha = text
+                }
             case .number(let number):
                 if key.elementsEqual(ManifestLine.sizeKey) { size = number }
             case .other:

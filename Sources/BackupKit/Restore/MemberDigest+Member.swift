@@ -11,7 +11,8 @@ extension Manifest.MemberDigest {
         case .hardLink: kind = UInt8(ascii: "h")
         default: kind = UInt8(ascii: "?")
         }
-        add(kind: kind, path: path, permissions: member.permissions, uid: member.uid, gid: member.gid,
+        add(
+            kind: kind, path: path, permissions: member.permissions, uid: member.uid, gid: member.gid,
             size: member.kind == .regular ? UInt64(max(0, member.size)) : 0, mtimeSeconds: member.mtimeSeconds,
             mtimeNanoseconds: member.mtimeNanoseconds, link: member.linkBytes, xattrs: member.xattrs)
     }

@@ -28,7 +28,8 @@ public struct MemberPath: Equatable, Sendable {
         var depth = 0
         var lastStart = 0
         var start = 0
-        let slash = UInt8(ascii: "/"), dot = UInt8(ascii: ".")
+        let slash = UInt8(ascii: "/")
+        let dot = UInt8(ascii: ".")
         while start < raw.count {
             var end = start
             while end < raw.count && raw[end] != slash { end += 1 }

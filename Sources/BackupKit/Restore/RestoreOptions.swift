@@ -3,7 +3,7 @@ import Foundation
 import SystemKit
 
 /// How a restore runs.
-public struct RestoreOptions: Sendable {
+public struct RestoreOptions {
     /// Extract at most this many bytes of file data (default: ROOT's free space minus `reserveBytes`).
     public var maxBytes: UInt64?
     /// Free space left untouched on ROOT's file system.
@@ -15,8 +15,8 @@ public struct RestoreOptions: Sendable {
     public var syncsBeforeMove = true
     /// Polled between blocks; a signal number aborts and undoes the restore.
     public var interruption: @Sendable () -> Int32? = { InterruptSignal.received }
-    /// Called after each member with the running counts (cheap; throttle in the callback).
-    public var progress: (@Sendable (RestoreProgress) -> Void)?
+    /// Called after each member with the running counts, on the calling thread (cheap; throttle in the callback).
+    public var progress: ((RestoreProgress) -> Void)?
     /// The time a new device's identity is created at (ROOT absent or empty).
     public var now = Date()
 
@@ -29,4 +29,6 @@ public struct RestoreProgress: Sendable {
     public let bytes: UInt64
     /// Compressed bytes read from the archive so far.
     public let archiveBytes: UInt64
+    /// Seconds since the restore started (monotonic clock).
+    public let seconds: Double
 }

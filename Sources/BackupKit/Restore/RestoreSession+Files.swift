@@ -13,8 +13,10 @@ extension RestoreSession {
         try digest.reset()
         let sparseTail = try copyData(member, size: size, to: pipeline)
         let chmod = mode & ~0o777 != 0 || mode & processUmask != 0 ? mode : nil
-        try pipeline.add(.closeFile(truncateTo: sparseTail ? size : nil, owner: try owner(member), chmod: chmod,
-                                    xattrs: try userXattrs(member, path, symlink: false), mtime: mtime(member)))
+        try pipeline.add(
+            .closeFile(
+                truncateTo: sparseTail ? size : nil, owner: try owner(member), chmod: chmod,
+                xattrs: try userXattrs(member, path, symlink: false), mtime: mtime(member)))
         try log.append(path: path.bytes, size: size, digest: digest.finalize())
         report.files += 1
         report.bytes += size
@@ -23,6 +25,7 @@ extension RestoreSession {
     /// Hashes a member's data without writing it (DeviceLocal members: checked, never applied).
     func hashOnly(_ member: ArchiveReader.Member, _ path: MemberPath) throws {
         let size = UInt64(max(0, member.size))
+        try reserve(size, for: member)  // counted too, so a skipped member cannot be a bomb either
         try digest.reset()
         try copyData(member, size: size, to: nil)
         try log.append(path: path.bytes, size: size, digest: digest.finalize())
@@ -37,7 +40,8 @@ extension RestoreSession {
             try checkInterruption()
             let offset = UInt64(max(0, block.offset))
             guard offset >= position, offset &+ UInt64(block.bytes.count) <= size else {
-                throw RestoreError.refusedMember(member.path, reason: "data blocks overlap or run past the member's size")
+                throw RestoreError.refusedMember(
+                    member.path, reason: "data blocks overlap or run past the member's size")
             }
             if offset > position { try hashZeros(offset - position) }
             if let pipeline { try pipeline.addData(block.bytes, offset: offset) }
@@ -68,14 +72,17 @@ extension RestoreSession {
 
     /// The member's `user.*` xattrs to apply; others are skipped with a warning, and so are any on a symlink
     /// (Linux allows none there). Two different values for one name are refused.
-    func userXattrs(_ member: ArchiveReader.Member, _ path: MemberPath, symlink: Bool) throws -> [(name: String, value: [UInt8])] {
+    func userXattrs(_ member: ArchiveReader.Member, _ path: MemberPath, symlink: Bool) throws -> [(
+        name: String, value: [UInt8]
+    )] {
         guard !member.xattrs.isEmpty else { return [] }
         var seen: [String: [UInt8]] = [:]
         var result: [(name: String, value: [UInt8])] = []
         for (name, value) in member.xattrs {
             if let previous = seen[name] {
                 guard previous == value else {
-                    throw RestoreError.refusedMember(member.path, reason: "two different values for the extended attribute \(name)")
+                    throw RestoreError.refusedMember(
+                        member.path, reason: "two different values for the extended attribute \(name)")
                 }
                 continue
             }

@@ -21,7 +21,7 @@ extension RestoreSession {
             try SystemError.check("syncfs", path: staging.path) { csupport_syncfs(staging.directory.rawValue) }
         }
         try checkInterruption()
-        _ = try staging.moveIntoPlace()
+        _ = try staging.moveIntoPlace(sync: options.syncsBeforeMove)
         // A directory moved to a new parent may have its times touched by some file systems: set them again.
         for (name, mtime) in topLevelTimes {
             var times = [timespec(tv_sec: 0, tv_nsec: CSUPPORT_UTIME_OMIT), mtime]
@@ -36,23 +36,36 @@ extension RestoreSession {
         let device = Device.assembling(at: staging.path)
         for app in header.apps {
             do {
-                try device.install(AppInstallation(bundleId: app.bundleId, name: app.name, groups: app.groups, widget: app.widget))
+                try device.install(
+                    AppInstallation(bundleId: app.bundleId, name: app.name, groups: app.groups, widget: app.widget))
             } catch {
-                throw RestoreError.badManifest("cannot reinstall app '\(app.bundleId)': \(error)")
+                throw RestoreError.badManifest("cannot reinstall app '\(app.bundleId)': \(archiveNamed(error))")
             }
             report.apps.append(app.bundleId)
             // iOS never backs up Caches and tmp but every container has them: recreate them (empty).
-            let containers = [try device.container(.data, identifier: app.bundleId),
-                              try device.container(.plugin, identifier: "\(app.bundleId).NudgeWidget")]
+            let containers = [
+                try device.container(.data, identifier: app.bundleId),
+                try device.container(.plugin, identifier: "\(app.bundleId).NudgeWidget"),
+            ]
             for container in containers.compactMap({ $0 }) {
                 for directory in DeviceLayout.neverBackedUpInDataContainers {
                     try tree.ensureDirectory("\(container.relativePath)/\(directory)")
                 }
             }
         }
-        let placed = try device.homeScreen().widgets
-        for widget in header.widgets where !placed.contains(widget.app) {
-            try device.placeWidget(app: widget.app)
+        do {
+            let placed = try device.homeScreen().widgets
+            for widget in header.widgets where !placed.contains(widget.app) {
+                try device.placeWidget(app: widget.app)
+            }
+        } catch {
+            throw RestoreError.aborted("cannot place the restored widgets: \(archiveNamed(error))")
         }
+    }
+
+    /// An error naming a file in the staging directory (gone once the restore fails), reworded to name the
+    /// archive member it came from.
+    private func archiveNamed(_ error: any Error) -> String {
+        "\(error)".replacingOccurrences(of: staging.path + "/", with: "the archive's ")
     }
 }

@@ -23,6 +23,7 @@ final class RestoreSession {
     var warnings = RestoreWarnings()
     private(set) var outcome: ManifestCheck.Outcome?
     private var manifestSeen = false
+    private let started = RestoreSession.monotonicSeconds()
 
     static let deviceLocal = Array(DeviceLayout.deviceLocal.utf8)
     static let manifestName = Array(Manifest.memberName.utf8)
@@ -38,7 +39,9 @@ final class RestoreSession {
         let available = freeBytes > options.reserveBytes ? freeBytes - options.reserveBytes : 0
         byteBudget = min(options.maxBytes ?? .max, available)
         let freeInodes = UInt64(space.f_favail)
-        let inodeLimit = space.f_files == 0 ? UInt64.max : (freeInodes > options.reserveInodes ? freeInodes - options.reserveInodes : 0)
+        let inodeLimit =
+            space.f_files == 0
+            ? UInt64.max : (freeInodes > options.reserveInodes ? freeInodes - options.reserveInodes : 0)
         tree = StagingTree(root: staging.directory, objectLimit: inodeLimit)
         // Headers, padding and skipped data come on top of file data; a stream far beyond it is a bomb.
         reader.maxStreamBytes = byteBudget == .max ? .max : byteBudget &+ (byteBudget / 4) &+ (256 << 20)
@@ -69,7 +72,8 @@ final class RestoreSession {
         while let member = try reader.next() {
             try checkInterruption()
             guard !manifestSeen else {
-                throw RestoreError.refusedMember(member.path, reason: "a member after the manifest (the manifest must be the last member)")
+                throw RestoreError.refusedMember(
+                    member.path, reason: "a member after the manifest (the manifest must be the last member)")
             }
             let path: MemberPath
             do {
@@ -79,7 +83,11 @@ final class RestoreSession {
             }
             if path.bytes == RestoreSession.manifestName {
                 guard member.kind == .regular else {
-                    throw RestoreError.refusedMember(member.path, reason: "the manifest name is used by a \(member.kind.name)")
+                    throw RestoreError.refusedMember(
+                        member.path, reason: "the manifest name is used by a \(member.kind.name)")
+                }
+                guard !member.isSparse else {
+                    throw RestoreError.refusedMember(member.path, reason: "the manifest is a sparse file: devicectl never writes one")
                 }
                 try readManifest()
                 manifestSeen = true
@@ -87,7 +95,12 @@ final class RestoreSession {
             }
             memberDigest.add(member, path: path.bytes)
             try apply(member, path, pipeline)
-            options.progress?(RestoreProgress(files: observed.files, bytes: observed.bytes, archiveBytes: reader.inputBytes))
+            if let progress = options.progress {
+                progress(
+                    RestoreProgress(
+                        files: observed.files, bytes: observed.bytes, archiveBytes: reader.inputBytes,
+                        seconds: RestoreSession.monotonicSeconds() - started))
+            }
         }
     }
 
@@ -115,12 +128,14 @@ final class RestoreSession {
     private func apply(_ member: ArchiveReader.Member, _ path: MemberPath, _ pipeline: StagingPipeline) throws {
         if path.isRoot {
             guard member.kind == .directory else {
-                throw RestoreError.refusedMember(member.path, reason: "the archive root entry is a \(member.kind.name), not a directory")
+                throw RestoreError.refusedMember(
+                    member.path, reason: "the archive root entry is a \(member.kind.name), not a directory")
             }
             return  // ROOT keeps its own metadata
         }
         if path.top.starts(with: RestoreSession.reservedPrefix) {
-            throw RestoreError.refusedMember(member.path, reason: "the name is reserved for restore staging directories")
+            throw RestoreError.refusedMember(
+                member.path, reason: "the name is reserved for restore staging directories")
         }
         let deviceLocal = path.top.elementsEqual(RestoreSession.deviceLocal)
         switch member.kind {
@@ -135,13 +150,21 @@ final class RestoreSession {
             }
         case .directory:
             observed.directories += 1
-            if deviceLocal { warnings.deviceLocal += 1; return }
-            try pipeline.add(.directory(path, permissions: permissions(member), mtime: mtime(member), owner: try owner(member),
-                                        xattrs: try userXattrs(member, path, symlink: false)))
+            if deviceLocal {
+                warnings.deviceLocal += 1
+                return
+            }
+            try pipeline.add(
+                .directory(
+                    path, permissions: permissions(member), mtime: mtime(member), owner: try owner(member),
+                    xattrs: try userXattrs(member, path, symlink: false)))
             report.directories += 1
         case .symlink:
             observed.symlinks += 1
-            if deviceLocal { warnings.deviceLocal += 1; return }
+            if deviceLocal {
+                warnings.deviceLocal += 1
+                return
+            }
             let target = member.linkBytes ?? []
             do {
                 try path.checkSymlinkTarget(target, deviceLocal: RestoreSession.deviceLocal)
@@ -153,7 +176,10 @@ final class RestoreSession {
             report.symlinks += 1
         case .hardLink:
             observed.hardlinks += 1
-            if deviceLocal { warnings.deviceLocal += 1; return }
+            if deviceLocal {
+                warnings.deviceLocal += 1
+                return
+            }
             guard member.size == 0, try reader.readBlock() == nil else {
                 throw RestoreError.refusedMember(member.path, reason: "a hard link carrying data")
             }
@@ -161,7 +187,8 @@ final class RestoreSession {
             do {
                 target = try MemberPath(member.linkBytes ?? [])
             } catch {
-                throw RestoreError.refusedMember(member.path, reason: "hard link target '\(member.linkTarget ?? "")': \(error)")
+                throw RestoreError.refusedMember(
+                    member.path, reason: "hard link target '\(member.linkTarget ?? "")': \(error)")
             }
             if target.top.elementsEqual(RestoreSession.deviceLocal) {
                 throw RestoreError.refusedMember(member.path, reason: "hard link into DeviceLocal (device-local state)")
@@ -169,7 +196,8 @@ final class RestoreSession {
             try pipeline.add(.hardLink(path, target: target))
             report.hardlinks += 1
         case .characterDevice, .blockDevice, .fifo, .socket, .unknown:
-            throw RestoreError.refusedMember(member.path, reason: "a \(member.kind.name): device nodes, FIFOs and sockets are never restored")
+            throw RestoreError.refusedMember(
+                member.path, reason: "a \(member.kind.name): device nodes, FIFOs and sockets are never restored")
         }
     }
 
@@ -202,8 +230,9 @@ final class RestoreSession {
     /// Reserves `size` bytes of the budget for `member`.
     func reserve(_ size: UInt64, for member: ArchiveReader.Member) throws {
         guard size <= byteBudget else {
-            throw RestoreError.noSpace("member '\(member.path)' needs \(size) bytes but only \(byteBudget) more may be written "
-                + "(free space on ROOT's file system, or the limit)")
+            throw RestoreError.noSpace(
+                "member '\(member.path)' needs \(size) bytes but only \(byteBudget) more may be written "
+                    + "(free space on ROOT's file system, or the limit)")
         }
         byteBudget -= size
     }
@@ -227,9 +256,18 @@ final class RestoreSession {
         return StagingOwner(uid: uid_t(member.uid), gid: gid_t(member.gid))
     }
 
+    /// CLOCK_MONOTONIC in seconds (a vDSO read, no syscall).
+    static func monotonicSeconds() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+
     /// The process umask, read without changing it (other threads may be creating files).
     static func currentUmask() -> mode_t {
-        guard let status = try? FileDescriptor.open("/proc/self/status", flags: O_RDONLY).readAll() else { return 0o022 }
+        guard let status = try? FileDescriptor.open("/proc/self/status", flags: O_RDONLY).readAll() else {
+            return 0o022
+        }
         for line in String(decoding: status, as: UTF8.self).split(separator: "\n") where line.hasPrefix("Umask:") {
             return mode_t(line.dropFirst(6).trimmingCharacters(in: .whitespaces), radix: 8) ?? 0o022
         }

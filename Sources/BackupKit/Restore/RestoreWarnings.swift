@@ -25,13 +25,20 @@ struct RestoreWarnings {
             lines.append("the archive has no devicectl manifest (\(Manifest.memberName)): nothing could be verified")
         }
         if deviceLocal > 0 {
-            lines.append("skipped \(deviceLocal) DeviceLocal/ members: device-local state is never restored (this device keeps its own identity)")
+            lines.append(
+                "skipped \(deviceLocal) DeviceLocal/ members: device-local state is never restored "
+                    + "(this device keeps its own identity)"
+            )
         }
         if otherXattrs > 0 {
-            lines.append("skipped \(otherXattrs) extended attributes outside user.* (\(otherXattrNames.joined(separator: ", "))): only user.* is restored")
+            lines.append(
+                "skipped \(otherXattrs) extended attributes outside user.* "
+                    + "(\(otherXattrNames.joined(separator: ", "))): only user.* is restored"
+            )
         }
         if symlinkXattrs > 0 {
-            lines.append("skipped \(symlinkXattrs) extended attributes on symlinks (Linux does not allow user.* on symlinks)")
+            lines.append(
+                "skipped \(symlinkXattrs) extended attributes on symlinks (Linux does not allow user.* on symlinks)")
         }
         for name in staleStaging {
             lines.append("removed \(name), left by an interrupted restore")

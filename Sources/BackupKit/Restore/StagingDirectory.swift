@@ -48,6 +48,13 @@ final class StagingDirectory {
             let pidText = name.dropFirst(prefix.count).prefix { $0 != "-" }
             guard let pid = Int32(pidText), pid > 0 else { continue }
             if kill(pid, 0) == 0 || errno != ESRCH { continue }  // still running (or not ours to judge)
+            // Killed while moving the staged tree into ROOT: put ROOT back first (see StagingJournal).
+            let stale = CName(entry.name).withPointer { openat(root.rawValue, $0, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
+            if stale >= 0 {
+                let staleDirectory = FileDescriptor(rawValue: stale, path: "\(rootPath)/\(name)")
+                try StagingJournal.rollBack(staging: stale, root: root.rawValue, display: staleDirectory.path)
+                try staleDirectory.close()
+            }
             try TreeRemoval.remove(entry.name, in: root.rawValue, display: "\(rootPath)/\(name)")
             removed.append(name)
         }
@@ -63,41 +70,36 @@ final class StagingDirectory {
 
     /// Moves every top-level entry of the staging directory into ROOT: renameat2(RENAME_NOREPLACE), or
     /// RENAME_EXCHANGE with ROOT's existing (empty skeleton) entry of that name, which lands in the staging
-    /// directory and goes with it. If any move fails, the moves already made are undone before throwing.
-    /// Returns the names moved.
-    func moveIntoPlace() throws -> [[UInt8]] {
-        var journal: [(name: CName, exchanged: Bool)] = []
-        var moved: [[UInt8]] = []
+    /// directory and goes with it. If any move fails, the moves already made are undone before throwing; if
+    /// the process dies between two moves, the journal written first lets the next restore undo them
+    /// (`removeStale`). `sync` flushes the journal to disk before the first move. Returns the names moved.
+    func moveIntoPlace(sync: Bool = true) throws -> [[UInt8]] {
+        let names = try DirectoryEntries.list(directory.rawValue, display: path).map(\.name).filter { $0 != StagingJournal.name }
+        try StagingJournal.write(
+            try StagingJournal.entries(names, staging: directory.rawValue, root: root.rawValue, display: path),
+            in: directory.rawValue, display: path, sync: sync)
         do {
-            for entry in try DirectoryEntries.list(directory.rawValue, display: path) {
-                let cName = CName(entry.name)
+            for name in names {
+                let cName = CName(name)
                 let status = cName.withPointer {
                     csupport_renameat2(directory.rawValue, $0, root.rawValue, $0, CSUPPORT_RENAME_NOREPLACE)
                 }
-                if status == 0 {
-                    journal.append((cName, false))
-                } else if errno == EEXIST {
+                if status != 0 && errno == EEXIST {
                     try SystemError.check("renameat2", path: "\(rootPath)/\(cName.text)") {
                         cName.withPointer {
                             csupport_renameat2(directory.rawValue, $0, root.rawValue, $0, CSUPPORT_RENAME_EXCHANGE)
                         }
                     }
-                    journal.append((cName, true))
-                } else {
+                } else if status != 0 {
                     throw SystemError("renameat2", path: "\(rootPath)/\(cName.text)")
                 }
-                moved.append(entry.name)
             }
         } catch {
-            for (cName, exchanged) in journal.reversed() {
-                _ = cName.withPointer {
-                    exchanged
-                        ? csupport_renameat2(directory.rawValue, $0, root.rawValue, $0, CSUPPORT_RENAME_EXCHANGE)
-                        : csupport_renameat2(root.rawValue, $0, directory.rawValue, $0, CSUPPORT_RENAME_NOREPLACE)
-                }
-            }
+            // The journal knows what moved: undo exactly that (and remove the journal).
+            _ = try? StagingJournal.rollBack(staging: directory.rawValue, root: root.rawValue, display: path)
             throw error
         }
-        return moved
+        StagingJournal.remove(in: directory.rawValue)
+        return names
     }
 }

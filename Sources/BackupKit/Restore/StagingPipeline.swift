@@ -147,7 +147,9 @@ final class StagingPipeline: @unchecked Sendable {
                 var done = 0
                 while done < count {
                     let n = try SystemError.check("write", path: file.path) {
-                        pwrite(file.rawValue, batch.arena.baseAddress! + start + done, count - done, off_t(offset) + off_t(done))
+                        pwrite(
+                            file.rawValue, batch.arena.baseAddress! + start + done, count - done,
+                            off_t(offset) + off_t(done))
                     }
                     done += n
                 }

@@ -33,7 +33,8 @@ final class StagingTree {
     /// Fail when `objects` would exceed this.
     let objectLimit: UInt64
 
-    private static let beneath = CSUPPORT_RESOLVE_BENEATH | CSUPPORT_RESOLVE_NO_SYMLINKS | CSUPPORT_RESOLVE_NO_MAGICLINKS
+    private static let beneath =
+        CSUPPORT_RESOLVE_BENEATH | CSUPPORT_RESOLVE_NO_SYMLINKS | CSUPPORT_RESOLVE_NO_MAGICLINKS
 
     init(root: FileDescriptor, objectLimit: UInt64) {
         self.root = root
@@ -48,8 +49,9 @@ final class StagingTree {
         try count()
         let name = CName(path.name)
         let fd = name.withPointer {
-            csupport_openat2(parent, $0, UInt64(UInt32(bitPattern: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC)),
-                             UInt64(permissions), StagingTree.beneath)
+            csupport_openat2(
+                parent, $0, UInt64(UInt32(bitPattern: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC)),
+                UInt64(permissions), StagingTree.beneath)
         }
         if fd < 0 { throw refusal(errno, path, creating: "file") }
         return FileDescriptor(rawValue: fd, path: path.text)
@@ -78,7 +80,8 @@ final class StagingTree {
     func createSymlink(_ path: MemberPath, target: [UInt8]) throws {
         let parent = try parentDirectory(of: path)
         try count()
-        let name = CName(path.name), destination = CName(target)
+        let name = CName(path.name)
+        let destination = CName(target)
         let status = destination.withPointer { target in name.withPointer { symlinkat(target, parent, $0) } }
         if status != 0 { throw refusal(errno, path, creating: "symlink") }
         symlinks.append(path.bytes)
@@ -96,7 +99,8 @@ final class StagingTree {
             } catch RestoreError.refusedMember(_, let reason) {
                 throw RestoreError.refusedMember(path.text, reason: "hard link target '\(target.text)': \(reason)")
             } catch let error as SystemError where error.code == ENOENT {
-                throw RestoreError.refusedMember(path.text, reason: "hard link target '\(target.text)' is not a file restored by an earlier member")
+                throw RestoreError.refusedMember(
+                    path.text, reason: "hard link target '\(target.text)' is not a file restored by an earlier member")
             }
         }
         let targetDirectory = targetParent?.rawValue ?? root.rawValue
@@ -108,12 +112,14 @@ final class StagingTree {
             targetKind = nil
         }
         guard targetKind == .regular else {
-            let what = targetKind.map { "a \($0.rawValue), not a regular file" } ?? "not a file restored by an earlier member"
+            let what =
+                targetKind.map { "a \($0.rawValue), not a regular file" } ?? "not a file restored by an earlier member"
             throw RestoreError.refusedMember(path.text, reason: "hard link target '\(target.text)' is \(what)")
         }
         let parent = try parentDirectory(of: path)
         let name = CName(path.name)
-        let status = targetName.withPointer { from in name.withPointer { linkat(targetDirectory, from, parent, $0, 0) } }
+        let status = targetName.withPointer { from in name.withPointer { linkat(targetDirectory, from, parent, $0, 0) }
+        }
         if status != 0 { throw refusal(errno, path, creating: "hard link") }
     }
 
@@ -178,8 +184,9 @@ final class StagingTree {
         for link in symlinks {
             let name = CName(link)
             let fd = name.withPointer {
-                csupport_openat2(root.rawValue, $0, UInt64(UInt32(bitPattern: CSUPPORT_O_PATH | O_CLOEXEC)), 0,
-                                 CSUPPORT_RESOLVE_BENEATH | CSUPPORT_RESOLVE_NO_MAGICLINKS)
+                csupport_openat2(
+                    root.rawValue, $0, UInt64(UInt32(bitPattern: CSUPPORT_O_PATH | O_CLOEXEC)), 0,
+                    CSUPPORT_RESOLVE_BENEATH | CSUPPORT_RESOLVE_NO_MAGICLINKS)
             }
             if fd >= 0 {
                 Glibc.close(fd)
@@ -209,8 +216,9 @@ final class StagingTree {
     ) throws -> FileDescriptor {
         let open = { (directory: Int32, name: CName) -> Int32 in
             name.withPointer {
-                csupport_openat2(directory, $0, UInt64(UInt32(bitPattern: flags | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)), 0,
-                                 StagingTree.beneath)
+                csupport_openat2(
+                    directory, $0, UInt64(UInt32(bitPattern: flags | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)), 0,
+                    StagingTree.beneath)
             }
         }
         let whole = open(root.rawValue, CName(relative))
@@ -232,7 +240,10 @@ final class StagingTree {
             if fd < 0 { throw refusal(errno, nil, display: display, creating: "directory") }
             current = FileDescriptor(rawValue: fd, path: display)
         }
-        guard let current else { return try FileDescriptor(rawValue: SystemError.check("dup", path: display) { dup(root.rawValue) }, path: display) }
+        guard let current else {
+            return try FileDescriptor(
+                rawValue: SystemError.check("dup", path: display) { dup(root.rawValue) }, path: display)
+        }
         return current
     }
 
@@ -245,18 +256,23 @@ final class StagingTree {
     private func count() throws {
         objects += 1
         if objects > objectLimit {
-            throw RestoreError.noSpace("the archive has more entries than ROOT's file system has free inodes (\(objectLimit))")
+            throw RestoreError.noSpace(
+                "the archive has more entries than ROOT's file system has free inodes (\(objectLimit))")
         }
     }
 
     /// Turns an errno from a create/open into a refusal naming the member (containment errors) or a SystemError.
-    private func refusal(_ code: Int32, _ path: MemberPath?, display: String? = nil, creating what: String) -> any Error {
+    private func refusal(_ code: Int32, _ path: MemberPath?, display: String? = nil, creating what: String) -> any Error
+    {
         let member = path?.text ?? display ?? "?"
         switch code {
         case EEXIST:
-            return RestoreError.refusedMember(member, reason: "a \(what) at a path an earlier member already created (duplicate or conflicting member)")
+            return RestoreError.refusedMember(
+                member,
+                reason: "a \(what) at a path an earlier member already created (duplicate or conflicting member)")
         case ELOOP, ENOTDIR:
-            return RestoreError.refusedMember(member, reason: "its path goes through a symlink or something that is not a directory")
+            return RestoreError.refusedMember(
+                member, reason: "its path goes through a symlink or something that is not a directory")
         case EXDEV:
             return RestoreError.refusedMember(member, reason: "its path resolves outside the restore root")
         default:

@@ -1,39 +1,17 @@
-// ArchiveFormat: how restore, verify and list print counts, sizes, modes and times.
+// ArchiveFormat: how list prints modes and times (counts and sizes come from ProgressBar).
 import BackupKit
 import Foundation
 import Glibc
 
-/// Text formatting shared by the archive-reading commands.
+/// Text formatting for archive members.
 enum ArchiveFormat {
-    /// `1,234,567`.
-    static func count(_ value: UInt64) -> String {
-        let digits = Array(String(value))
-        var out = ""
-        for (index, digit) in digits.enumerated() {
-            if index > 0 && (digits.count - index) % 3 == 0 { out.append(",") }
-            out.append(digit)
-        }
-        return out
-    }
-
-    /// Decimal units: `999 B`, `1.2 kB`, `200.1 MB`.
-    static func bytes(_ value: UInt64) -> String {
-        if value < 1000 { return "\(value) B" }
-        let units = ["kB", "MB", "GB", "TB", "PB"]
-        var amount = Double(value) / 1000
-        var unit = 0
-        while amount >= 1000 && unit < units.count - 1 {
-            amount /= 1000
-            unit += 1
-        }
-        return String(format: "%.1f %@", amount, units[unit])
-    }
-
     /// `drwxr-xr-x` from a member's kind and permission bits (`h` for a hard link, as `tar -tv` shows it).
     static func mode(_ kind: ArchiveReader.Kind, _ permissions: UInt32) -> String {
         var text = String(kind.letter)
-        let bits: [(UInt32, Character)] = [(0o400, "r"), (0o200, "w"), (0o100, "x"), (0o040, "r"), (0o020, "w"), (0o010, "x"),
-                                          (0o004, "r"), (0o002, "w"), (0o001, "x")]
+        let bits: [(UInt32, Character)] = [
+            (0o400, "r"), (0o200, "w"), (0o100, "x"), (0o040, "r"), (0o020, "w"), (0o010, "x"),
+            (0o004, "r"), (0o002, "w"), (0o001, "x"),
+        ]
         for (bit, letter) in bits { text.append(permissions & bit != 0 ? letter : "-") }
         var characters = Array(text)
         if permissions & 0o4000 != 0 { characters[3] = characters[3] == "x" ? "s" : "S" }
@@ -47,8 +25,9 @@ enum ArchiveFormat {
         var value = time_t(seconds)
         var parts = tm()
         gmtime_r(&value, &parts)
-        var text = String(format: "%04d-%02d-%02dT%02d:%02d:%02d", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
-                          Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
+        var text = String(
+            format: "%04d-%02d-%02dT%02d:%02d:%02d", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
+            Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
         if nanoseconds != 0 { text += String(format: ".%09d", Int(nanoseconds)) }
         return text + "Z"
     }

@@ -39,10 +39,16 @@ enum ListCommand: Command {
         }
         if json {
             context.console.json([
-                "members": members, "manifest": manifestJSON(summary), "format": summary.format, "filters": summary.filters,
+                "members": members, "manifest": manifestJSON(summary), "format": summary.format,
+                "filters": summary.filters,
             ])
         } else {
             for line in manifestLines(summary) { context.console.out(line) }
+        }
+        if let problem = summary.manifestProblem {
+            // Everything readable was listed; a malformed manifest still fails the command, naming it.
+            context.console.err("devicectl: \(archive): the manifest (\(Manifest.memberName)) is malformed: \(problem)")
+            return 1
         }
         return 0
     }
@@ -50,16 +56,21 @@ enum ListCommand: Command {
     /// `-rw-r--r--  0/0      1234 2026-11-29T12:00:00Z  path -> target`.
     static func line(_ member: ArchiveReader.Member) -> String {
         let owner = "\(member.uid)/\(member.gid)"
-        var text = ArchiveFormat.mode(member.kind, member.permissions) + " " + owner.padding(9) + " "
-            + String(member.size).leftPadding(12) + " " + ArchiveFormat.time(member.mtimeSeconds, member.mtimeNanoseconds)
+        var text =
+            ArchiveFormat.mode(member.kind, member.permissions) + " " + owner.padding(9) + " "
+            + String(member.size).leftPadding(12) + " "
+            + ArchiveFormat.time(member.mtimeSeconds, member.mtimeNanoseconds)
             + "  " + member.path
         if let link = member.linkTarget { text += (member.kind == .hardLink ? " link to " : " -> ") + link }
         return text
     }
 
     static func manifestLines(_ summary: ListSummary) -> [String] {
-        var lines = ["", "\(ArchiveFormat.count(summary.members)) members; \(summary.format)"
-            + (summary.filters.isEmpty ? "" : ", " + summary.filters.joined(separator: "+") + " compressed")]
+        var lines = [
+            "",
+            "\(ProgressBar.count(summary.members)) members; \(summary.format)"
+                + (summary.filters.isEmpty ? "" : ", " + summary.filters.joined(separator: "+") + " compressed"),
+        ]
         if let problem = summary.manifestProblem { lines.append("manifest: unreadable: \(problem)") }
         guard let header = summary.header else {
             if summary.manifestProblem == nil { lines.append("no devicectl manifest (not made by 'devicectl backup')") }
@@ -68,17 +79,23 @@ enum ListCommand: Command {
         lines.append("manifest: \(header.format) v\(header.formatVersion), made by \(header.tool) at \(header.created)")
         lines.append("  device: \(header.source.udid ?? "(not a device root)")")
         let apps = header.apps.map { app in
-            "\(app.bundleId) (\(app.name)\(app.widget == nil ? "" : ", widget")\(app.groups.isEmpty ? "" : ", groups " + app.groups.joined(separator: " ")))"
+            "\(app.bundleId) (\(app.name)\(app.widget == nil ? "" : ", widget")"
+                + "\(app.groups.isEmpty ? "" : ", groups " + app.groups.joined(separator: " ")))"
         }
         lines.append("  apps: " + (apps.isEmpty ? "none" : apps.joined(separator: ", ")))
-        lines.append("  widgets: " + (header.widgets.isEmpty ? "none" : header.widgets.map(\.app).joined(separator: ", ")))
+        lines.append(
+            "  widgets: " + (header.widgets.isEmpty ? "none" : header.widgets.map(\.app).joined(separator: ", ")))
         if let totals = summary.totals {
-            lines.append("  totals: \(ArchiveFormat.count(totals.files)) files (\(ArchiveFormat.bytes(totals.bytes))), "
-                + "\(ArchiveFormat.count(totals.directories)) directories, \(ArchiveFormat.count(totals.symlinks)) symlinks, "
-                + "\(ArchiveFormat.count(totals.hardlinks)) hard links")
-            var excluded = "  excluded: \(ArchiveFormat.count(totals.excluded.files)) files (\(ArchiveFormat.bytes(totals.excluded.bytes)))"
+            lines.append(
+                "  totals: \(ProgressBar.count(totals.files)) files (\(ProgressBar.bytes(totals.bytes))), "
+                    + "\(ProgressBar.count(totals.directories)) directories, "
+                    + "\(ProgressBar.count(totals.symlinks)) symlinks, "
+                    + "\(ProgressBar.count(totals.hardlinks)) hard links")
+            var excluded =
+                "  excluded: \(ProgressBar.count(totals.excluded.files)) files "
+                + "(\(ProgressBar.bytes(totals.excluded.bytes)))"
             let reasons = totals.excluded.byReason.sorted { $0.key < $1.key }
-                .map { "\($0.key) \(ArchiveFormat.count($0.value.files)) (\(ArchiveFormat.bytes($0.value.bytes)))" }
+                .map { "\($0.key) \(ProgressBar.count($0.value.files)) (\(ProgressBar.bytes($0.value.bytes)))" }
             if !reasons.isEmpty { excluded += ": " + reasons.joined(separator: ", ") }
             lines.append(excluded)
         }
@@ -98,14 +115,16 @@ enum ListCommand: Command {
             "widgets": header.widgets.map(\.app),
         ]
         if let totals = summary.totals {
-            object["totals"] = [
-                "files": totals.files, "bytes": totals.bytes, "directories": totals.directories, "symlinks": totals.symlinks,
-                "hardlinks": totals.hardlinks,
-                "excluded": [
-                    "files": totals.excluded.files, "bytes": totals.excluded.bytes,
-                    "byReason": totals.excluded.byReason.mapValues { ["files": $0.files, "bytes": $0.bytes] },
-                ] as [String: Any],
-            ] as [String: Any]
+            object["totals"] =
+                [
+                    "files": totals.files, "bytes": totals.bytes, "directories": totals.directories,
+                    "symlinks": totals.symlinks,
+                    "hardlinks": totals.hardlinks,
+                    "excluded": [
+                        "files": totals.excluded.files, "bytes": totals.excluded.bytes,
+                        "byReason": totals.excluded.byReason.mapValues { ["files": $0.files, "bytes": $0.bytes] },
+                    ] as [String: Any],
+                ] as [String: Any]
         }
         if let problem = summary.manifestProblem { object["problem"] = problem }
         return object
@@ -114,7 +133,11 @@ enum ListCommand: Command {
 
 extension String {
     /// Right-aligned in `width` columns.
-    fileprivate func leftPadding(_ width: Int) -> String { count >= width ? self : String(repeating: " ", count: width - count) + self }
+    fileprivate func leftPadding(_ width: Int) -> String {
+        count >= width ? self : String(repeating: " ", count: width - count) + self
+    }
     /// Left-aligned in `width` columns.
-    fileprivate func padding(_ width: Int) -> String { count >= width ? self : self + String(repeating: " ", count: width - count) }
+    fileprivate func padding(_ width: Int) -> String {
+        count >= width ? self : self + String(repeating: " ", count: width - count)
+    }
 }

@@ -33,12 +33,18 @@ enum RestoreCommand: Command {
         }
         var options = RestoreOptions()
         options.now = try context.now(arguments)
-        // TODO: draw the shared ProgressBar (Sources/DevicectlCLI/ProgressBar.swift, from the backup branch) through
-        // `options.progress` once it is on main; --progress/--no-progress are accepted meanwhile.
-        _ = context.showsProgress(arguments)
+        let bar = ProgressBar(console: context.console, enabled: context.showsProgress(arguments), label: "restoring")
+        options.progress = { bar.update(files: $0.files, bytes: $0.bytes, seconds: $0.seconds) }
         InterruptSignal.install()
         defer { InterruptSignal.uninstall() }
-        let report = try ArchiveRestore.restore(archive: archive, root: root, options: options)
+        let report: RestoreReport
+        do {
+            report = try ArchiveRestore.restore(archive: archive, root: root, options: options)
+            bar.finish()
+        } catch {
+            bar.finish()
+            throw error
+        }
         for warning in report.warnings { context.console.warn(warning) }
         if arguments.flag("--json") {
             context.console.json(json(report, root: root))
@@ -60,12 +66,15 @@ enum RestoreCommand: Command {
     static func summary(_ report: RestoreReport, archive: String, root: String) -> String {
         var lines = [
             "devicectl: restored \(archive) onto \(root)\(report.initialized ? " (initialised as a new device)" : "")",
-            "  \(ArchiveFormat.count(report.files)) files (\(ArchiveFormat.bytes(report.bytes))), "
-                + "\(ArchiveFormat.count(report.directories)) directories, \(ArchiveFormat.count(report.symlinks)) symlinks, "
-                + "\(ArchiveFormat.count(report.hardlinks)) hard links in \(String(format: "%.2f", report.seconds)) s",
+            "  \(ProgressBar.count(report.files)) files (\(ProgressBar.bytes(report.bytes))), "
+                + "\(ProgressBar.count(report.directories)) directories, "
+                + "\(ProgressBar.count(report.symlinks)) symlinks, "
+                + "\(ProgressBar.count(report.hardlinks)) hard links in \(String(format: "%.2f", report.seconds)) s",
         ]
         if report.verified {
-            lines.append("  verified: every file's SHA-256 matches the manifest" + (report.metadataVerified ? ", and all metadata" : ""))
+            lines.append(
+                "  verified: every file's SHA-256 matches the manifest"
+                    + (report.metadataVerified ? ", and all metadata" : ""))
         } else {
             lines.append("  not verified: the archive has no manifest")
         }

@@ -29,23 +29,30 @@ enum VerifyCommand: Command {
         if arguments.flag("--json") {
             context.console.json([
                 "ok": report.isValid, "manifest": report.hasManifest, "metadataChecked": report.metadataChecked,
-                "members": report.members, "files": report.files, "bytes": report.bytes, "directories": report.directories,
+                "members": report.members, "files": report.files, "bytes": report.bytes,
+                "directories": report.directories,
                 "symlinks": report.symlinks, "hardlinks": report.hardlinks, "problems": report.problems,
                 "problemCount": report.problemCount, "format": report.format, "filters": report.filters,
                 "device": report.header?.source.udid ?? NSNull(),
             ])
         }
         if report.isValid {
-            context.console.err("devicectl: \(archive) is intact: \(ArchiveFormat.count(report.files)) files "
-                + "(\(ArchiveFormat.bytes(report.bytes))) match the manifest's SHA-256, \(ArchiveFormat.count(report.members)) members"
-                + (report.metadataChecked ? "; metadata and manifest verified too" : ""))
+            context.console.err(
+                "devicectl: \(archive) is intact: \(ProgressBar.count(report.files)) files "
+                    + "(\(ProgressBar.bytes(report.bytes))) match the manifest's SHA-256, "
+                    + "\(ProgressBar.count(report.members)) members"
+                    + (report.metadataChecked ? "; metadata and manifest verified too" : ""))
             return 0
         }
         for problem in report.problems { context.console.err("devicectl: verify: \(problem)") }
         if report.problemCount > report.problems.count {
-            context.console.err("devicectl: verify: ... and \(report.problemCount - report.problems.count) more problems")
+            context.console.err(
+                "devicectl: verify: ... and \(report.problemCount - report.problems.count) more problems")
         }
-        context.console.err("devicectl: \(archive) failed verification (\(report.problemCount) problem\(report.problemCount == 1 ? "" : "s"))")
+        context.console.err(
+            "devicectl: \(archive) failed verification "
+                + "(\(report.problemCount) problem\(report.problemCount == 1 ? "" : "s"))"
+        )
         return 1
     }
 }

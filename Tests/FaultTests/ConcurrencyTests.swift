@@ -1,0 +1,107 @@
+// ConcurrencyTests: two devicectl processes on the same archive path or the same ROOT: never two writers.
+// A second backup to an archive being written refuses clearly; of two restores onto one ROOT exactly one
+// restores and the other refuses (it waits for the device lock, then finds the device no longer fresh);
+// a backup of a ROOT being restored waits and archives the finished restore.
+import Foundation
+import Glibc
+import TestSupport
+import Testing
+
+@Suite(.serialized) struct ConcurrencyTests {
+    @Test func aSecondBackupToTheSameArchiveRefusesWhileTheFirstWrites() throws {
+        try FaultScratch.with { scratch in
+            let tree = try FaultScratch.fill(scratch.base + "/tree", files: 400, size: 256 << 10)
+            let archive = scratch.base + "/out/b.tar"
+            try FileManager.default.createDirectory(atPath: scratch.base + "/out", withIntermediateDirectories: true)
+            let first = try ChildProcess.devicectl(["backup", tree, "-o", archive])
+            let temporary = scratch.base + "/out/.b.tar.devicectl-tmp-\(first.pid)"
+            #expect(first.wait(upTo: 10) { access(temporary, F_OK) == 0 }, "the first backup never started writing")
+            let second = try scratch.run(["backup", tree, "-o", archive])
+            FaultScratch.expectCleanFailure(second, mentioning: ["another devicectl (pid \(first.pid)) is writing \(archive)"])
+            #expect(first.isRunning, "the first backup finished too soon to prove anything")
+            #expect(first.finish())
+            #expect(first.status == 0, "\(first.stderr)")
+            try scratch.ok(["verify", archive])
+            #expect(try FaultScratch.names(in: scratch.base + "/out") == ["b.tar"])
+        }
+    }
+
+    @Test func backupsStartedTogetherNeverWriteTheSameArchiveAtOnce() throws {
+        try FaultScratch.with { scratch in
+            let tree = try FaultScratch.fill(scratch.base + "/tree", files: 200, size: 64 << 10)
+            let out = scratch.base + "/out"
+            try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+            let children = try (0..<6).map { _ in try ChildProcess.devicectl(["backup", tree, "-o", out + "/b.tar"]) }
+            // Watch the directory while they run: at most one temporary file (one writer) at any moment.
+            var most = 0
+            while children.contains(where: \.isRunning) {
+                let writers = (try? FaultScratch.names(in: out).filter { $0.hasPrefix(".b.tar.devicectl-tmp-") }.count) ?? 0
+                most = max(most, writers)
+                usleep(200)
+            }
+            #expect(most <= 1, "\(most) backups wrote the same archive at once")
+            for child in children where child.status != 0 {
+                #expect(child.status == 1)
+                #expect(child.stderr.contains("is writing \(out)/b.tar right now"), "\(child.stderr)")
+            }
+            #expect(children.contains { $0.status == 0 })
+            try scratch.ok(["verify", out + "/b.tar"])
+            #expect(try FaultScratch.names(in: out) == ["b.tar"])
+        }
+    }
+
+    @Test(arguments: [true, false])
+    func twoRestoresOntoOneRootTakeTurnsAndOnlyOneRestores(_ rootExists: Bool) throws {
+        try FaultScratch.with { scratch in
+            let phone = try scratch.phone(files: 300, size: 8192)
+            let archive = scratch.base + "/phone.tar"
+            try scratch.ok(["backup", phone, "-o", archive])
+            let referenceRoot = try scratch.freshDevice("reference")
+            try scratch.ok(["restore", archive, referenceRoot])
+            let reference = try FaultScratch.restoredContent(referenceRoot)
+            for round in 0..<4 {
+                let root = scratch.base + "/target\(round)"
+                if rootExists { try scratch.ok(["init", root]) }
+                let children = try (0..<2).map { _ in try ChildProcess.devicectl(["restore", archive, root]) }
+                for child in children { #expect(child.finish()) }
+                let statuses: [Int32] = children.map { $0.status }.sorted()
+                let messages: [String] = children.map { $0.stderr }
+                #expect(statuses == [0, 1], "round \(round): \(messages)")
+                for child in children where child.status == 1 {
+                    #expect(child.stderr.contains("is not a fresh device"), "\(child.stderr)")
+                }
+                let restored = try FaultScratch.restoredContent(root)
+                #expect(restored == reference, "\(snapshotDifference(reference, restored))")
+                let leftovers = try FaultScratch.names(in: root).filter { $0.hasPrefix(".devicectl-restore-") }
+                #expect(leftovers.isEmpty)
+            }
+        }
+    }
+
+    @Test func aBackupOfARootBeingRestoredWaitsAndArchivesTheWholeRestore() throws {
+        try FaultScratch.with { scratch in
+            let phone = try scratch.phone(files: 1500, size: 8192)
+            let archive = scratch.base + "/phone.tar"
+            try scratch.ok(["backup", phone, "-o", archive])
+            let root = try scratch.freshDevice("target")
+            let restore = try ChildProcess.devicectl(["restore", archive, root])
+            #expect(restore.wait(upTo: 10) { (try? FaultScratch.names(in: root).contains { $0.hasPrefix(".devicectl-restore-") }) == true })
+            let backup = try ChildProcess.devicectl(["backup", root, "-o", scratch.base + "/again.tar"])
+            #expect(restore.finish() && backup.finish())
+            #expect(restore.status == 0, "\(restore.stderr)")
+            #expect(backup.status == 0, "\(backup.stderr)")
+            // The second backup holds exactly what the first did: it never saw a half-restored device.
+            let first = try scratch.ok(["list", archive, "--json"]).stdoutData
+            let second = try scratch.ok(["list", scratch.base + "/again.tar", "--json"]).stdoutData
+            #expect(try Self.files(first) == Self.files(second))
+        }
+    }
+
+    /// "path size" of each regular file (the manifest aside: its header names the device) in `list --json` output.
+    static func files(_ json: Data) throws -> [String] {
+        let object = try #require(try JSONSerialization.jsonObject(with: json) as? [String: Any])
+        let members = try #require(object["members"] as? [[String: Any]])
+        return members.filter { $0["type"] as? String == "file" && $0["path"] as? String != ".devicectl-manifest.jsonl" }
+            .map { "\($0["path"] ?? "") \($0["size"] ?? "")" }.sorted()
+    }
+}

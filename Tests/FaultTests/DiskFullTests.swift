@@ -1,0 +1,111 @@
+// DiskFullTests: no space, a file-size limit or an I/O error while writing, during backup and during restore:
+// a clean failure naming the cause, exit 1, no partial archive, ROOT untouched. Faults come from RLIMIT_FSIZE
+// (prlimit), a small tmpfs in a private mount namespace, and strace's errno injection at the n-th write.
+import Foundation
+import Glibc
+import TestSupport
+import Testing
+
+@Suite(.serialized) struct DiskFullTests {
+    // MARK: - Backup
+
+    @Test(arguments: [64 << 10, 4 << 20])
+    func aFileSizeLimitFailsTheBackupAndKeepsThePreviousArchive(_ limit: Int) throws {
+        try FaultScratch.with { scratch in
+            let tree = try FaultScratch.fill(scratch.base + "/tree", files: 100, size: 100 << 10)
+            let out = scratch.base + "/out"
+            try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+            try FaultScratch.fill(out + "/small", files: 1, size: 10)
+            try scratch.ok(["backup", out + "/small", "-o", out + "/b.tar"])
+            let previous = try Data(contentsOf: URL(fileURLWithPath: out + "/b.tar"))
+            let result = try Shell.run(
+                "prlimit", ["--fsize=\(limit)", DevicectlBinary.path, "backup", tree, "-o", out + "/b.tar"])
+            FaultScratch.expectCleanFailure(result, mentioning: ["write(\(out)/b.tar): File too large"])
+            #expect(try Data(contentsOf: URL(fileURLWithPath: out + "/b.tar")) == previous)
+            #expect(try FaultScratch.names(in: out) == ["b.tar", "small"])
+        }
+    }
+
+    @Test(arguments: ["ENOSPC", "EIO", "EDQUOT"])
+    func aWriteErrorFailsTheBackupNamingTheArchive(_ error: String) throws {
+        try FaultScratch.with { scratch in
+            let tree = try FaultScratch.fill(scratch.base + "/tree", files: 100, size: 100 << 10)
+            let out = scratch.base + "/out"
+            try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+            let result = try scratch.runInjecting(
+                "write", "error=\(error)", when: "5", path: nil, ["backup", tree, "-o", out + "/b.tar"])
+            FaultScratch.expectCleanFailure(result, mentioning: ["\(out)/b.tar", String(cString: strerror(Self.code(error)))])
+            #expect(try FaultScratch.names(in: out) == [])
+        }
+    }
+
+    // MARK: - Restore
+
+    /// A backup of a device with 200 documents of 64 KiB (13 MB).
+    static func archive(_ scratch: FaultScratch) throws -> String {
+        let phone = try scratch.phone(files: 200, size: 64 << 10)
+        let archive = scratch.base + "/phone.tar"
+        try scratch.ok(["backup", phone, "-o", archive])
+        return archive
+    }
+
+    @Test func aFileSizeLimitFailsTheRestoreAndChangesNothing() throws {
+        try FaultScratch.with { scratch in
+            let archive = try Self.archive(scratch)
+            let root = try scratch.freshDevice("target")
+            let before = try FaultScratch.snapshot(root)
+            let result = try Shell.run("prlimit", ["--fsize=32768", DevicectlBinary.path, "restore", archive, root])
+            FaultScratch.expectCleanFailure(result, mentioning: ["File too large", "nothing was restored"])
+            #expect(try FaultScratch.snapshot(root) == before)
+            // Onto a ROOT that does not exist yet: it still does not.
+            let absent = scratch.base + "/absent"
+            let parentBefore = try FaultScratch.snapshot(scratch.base + "/sentinel")
+            let second = try Shell.run("prlimit", ["--fsize=32768", DevicectlBinary.path, "restore", archive, absent])
+            FaultScratch.expectCleanFailure(second, mentioning: ["File too large"])
+            #expect(!FileManager.default.fileExists(atPath: absent))
+            #expect(try FaultScratch.snapshot(scratch.base + "/sentinel") == parentBefore)
+        }
+    }
+
+    @Test(arguments: [("pwrite64", "ENOSPC"), ("pwrite64", "EIO"), ("openat2", "EDQUOT"), ("mkdirat", "ENOSPC"),
+                      ("renameat2", "EIO")])
+    func aFailingSystemCallFailsTheRestoreAndChangesNothing(_ syscall: String, _ error: String) throws {
+        try FaultScratch.with { scratch in
+            let archive = try Self.archive(scratch)
+            let root = try scratch.freshDevice("target")
+            let before = try FaultScratch.snapshot(root)
+            // The third rename is the exchange of the second top-level entry: the first is already in ROOT.
+            let when = syscall == "renameat2" ? "4" : "30"
+            let result = try scratch.runInjecting(syscall, "error=\(error)", when: when, ["restore", archive, root])
+            FaultScratch.expectCleanFailure(result, mentioning: [String(cString: strerror(Self.code(error))), "nothing was restored"])
+            let after = try FaultScratch.snapshot(root)
+            #expect(after == before, "\(snapshotDifference(before, after))")
+        }
+    }
+
+    @Test func aSmallFileSystemFailsTheRestoreAndChangesNothing() throws {
+        try FaultScratch.with { scratch in
+            let archive = try Self.archive(scratch)
+            // A 4 MiB tmpfs in a private mount namespace holds a fresh device; the 13 MB archive cannot fit.
+            let script = """
+                mount -t tmpfs -o size=4m none "$1" || exit 99
+                "$2" init "$1/phone" > /dev/null || exit 98
+                snapshot() { (cd "$1/phone" && find . -printf '%p %y %m %s %T@\\n' | LC_ALL=C sort && find . -type f -exec sha256sum {} + | LC_ALL=C sort); }
+                before=$(snapshot "$1")
+                "$2" restore "$3" "$1/phone"; status=$?
+                [ "$before" = "$(snapshot "$1")" ] && echo UNCHANGED
+                exit $status
+                """
+            try FileManager.default.createDirectory(atPath: scratch.base + "/mnt", withIntermediateDirectories: true)
+            let result = try Shell.run(
+                "unshare", ["--mount", "--propagation", "private", "sh", "-c", script, "sh", scratch.base + "/mnt", DevicectlBinary.path, archive])
+            try #require(result.status != 99, "cannot mount tmpfs here: \(result.stderr)")
+            FaultScratch.expectCleanFailure(result, mentioning: ["nothing was restored"])
+            #expect(result.stdout.contains("UNCHANGED"), "\(result.stdout)")
+        }
+    }
+
+    static func code(_ name: String) -> Int32 {
+        ["ENOSPC": ENOSPC, "EIO": EIO, "EDQUOT": EDQUOT, "EFBIG": EFBIG][name]!
+    }
+}

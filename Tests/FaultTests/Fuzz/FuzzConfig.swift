@@ -1,0 +1,34 @@
+// FuzzConfig: how many cases the archive fuzzer runs and with which seed. CI runs the defaults (a fixed
+// seed, a few thousand cases); `make fuzz N=... SEED=...` sets the environment for long runs.
+import Foundation
+
+/// Fuzzer settings, from FUZZ_* environment variables or the CI defaults.
+struct FuzzConfig {
+    /// FUZZ_SEED: the run's seed (case i's mutations depend only on the seed and i).
+    var seed: UInt64 = 20_261_201
+    /// FUZZ_CASES: how many cases.
+    var cases = 2500
+    /// FUZZ_FIRST: the first case index (to split a long run).
+    var first = 0
+    /// FUZZ_CASE: run only this case (to reproduce a finding).
+    var only: Int?
+    /// Seconds a verify or restore of one case may take before it counts as a hang.
+    var caseBudget = 5.0
+    /// Seconds after which the watchdog aborts the process (a call that never returns).
+    var hardLimit = 60.0
+    /// FUZZ_BINARY_EVERY: every n-th case also runs the devicectl binary (0: never).
+    var binaryEvery = 60
+    /// FUZZ_ARTIFACTS: a directory to save each finding's input and description in.
+    var artifacts: String?
+
+    static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> FuzzConfig {
+        var config = FuzzConfig()
+        if let value = environment["FUZZ_SEED"].flatMap({ UInt64($0) }) { config.seed = value }
+        if let value = environment["FUZZ_CASES"].flatMap({ Int($0) }) { config.cases = value }
+        if let value = environment["FUZZ_FIRST"].flatMap({ Int($0) }) { config.first = value }
+        config.only = environment["FUZZ_CASE"].flatMap { Int($0) }
+        if let value = environment["FUZZ_BINARY_EVERY"].flatMap({ Int($0) }) { config.binaryEvery = value }
+        if let value = environment["FUZZ_ARTIFACTS"], !value.isEmpty { config.artifacts = value }
+        return config
+    }
+}

@@ -1,0 +1,83 @@
+// ChildProcess: a devicectl (or any program) started in the background, to be signalled, killed or timed
+// out by a fault test. Output goes to files so a chatty child never blocks.
+import Foundation
+import Glibc
+import TestSupport
+
+/// A running child process with its stdout and stderr captured in files.
+final class ChildProcess {
+    let process = Process()
+    private let scratch: String
+    private let outFile: FileHandle
+    private let errFile: FileHandle
+
+    var pid: Int32 { process.processIdentifier }
+    var isRunning: Bool { process.isRunning }
+
+    /// Starts `executable arguments...` (an absolute path, or a name looked up in PATH).
+    init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], stdin: String? = nil) throws {
+        scratch = try makeTemporaryDirectory()
+        _ = FileManager.default.createFile(atPath: scratch + "/out", contents: nil)
+        _ = FileManager.default.createFile(atPath: scratch + "/err", contents: nil)
+        outFile = try FileHandle(forWritingTo: URL(fileURLWithPath: scratch + "/out"))
+        errFile = try FileHandle(forWritingTo: URL(fileURLWithPath: scratch + "/err"))
+        process.executableURL = URL(fileURLWithPath: executable.hasPrefix("/") ? executable : "/usr/bin/env")
+        process.arguments = executable.hasPrefix("/") ? arguments : [executable] + arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.standardOutput = outFile
+        process.standardError = errFile
+        process.standardInput = try stdin.map { try FileHandle(forReadingFrom: URL(fileURLWithPath: $0)) } ?? FileHandle.nullDevice
+        try process.run()
+    }
+
+    /// Starts the built devicectl.
+    static func devicectl(_ arguments: [String], environment: [String: String] = [:], stdin: String? = nil) throws -> ChildProcess {
+        try ChildProcess(DevicectlBinary.path, arguments, environment: environment, stdin: stdin)
+    }
+
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        try? outFile.close()
+        try? errFile.close()
+        removeTree(scratch)
+    }
+
+    /// Polls `condition` every millisecond until it holds, the child exits, or `seconds` pass.
+    @discardableResult
+    func wait(upTo seconds: Double, until condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if condition() { return true }
+            if !process.isRunning { return condition() }
+            usleep(1000)
+        }
+        return condition()
+    }
+
+    /// Sends `signal` and waits for the child to end.
+    func signal(_ signal: Int32) {
+        kill(process.processIdentifier, signal)
+        process.waitUntilExit()
+    }
+
+    /// Waits for the child to exit; kills it (and returns false) after `seconds`.
+    @discardableResult
+    func finish(within seconds: Double = 60) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning && Date() < deadline { usleep(2000) }
+        guard process.isRunning else { return true }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        return false
+    }
+
+    /// The exit status (or the signal number when `killedBy` is set).
+    var status: Int32 { process.terminationStatus }
+    /// The signal that ended the child, or nil when it exited.
+    var killedBy: Int32? { process.terminationReason == .uncaughtSignal ? process.terminationStatus : nil }
+    var stdout: String { (try? String(contentsOfFile: scratch + "/out", encoding: .utf8)) ?? "" }
+    var stderr: String { (try? String(contentsOfFile: scratch + "/err", encoding: .utf8)) ?? "" }
+}
