@@ -84,11 +84,14 @@ import Testing
         try FaultScratch.with { scratch in
             let fixture = try Fixture(scratch)
             // The archive is complete and flushed; SIGKILL arrives at the rename that would publish it.
-            let killed = try scratch.runInjecting("rename", "signal=KILL", when: "1", ["backup", fixture.tree, "-o", fixture.archive])
+            let killed = try scratch.runInjecting(
+                "rename", "signal=KILL", when: "1", ["backup", fixture.tree, "-o", fixture.archive])
             #expect(killed.status == SIGKILL || killed.status == 128 + SIGKILL, "\(killed.stderr)")
             try fixture.expectPreviousArchiveIntact()
             let names = try FaultScratch.names(in: fixture.out)
-            #expect(names.count == 2 && names.contains("b.tar") && names.contains { $0.hasPrefix(".b.tar.devicectl-tmp-") }, "\(names)")
+            #expect(
+                names.count == 2 && names.contains("b.tar") && names.contains { $0.hasPrefix(".b.tar.devicectl-tmp-") },
+                "\(names)")
             try scratch.ok(["backup", fixture.tree, "-o", fixture.archive])
             #expect(try FaultScratch.names(in: fixture.out) == ["b.tar"])
         }
@@ -98,11 +101,14 @@ import Testing
         try FaultScratch.with { scratch in
             let fixture = try Fixture(scratch)
             let stream = scratch.base + "/stream.tar"
-            let child = try ChildProcess("/bin/sh", ["-c", "exec \"$1\" backup \"$2\" -o - > \"$3\"", "sh", DevicectlBinary.path, fixture.tree, stream])
-            #expect(child.wait(upTo: 20) {
-                var status = stat()
-                return stat(stream, &status) == 0 && status.st_size >= 30 << 20
-            })
+            let child = try ChildProcess(
+                "/bin/sh",
+                ["-c", "exec \"$1\" backup \"$2\" -o - > \"$3\"", "sh", DevicectlBinary.path, fixture.tree, stream])
+            #expect(
+                child.wait(upTo: 20) {
+                    var status = stat()
+                    return stat(stream, &status) == 0 && status.st_size >= 30 << 20
+                })
             child.signal(SIGKILL)
             try scratch.fails(["verify", stream])
             let root = try scratch.freshDevice("phone")

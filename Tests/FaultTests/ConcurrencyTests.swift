@@ -17,7 +17,8 @@ import Testing
             let temporary = scratch.base + "/out/.b.tar.devicectl-tmp-\(first.pid)"
             #expect(first.wait(upTo: 10) { access(temporary, F_OK) == 0 }, "the first backup never started writing")
             let second = try scratch.run(["backup", tree, "-o", archive])
-            FaultScratch.expectCleanFailure(second, mentioning: ["another devicectl (pid \(first.pid)) is writing \(archive)"])
+            FaultScratch.expectCleanFailure(
+                second, mentioning: ["another devicectl (pid \(first.pid)) is writing \(archive)"])
             #expect(first.isRunning, "the first backup finished too soon to prove anything")
             #expect(first.finish())
             #expect(first.status == 0, "\(first.stderr)")
@@ -35,7 +36,8 @@ import Testing
             // Watch the directory while they run: at most one temporary file (one writer) at any moment.
             var most = 0
             while children.contains(where: \.isRunning) {
-                let writers = (try? FaultScratch.names(in: out).filter { $0.hasPrefix(".b.tar.devicectl-tmp-") }.count) ?? 0
+                let writers =
+                    (try? FaultScratch.names(in: out).filter { $0.hasPrefix(".b.tar.devicectl-tmp-") }.count) ?? 0
                 most = max(most, writers)
                 usleep(200)
             }
@@ -85,7 +87,10 @@ import Testing
             try scratch.ok(["backup", phone, "-o", archive])
             let root = try scratch.freshDevice("target")
             let restore = try ChildProcess.devicectl(["restore", archive, root])
-            #expect(restore.wait(upTo: 10) { (try? FaultScratch.names(in: root).contains { $0.hasPrefix(".devicectl-restore-") }) == true })
+            #expect(
+                restore.wait(upTo: 10) {
+                    (try? FaultScratch.names(in: root).contains { $0.hasPrefix(".devicectl-restore-") }) == true
+                })
             let backup = try ChildProcess.devicectl(["backup", root, "-o", scratch.base + "/again.tar"])
             #expect(restore.finish() && backup.finish())
             #expect(restore.status == 0, "\(restore.stderr)")
@@ -101,7 +106,9 @@ import Testing
     static func files(_ json: Data) throws -> [String] {
         let object = try #require(try JSONSerialization.jsonObject(with: json) as? [String: Any])
         let members = try #require(object["members"] as? [[String: Any]])
-        return members.filter { $0["type"] as? String == "file" && $0["path"] as? String != ".devicectl-manifest.jsonl" }
-            .map { "\($0["path"] ?? "") \($0["size"] ?? "")" }.sorted()
+        return members.filter {
+            $0["type"] as? String == "file" && $0["path"] as? String != ".devicectl-manifest.jsonl"
+        }
+        .map { "\($0["path"] ?? "") \($0["size"] ?? "")" }.sorted()
     }
 }

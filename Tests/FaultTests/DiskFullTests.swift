@@ -34,7 +34,8 @@ import Testing
             try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
             let result = try scratch.runInjecting(
                 "write", "error=\(error)", when: "5", path: nil, ["backup", tree, "-o", out + "/b.tar"])
-            FaultScratch.expectCleanFailure(result, mentioning: ["\(out)/b.tar", String(cString: strerror(Self.code(error)))])
+            FaultScratch.expectCleanFailure(
+                result, mentioning: ["\(out)/b.tar", String(cString: strerror(Self.code(error)))])
             #expect(try FaultScratch.names(in: out) == [])
         }
     }
@@ -67,8 +68,10 @@ import Testing
         }
     }
 
-    @Test(arguments: [("pwrite64", "ENOSPC"), ("pwrite64", "EIO"), ("openat2", "EDQUOT"), ("mkdirat", "ENOSPC"),
-                      ("renameat2", "EIO")])
+    @Test(arguments: [
+        ("pwrite64", "ENOSPC"), ("pwrite64", "EIO"), ("openat2", "EDQUOT"), ("mkdirat", "ENOSPC"),
+        ("renameat2", "EIO"),
+    ])
     func aFailingSystemCallFailsTheRestoreAndChangesNothing(_ syscall: String, _ error: String) throws {
         try FaultScratch.with { scratch in
             let archive = try Self.archive(scratch)
@@ -77,7 +80,8 @@ import Testing
             // The third rename is the exchange of the second top-level entry: the first is already in ROOT.
             let when = syscall == "renameat2" ? "4" : "30"
             let result = try scratch.runInjecting(syscall, "error=\(error)", when: when, ["restore", archive, root])
-            FaultScratch.expectCleanFailure(result, mentioning: [String(cString: strerror(Self.code(error))), "nothing was restored"])
+            FaultScratch.expectCleanFailure(
+                result, mentioning: [String(cString: strerror(Self.code(error))), "nothing was restored"])
             let after = try FaultScratch.snapshot(root)
             #expect(after == before, "\(snapshotDifference(before, after))")
         }
@@ -98,7 +102,11 @@ import Testing
                 """
             try FileManager.default.createDirectory(atPath: scratch.base + "/mnt", withIntermediateDirectories: true)
             let result = try Shell.run(
-                "unshare", ["--mount", "--propagation", "private", "sh", "-c", script, "sh", scratch.base + "/mnt", DevicectlBinary.path, archive])
+                "unshare",
+                [
+                    "--mount", "--propagation", "private", "sh", "-c", script, "sh", scratch.base + "/mnt",
+                    DevicectlBinary.path, archive,
+                ])
             try #require(result.status != 99, "cannot mount tmpfs here: \(result.stderr)")
             FaultScratch.expectCleanFailure(result, mentioning: ["nothing was restored"])
             #expect(result.stdout.contains("UNCHANGED"), "\(result.stdout)")

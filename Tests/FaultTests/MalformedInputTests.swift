@@ -60,8 +60,10 @@ import Testing
             return "\(base)/\(try #require(try FileManager.default.contentsOfDirectory(atPath: base).first))"
         }
         switch file {
-        case "group metadata": return try container("Shared/AppGroup") + "/.com.apple.mobile_container_manager.metadata.plist"
-        case "data metadata": return try container("Data/Application") + "/.com.apple.mobile_container_manager.metadata.plist"
+        case "group metadata":
+            return try container("Shared/AppGroup") + "/.com.apple.mobile_container_manager.metadata.plist"
+        case "data metadata":
+            return try container("Data/Application") + "/.com.apple.mobile_container_manager.metadata.plist"
         case "info": return try container("Bundle/Application") + "/News.app/Info.plist"
         case "defaults": return try container("Shared/AppGroup") + "/Library/Preferences/group.com.example.news.plist"
         case "iconstate": return root + "/Library/SpringBoard/IconState.plist"
@@ -80,7 +82,9 @@ import Testing
             let path = try Self.path(testCase.file, root)
             try Data("bplist00 but not really\n".utf8).write(to: URL(fileURLWithPath: path))
             let before = try FaultScratch.snapshot(root)
-            let command = testCase.command.map { $0.replacingOccurrences(of: "ROOT", with: root).replacingOccurrences(of: "OUT", with: out) }
+            let command = testCase.command.map {
+                $0.replacingOccurrences(of: "ROOT", with: root).replacingOccurrences(of: "OUT", with: out)
+            }
             try scratch.fails(command, mentioning: [path, "malformed"])
             var after = try FaultScratch.snapshot(root)
             if testCase.command[0] == "widget-refresh" && testCase.file == "defaults" {
@@ -100,7 +104,8 @@ import Testing
             try scratch.ok(["backup", source, "-o", archive])
             let root = try scratch.freshDevice("target")
             let path = try Self.path(file, root)
-            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             try Data("bplist00 but not really\n".utf8).write(to: URL(fileURLWithPath: path))
             let before = try FaultScratch.snapshot(root)
             try scratch.fails(["restore", archive, root], mentioning: [path, "malformed"])
@@ -138,12 +143,15 @@ import Testing
             try #require(made.status == 0, "\(made.stderr)")
             let verify = try scratch.run(["verify", damaged])
             #expect(verify.status == 1)
-            #expect(verify.stderr.contains(".devicectl-manifest.jsonl") || verify.stdout.contains(".devicectl-manifest.jsonl")
-                        || verify.stderr.contains("manifest"), "\(verify.stderr)")
+            #expect(
+                verify.stderr.contains(".devicectl-manifest.jsonl")
+                    || verify.stdout.contains(".devicectl-manifest.jsonl")
+                    || verify.stderr.contains("manifest"), "\(verify.stderr)")
             #expect(verify.stderr.contains(`where`) || verify.stdout.contains(`where`), "\(verify.stderr)")
             #expect(!verify.stderr.contains("Fatal error"))
             let list = try scratch.run(["list", damaged])
-            FaultScratch.expectCleanFailure(list, mentioning: ["the manifest (.devicectl-manifest.jsonl) is malformed: \(`where`)"])
+            FaultScratch.expectCleanFailure(
+                list, mentioning: ["the manifest (.devicectl-manifest.jsonl) is malformed: \(`where`)"])
             let root = try scratch.freshDevice("target")
             let before = try FaultScratch.snapshot(root)
             try scratch.fails(["restore", damaged, root], mentioning: [`where`, "nothing was restored"])
@@ -190,7 +198,8 @@ import Testing
             try scratch.ok(["verify", damaged])
             let root = try scratch.freshDevice("target")
             let before = try FaultScratch.snapshot(root)
-            try scratch.fails(["restore", damaged, root], mentioning: ["the archive's \(member)", "malformed property list"])
+            try scratch.fails(
+                ["restore", damaged, root], mentioning: ["the archive's \(member)", "malformed property list"])
             #expect(try FaultScratch.snapshot(root) == before)
         }
     }

@@ -48,17 +48,22 @@ import Testing
             try FuzzSeeds.makeMixedTree(dir + "/src")
             let archive = dir + "/backup.tar"
             _ = try BackupEngine.backup(
-                BackupRequest(root: dir + "/src", output: .file(archive), created: FuzzSeeds.created, tool: "devicectl test"),
+                BackupRequest(
+                    root: dir + "/src", output: .file(archive), created: FuzzSeeds.created, tool: "devicectl test"),
                 warning: { _ in })
             var bytes = try FuzzSeeds.read(archive)
-            let entry = try #require(TarLayout(bytes).entries.first { String(decoding: $0.name, as: UTF8.self) == tamper.member })
+            let entry = try #require(
+                TarLayout(bytes).entries.first { String(decoding: $0.name, as: UTF8.self) == tamper.member })
             tamper.apply(&bytes, entry)
             try Data(bytes).write(to: URL(fileURLWithPath: archive))
 
             let report = try ArchiveVerification.verify(archive: archive)
             #expect(!report.isValid, "verify accepted: \(tamper)")
-            #expect(report.problems.contains { $0.contains("member metadata") || $0.contains("members") || $0.contains("duplicate") },
-                    "\(report.problems)")
+            #expect(
+                report.problems.contains {
+                    $0.contains("member metadata") || $0.contains("members") || $0.contains("duplicate")
+                },
+                "\(report.problems)")
             let root = dir + "/phone"
             try Device.initialize(root)
             let before = try TreeSnapshot.take(root)
@@ -76,7 +81,8 @@ import Testing
             try FuzzSeeds.makeMixedTree(dir + "/src")
             let archive = dir + "/backup.tar"
             _ = try BackupEngine.backup(
-                BackupRequest(root: dir + "/src", output: .file(archive), created: FuzzSeeds.created, tool: "devicectl test"),
+                BackupRequest(
+                    root: dir + "/src", output: .file(archive), created: FuzzSeeds.created, tool: "devicectl test"),
                 warning: { _ in })
             let report = try ArchiveVerification.verify(archive: archive)
             #expect(report.isValid, "\(report.problems)")

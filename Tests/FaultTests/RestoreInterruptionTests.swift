@@ -30,14 +30,18 @@ import Testing
 
         /// After an interrupted restore: a restore of a damaged archive cleans up and changes nothing else
         /// (ROOT equals `before` exactly), then the real restore succeeds as if nothing had happened.
-        func expectRecoverable(_ root: String, before: [String: String], sourceLocation: SourceLocation = #_sourceLocation) throws {
+        func expectRecoverable(
+            _ root: String, before: [String: String], sourceLocation: SourceLocation = #_sourceLocation
+        ) throws {
             try scratch.fails(["restore", damaged, root], sourceLocation: sourceLocation)
             let after = try FaultScratch.snapshot(root)
             #expect(after == before, "\(snapshotDifference(before, after))", sourceLocation: sourceLocation)
             try scratch.ok(["restore", archive, root], sourceLocation: sourceLocation)
             let restored = try FaultScratch.restoredContent(root)
             #expect(restored == reference, "\(snapshotDifference(reference, restored))", sourceLocation: sourceLocation)
-            #expect(try !FaultScratch.names(in: root).contains { $0.hasPrefix(".devicectl-restore-") }, sourceLocation: sourceLocation)
+            #expect(
+                try !FaultScratch.names(in: root).contains { $0.hasPrefix(".devicectl-restore-") },
+                sourceLocation: sourceLocation)
         }
     }
 
@@ -54,8 +58,10 @@ import Testing
             for (index, (syscall, when)) in Self.points.enumerated() {
                 let root = try scratch.freshDevice("target\(index)")
                 let before = try FaultScratch.snapshot(root)
-                let killed = try scratch.runInjecting(syscall, "signal=KILL", when: when, ["restore", fixture.archive, root])
-                #expect(killed.status == SIGKILL || killed.status == 128 + SIGKILL, "\(syscall)#\(when): \(killed.stderr)")
+                let killed = try scratch.runInjecting(
+                    syscall, "signal=KILL", when: when, ["restore", fixture.archive, root])
+                #expect(
+                    killed.status == SIGKILL || killed.status == 128 + SIGKILL, "\(syscall)#\(when): \(killed.stderr)")
                 try fixture.expectRecoverable(root, before: before)
             }
         }
@@ -71,7 +77,9 @@ import Testing
             _ = try scratch.runInjecting("openat2", "signal=KILL", when: "30", ["restore", fixture.archive, root])
             let staging = try #require(try FaultScratch.names(in: root).first { $0.hasPrefix(".devicectl-restore-") })
             let backup = try scratch.ok(["backup", root, "-o", scratch.base + "/again.tar"])
-            #expect(backup.stderr.contains("skipping \(root)/\(staging): a restore's staging directory"), "\(backup.stderr)")
+            #expect(
+                backup.stderr.contains("skipping \(root)/\(staging): a restore's staging directory"), "\(backup.stderr)"
+            )
             try scratch.ok(["restore", scratch.base + "/again.tar", scratch.base + "/elsewhere"])
         }
     }
@@ -84,7 +92,8 @@ import Testing
             for (index, (syscall, when)) in Self.points.enumerated() {
                 let root = try scratch.freshDevice("target\(index)")
                 let before = try FaultScratch.snapshot(root)
-                let result = try scratch.runInjecting(syscall, "signal=\(name)", when: when, ["restore", fixture.archive, root])
+                let result = try scratch.runInjecting(
+                    syscall, "signal=\(name)", when: when, ["restore", fixture.archive, root])
                 if result.status == 0 {
                     // The signal came after the point of no return (the moves): the restore completed.
                     #expect(try FaultScratch.restoredContent(root) == fixture.reference, "\(syscall)#\(when)")
@@ -106,7 +115,9 @@ import Testing
                 let root = try scratch.freshDevice("target\(round)")
                 let before = try FaultScratch.snapshot(root)
                 let child = try ChildProcess.devicectl(["restore", fixture.archive, root])
-                child.wait(upTo: 10) { (try? FaultScratch.names(in: root).contains { $0.hasPrefix(".devicectl-restore-") }) == true }
+                child.wait(upTo: 10) {
+                    (try? FaultScratch.names(in: root).contains { $0.hasPrefix(".devicectl-restore-") }) == true
+                }
                 usleep(UInt32.random(in: 0...100_000, using: &rng))
                 let signal = round % 2 == 0 ? SIGKILL : SIGINT
                 child.signal(signal)

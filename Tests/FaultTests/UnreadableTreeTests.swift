@@ -20,7 +20,8 @@ import Testing
         let tree = try FaultScratch.fill(base + "/tree", files: 30, size: 2048)
         let out = base + "/out"
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
-        let made = try Shell.run("/bin/sh", ["-c", "chmod -R a+rX \"$1\" && chmod 755 \"$1\" && chown nobody \"$2\"", "sh", base, out])
+        let made = try Shell.run(
+            "/bin/sh", ["-c", "chmod -R a+rX \"$1\" && chmod 755 \"$1\" && chown nobody \"$2\"", "sh", base, out])
         try #require(made.status == 0, "\(made.stderr)")
         return (tree, out)
     }
@@ -33,7 +34,8 @@ import Testing
             chmod(tree + "/d3", mode_t(mode, radix: 8)!)
             defer { chmod(tree + "/d3", 0o755) }
             let result = try Self.backupAsNobody(tree, out + "/b.tar")
-            FaultScratch.expectCleanFailure(result, mentioning: ["\(tree)/d3", "Permission denied", "the backup was not written"])
+            FaultScratch.expectCleanFailure(
+                result, mentioning: ["\(tree)/d3", "Permission denied", "the backup was not written"])
             #expect(try FaultScratch.names(in: out) == [])
         }
     }
@@ -59,10 +61,11 @@ import Testing
             try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
             let backup = try ChildProcess.devicectl(["backup", tree, "-o", out + "/b.tar"])
             // Cut the file once the backup has started writing it.
-            #expect(backup.wait(upTo: 10) {
-                var status = stat()
-                return stat("\(out)/.b.tar.devicectl-tmp-\(backup.pid)", &status) == 0 && status.st_size > 1 << 20
-            })
+            #expect(
+                backup.wait(upTo: 10) {
+                    var status = stat()
+                    return stat("\(out)/.b.tar.devicectl-tmp-\(backup.pid)", &status) == 0 && status.st_size > 1 << 20
+                })
             truncate(file, 4 << 20)
             #expect(backup.finish())
             #expect(backup.status == 1, "\(backup.stderr)")

@@ -13,7 +13,8 @@ import Testing
     static let valid: [String: [String]] = [
         "init": ["DIR/new"], "install": ["ROOT", "--app", "com.example.other"],
         "widget add": ["ROOT", "--app", "com.example.news"], "launch": ["ROOT", "--app", "com.example.news"],
-        "defaults read": ["ROOT", "com.example.news"], "defaults write": ["ROOT", "com.example.news", "k", "-int", "1"],
+        "defaults read": ["ROOT", "com.example.news"],
+        "defaults write": ["ROOT", "com.example.news", "k", "-int", "1"],
         "defaults delete": ["ROOT", "com.example.news", "k"], "exclude add": ["ROOT/Library"],
         "exclude remove": ["ROOT/Library"], "exclude check": ["ROOT/Library"], "status": ["ROOT"],
         "backup": ["ROOT", "-o", "DIR/b.tar"], "restore": ["DIR/a.tar", "DIR/new"], "verify": ["DIR/a.tar"],
@@ -51,7 +52,9 @@ import Testing
             cases.append(("\(option.key) without its value", words + base + [option.names[0]], "needs a value"))
             if !option.repeatable {
                 let value = base.firstIndex(of: option.names[0]).map { base[$0 + 1] } ?? "1"
-                let twice = words + base + [option.names[0], value] + (base.contains(option.names[0]) ? [] : [option.names[0], value])
+                let twice =
+                    words + base + [option.names[0], value]
+                    + (base.contains(option.names[0]) ? [] : [option.names[0], value])
                 cases.append(("\(option.key) twice", twice, "given more than once"))
             }
             for bad in badValues[option.key] ?? [] {
@@ -93,8 +96,9 @@ import Testing
                 #expect(result.stderr.hasPrefix("devicectl: "), "\(name) with \(what): \(result.stderr)")
                 #expect(result.stderr.contains(message), "\(name) with \(what): lacks '\(message)': \(result.stderr)")
                 let help = "Run 'devicectl \(name) --help' for its options."
-                #expect(result.stderr.hasSuffix(help + "\n") || environment["DEVICECTL_NOW"] == "yesterday",
-                        "\(name) with \(what): \(result.stderr)")
+                #expect(
+                    result.stderr.hasSuffix(help + "\n") || environment["DEVICECTL_NOW"] == "yesterday",
+                    "\(name) with \(what): \(result.stderr)")
                 #expect(result.stdout.isEmpty, "\(name) with \(what) printed: \(result.stdout)")
             }
             let after = try FaultScratch.snapshot(scratch.base)

@@ -10,7 +10,8 @@ import SystemKit
 public enum TreeSnapshot {
     /// Snapshot of `top` (its own mtime left out: creating and removing an entry inside changes it), keyed
     /// by path relative to `top` (`.` for `top`). `skip` receives relative paths; a skipped directory is not entered.
-    public static func take(_ top: String, skipping skip: (String) -> Bool = { _ in false }) throws -> [String: String] {
+    public static func take(_ top: String, skipping skip: (String) -> Bool = { _ in false }) throws -> [String: String]
+    {
         var result: [String: String] = [:]
         var inodes: [UInt64: String] = [:]
         func visit(_ relative: String) throws {
@@ -25,7 +26,11 @@ public enum TreeSnapshot {
                 let bytes = try FileDescriptor.open(path, flags: O_RDONLY).readAll()
                 line += " size=\(status.size) sha=\(sha256(bytes))"
                 if status.linkCount > 1 {
-                    if let first = inodes[status.inode] { line += " link=\(first)" } else { inodes[status.inode] = relative }
+                    if let first = inodes[status.inode] {
+                        line += " link=\(first)"
+                    } else {
+                        inodes[status.inode] = relative
+                    }
                 }
             case .symlink:
                 var buffer = [CChar](repeating: 0, count: 4097)

@@ -33,7 +33,8 @@ public enum ArchiveReaderError: Error, CustomStringConvertible, Equatable, Senda
         case .streamTooLarge(let limit):
             return "the archive expands beyond \(limit) bytes: refusing (decompression bomb or not enough space)"
         case .sparseTooLarge(let member, let limit):
-            return "sparse member '\(member)': the archive's sparse files add up to more than \(limit) bytes: refusing (sparse bomb)"
+            return "sparse member '\(member)': the archive's sparse files add up to more than \(limit) bytes: "
+                + "refusing (sparse bomb)"
         case .damaged(let offset, let reason):
             return "damaged tar archive at byte \(offset) of the tar stream: \(reason)"
         }

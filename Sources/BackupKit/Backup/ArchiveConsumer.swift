@@ -77,8 +77,9 @@ final class ArchiveConsumer: @unchecked Sendable {
                 let attributes = UnsafeRawBufferPointer(start: cursor, count: Int(record.attributeBytes))
                 addAttributes(attributes)
                 do { try writer.writeHeader(entry) } catch { throw BackupError.archive(error) }
-                addToMembers(record, kind, path: UnsafeRawBufferPointer(start: path, count: Int(record.pathLength)), link: link,
-                             attributes: attributes)
+                addToMembers(
+                    record, kind, path: UnsafeRawBufferPointer(start: path, count: Int(record.pathLength)), link: link,
+                    attributes: attributes)
                 if kind == .file {
                     try hasher?.begin(path: UnsafeRawBufferPointer(start: path, count: Int(record.pathLength)), size: record.size)
                     try data(UnsafeRawBufferPointer(start: start + record.metadataSize, count: Int(record.dataLength)))
@@ -106,7 +107,8 @@ final class ArchiveConsumer: @unchecked Sendable {
             let nameLength = Int(encoded.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
             let valueLength = Int(encoded.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self))
             let name = UnsafeRawBufferPointer(rebasing: encoded[(offset + 8)..<(offset + 8 + nameLength)])
-            let value = UnsafeRawBufferPointer(rebasing: encoded[(offset + 8 + nameLength + 1)..<(offset + 8 + nameLength + 1 + valueLength)])
+            let valueStart = offset + 8 + nameLength + 1
+            let value = UnsafeRawBufferPointer(rebasing: encoded[valueStart..<(valueStart + valueLength)])
             xattrs.append((String(decoding: name, as: UTF8.self), Array(value)))
             offset += 8 + nameLength + 1 + valueLength
         }

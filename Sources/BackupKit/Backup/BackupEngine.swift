@@ -75,7 +75,8 @@ public enum BackupEngine {
             let hasher = try FileHasher(manifest: manifest)
             let hashWhileReading = request.compression != .none
             let members = try Manifest.MemberDigest()
-            let consumer = ArchiveConsumer(writer: writer, hasher: hashWhileReading ? nil : hasher, pipe: pipe, members: members)
+            let consumer = ArchiveConsumer(
+                writer: writer, hasher: hashWhileReading ? nil : hasher, pipe: pipe, members: members)
             let visitor = ArchivingVisitor(
                 pipe: pipe, hasher: hashWhileReading ? hasher : nil, progress: ProgressThrottle(progress), warn: warning,
                 afterRead: afterRead)
@@ -96,7 +97,8 @@ public enum BackupEngine {
 
             do {
                 try manifest.finish(
-                    header: header, totals: visitor.tally.totals, members: members, created: request.created, to: writer)
+                    header: header, totals: visitor.tally.totals, members: members, created: request.created,
+                    to: writer)
                 try writer.close()
             } catch let error as ArchiveWriterError {
                 throw BackupError.archive(error)

@@ -48,7 +48,9 @@ public enum ArchiveVerification {
                     manifestSeen = true
                     report.hasManifest = true
                     if member.isSparse {
-                        report.add("the manifest member is a sparse file: devicectl never writes one (restore refuses it)", limit: problemLimit)
+                        report.add(
+                            "the manifest member is a sparse file: devicectl never writes one (restore refuses it)",
+                            limit: problemLimit)
                     }
                     observed.memberCount = memberDigest.count
                     observed.memberDigest = memberDigest.hex
@@ -78,7 +80,7 @@ public enum ArchiveVerification {
                     report.files += 1
                     report.bytes &+= UInt64(max(0, member.size))
                     try digest.reset()
-                    // The same rules as restore's copyData: holes only in sparse members, blocks in order within the size.
+                    // Restore's rules (copyData): holes only in sparse members, blocks in order within the size.
                     var position: Int64 = 0
                     var broken: String?
                     while let block = try reader.readBlock() {
@@ -97,7 +99,9 @@ public enum ArchiveVerification {
                             broken = broken ?? "\(member.size - position) bytes of data missing"
                         }
                     }
-                    if let broken { report.add("member '\(member.path)': \(broken) (restore refuses it)", limit: problemLimit) }
+                    if let broken {
+                        report.add("member '\(member.path)': \(broken) (restore refuses it)", limit: problemLimit)
+                    }
                     try log.append(path: path.bytes, size: UInt64(max(0, member.size)), digest: digest.finalize())
                 case .directory:
                     if !path.isRoot {
@@ -142,6 +146,9 @@ public enum ArchiveVerification {
         _ member: ArchiveReader.Member, _ path: MemberPath, into report: inout VerifyReport, limit: Int
     ) {
         let name = member.path
+        if let problem = RestoreSession.xattrProblem(member) {
+            report.add("member '\(name)': \(problem) (restore refuses it)", limit: limit)
+        }
         if path.top.starts(with: RestoreSession.reservedPrefix) {
             report.add(
                 "member '\(name)': the name is reserved for restore staging directories (restore refuses it)",

@@ -88,7 +88,9 @@ final class RestoreRoot {
         try SystemError.check("flock", path: path) { flock(descriptor.rawValue, LOCK_EX) }
         defer { _ = flock(descriptor.rawValue, LOCK_UN) }
         if Device.isDevice(at: path) { return nil }
-        guard try DirectoryEntries.list(descriptor.rawValue, display: path).isEmpty else { throw RestoreError.rootNotFresh(path) }
+        guard try DirectoryEntries.list(descriptor.rawValue, display: path).isEmpty else {
+            throw RestoreError.rootNotFresh(path)
+        }
         let saved = try given ?? modificationTime(path).map { (path, $0) }
         do {
             try Device.initialize(path, now: now)
@@ -134,8 +136,8 @@ final class RestoreRoot {
             let device = try Device.open(path)
             try device.validate()  // a malformed identity or layout is named, not restored over
             guard try device.isFresh() else { throw RestoreError.rootNotFresh(path) }
-            let root = RestoreRoot(
-                path: path, origin: .freshDevice, descriptor: descriptor, savedTime: try modificationTime(path).map { (path, $0) })
+            let saved = try modificationTime(path).map { (path, $0) }
+            let root = RestoreRoot(path: path, origin: .freshDevice, descriptor: descriptor, savedTime: saved)
             root.lock = lock
             root.lockFileCreated = lockFileCreated
             root.recovered = recovered

@@ -76,17 +76,13 @@ extension RestoreSession {
         name: String, value: [UInt8]
     )] {
         guard !member.xattrs.isEmpty else { return [] }
-        var seen: [String: [UInt8]] = [:]
+        if let problem = RestoreSession.xattrProblem(member) {
+            throw RestoreError.refusedMember(member.path, reason: problem)
+        }
+        var seen: Set<String> = []
         var result: [(name: String, value: [UInt8])] = []
         for (name, value) in member.xattrs {
-            if let previous = seen[name] {
-                guard previous == value else {
-                    throw RestoreError.refusedMember(
-                        member.path, reason: "two different values for the extended attribute \(name)")
-                }
-                continue
-            }
-            seen[name] = value
+            guard seen.insert(name).inserted else { continue }
             guard name.hasPrefix("user."), name.count > 5 else {
                 warnings.skippedXattr(name)
                 continue
@@ -98,5 +94,26 @@ extension RestoreSession {
             }
         }
         return result
+    }
+
+    /// Why the member's extended attributes cannot be restored, if they cannot: two different values for one
+    /// name, or a `user.*` attribute beyond what Linux can hold (XATTR_NAME_MAX 255, XATTR_SIZE_MAX 65536:
+    /// `fsetxattr` would fail, so no backup made on Linux has one). Verify reports the same.
+    static func xattrProblem(_ member: ArchiveReader.Member) -> String? {
+        var seen: [String: [UInt8]] = [:]
+        for (name, value) in member.xattrs {
+            if let previous = seen[name], previous != value {
+                return "two different values for the extended attribute \(name)"
+            }
+            seen[name] = value
+            guard name.hasPrefix("user.") else { continue }
+            if name.utf8.count > 255 {
+                return "the extended attribute name \(name.prefix(40))... is longer than Linux allows (255 bytes)"
+            }
+            if value.count > 65536 {
+                return "the extended attribute \(name) holds \(value.count) bytes, more than Linux allows (65536)"
+            }
+        }
+        return nil
     }
 }

@@ -92,7 +92,8 @@ final class RestoreSession {
                         member.path, reason: "the manifest name is used by a \(member.kind.name)")
                 }
                 guard !member.isSparse else {
-                    throw RestoreError.refusedMember(member.path, reason: "the manifest is a sparse file: devicectl never writes one")
+                    throw RestoreError.refusedMember(
+                        member.path, reason: "the manifest is a sparse file: devicectl never writes one")
                 }
                 try readManifest()
                 manifestSeen = true

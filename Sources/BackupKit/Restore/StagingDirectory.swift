@@ -49,7 +49,9 @@ final class StagingDirectory {
             guard let pid = Int32(pidText), pid > 0 else { continue }
             if kill(pid, 0) == 0 || errno != ESRCH { continue }  // still running (or not ours to judge)
             // Killed while moving the staged tree into ROOT: put ROOT back first (see StagingJournal).
-            let stale = CName(entry.name).withPointer { openat(root.rawValue, $0, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
+            let stale = CName(entry.name).withPointer {
+                openat(root.rawValue, $0, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            }
             if stale >= 0 {
                 let staleDirectory = FileDescriptor(rawValue: stale, path: "\(rootPath)/\(name)")
                 try StagingJournal.rollBack(staging: stale, root: root.rawValue, display: staleDirectory.path)
@@ -74,7 +76,8 @@ final class StagingDirectory {
     /// the process dies between two moves, the journal written first lets the next restore undo them
     /// (`removeStale`). `sync` flushes the journal to disk before the first move. Returns the names moved.
     func moveIntoPlace(sync: Bool = true) throws -> [[UInt8]] {
-        let names = try DirectoryEntries.list(directory.rawValue, display: path).map(\.name).filter { $0 != StagingJournal.name }
+        let names = try DirectoryEntries.list(directory.rawValue, display: path).map(\.name)
+            .filter { $0 != StagingJournal.name }
         try StagingJournal.write(
             try StagingJournal.entries(names, staging: directory.rawValue, root: root.rawValue, display: path),
             in: directory.rawValue, display: path, sync: sync)

@@ -29,7 +29,8 @@ enum StagingJournal {
                 cName.withPointer { fstatat(staging, $0, &staged, AT_SYMLINK_NOFOLLOW) }
             }
             var existing = stat()
-            let original = cName.withPointer { fstatat(root, $0, &existing, AT_SYMLINK_NOFOLLOW) } == 0
+            let original =
+                cName.withPointer { fstatat(root, $0, &existing, AT_SYMLINK_NOFOLLOW) } == 0
                 ? (UInt64(existing.st_ino), existing.st_mtim) : nil
             return Entry(name: name, staged: (UInt64(staged.st_dev), UInt64(staged.st_ino)), original: original)
         }
@@ -69,7 +70,8 @@ enum StagingJournal {
         let cName = CName(name)
         let fd = cName.withPointer { openat(staging, $0, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
         guard fd >= 0 else { return false }
-        let text = String(decoding: try FileDescriptor(rawValue: fd, path: "\(display)/\(cName.text)").readAll(), as: UTF8.self)
+        let text = String(
+            decoding: try FileDescriptor(rawValue: fd, path: "\(display)/\(cName.text)").readAll(), as: UTF8.self)
         for line in text.split(separator: "\n") {
             let fields = line.split(separator: " ").map(String.init)
             guard fields.count == 6, let dev = UInt64(fields[1]), let inode = UInt64(fields[2]) else { continue }
@@ -88,7 +90,9 @@ enum StagingJournal {
                 }
             }
             if let seconds = Int(fields[4]), let nanoseconds = Int(fields[5]) {
-                var times = [timespec(tv_sec: 0, tv_nsec: CSUPPORT_UTIME_OMIT), timespec(tv_sec: seconds, tv_nsec: nanoseconds)]
+                var times = [
+                    timespec(tv_sec: 0, tv_nsec: CSUPPORT_UTIME_OMIT), timespec(tv_sec: seconds, tv_nsec: nanoseconds),
+                ]
                 _ = entryName.withPointer { utimensat(root, $0, &times, AT_SYMLINK_NOFOLLOW) }
             }
         }

@@ -11,7 +11,9 @@ import Testing
         let summary = try fuzzer.run { FuzzWatchdog.report($0) }
         FuzzWatchdog.report("fuzz (seed \(config.seed)): \(summary)")
         for finding in summary.findings.prefix(20) {
-            Issue.record("\(finding)\nreproduce: FUZZ_SEED=\(config.seed) FUZZ_CASE=\(finding.index) swift test --filter ArchiveFuzzTests")
+            Issue.record(
+                "\(finding)\nreproduce: FUZZ_SEED=\(config.seed) FUZZ_CASE=\(finding.index) swift test --filter ArchiveFuzzTests"
+            )
         }
         #expect(summary.cases == (config.only == nil ? config.cases : 1))
         // The run must reach both outcomes, or the mutations are too weak (or too strong) to test anything.
@@ -22,7 +24,9 @@ import Testing
     }
 
     @Test func theSameSeedGivesTheSameMutations() throws {
-        let input = TarLayout.header(name: Array("a.txt".utf8), type: UInt8(ascii: "0"), size: 3) + TarLayout.padding(Array("abc".utf8))
+        let input =
+            TarLayout.header(name: Array("a.txt".utf8), type: UInt8(ascii: "0"), size: 3)
+            + TarLayout.padding(Array("abc".utf8))
             + [UInt8](repeating: 0, count: 1024)
         for seed in [UInt64(1), 99, 123_456] {
             var a = ArchiveMutator(seed: seed, donors: [input])

@@ -75,7 +75,9 @@ final class ArchiveFuzzer {
         for seed in seeds {
             try write(seed.bytes)
             let report = try restore(deadline: .infinity)
-            guard report.verified == seed.hasManifest else { throw FuzzSetupError("seed \(seed.name) restored with verified=\(report.verified)") }
+            guard report.verified == seed.hasManifest else {
+                throw FuzzSetupError("seed \(seed.name) restored with verified=\(report.verified)")
+            }
             references[seed.name] = try comparable()
             try resetRoot()
         }
@@ -121,6 +123,9 @@ final class ArchiveFuzzer {
 
     private func runCase(_ index: Int, into summary: inout FuzzSummary) throws {
         let (seed, bytes, steps) = mutation(index)
+        if config.only != nil {
+            FuzzWatchdog.report("fuzz: case \(index): \(seed.name): \(steps.joined(separator: "; "))")
+        }
         var problems: [String] = []
         try write(bytes)
         watchdog.begin("case \(index) (\(seed.name): \(steps.joined(separator: "; "))), input in \(archive)")
@@ -130,13 +135,16 @@ final class ArchiveFuzzer {
         let deadline = verifyStart + config.caseBudget
         var verified: VerifyReport?
         do {
-            verified = try ArchiveVerification.verify(archive: archive, problemLimit: 20) { FuzzWatchdog.now() > deadline ? SIGALRM : nil }
+            verified = try ArchiveVerification.verify(archive: archive, problemLimit: 20) {
+                FuzzWatchdog.now() > deadline ? SIGALRM : nil
+            }
         } catch is ArchiveReaderError {
             // The stream is damaged before its first member: verify reports it by throwing (not valid).
         } catch {
             problems.append("verify threw \(type(of: error)): \(error)")
         }
-        let verifyValid = verified?.isValid ?? false, verifyHasManifest = verified?.hasManifest ?? false
+        let verifyValid = verified?.isValid ?? false
+        let verifyHasManifest = verified?.hasManifest ?? false
         if FuzzWatchdog.now() > deadline { problems.append("verify took more than \(config.caseBudget) s") }
 
         let restoreDeadline = FuzzWatchdog.now() + config.caseBudget
@@ -155,18 +163,26 @@ final class ArchiveFuzzer {
         switch outcome {
         case .failure(let error):
             summary.cleanFailures += 1
-            if !(error is RestoreError) { problems.append("restore failed with a \(type(of: error)), not a RestoreError: \(error)") }
+            if !(error is RestoreError) {
+                problems.append("restore failed with a \(type(of: error)), not a RestoreError: \(error)")
+            }
             if "\(error)".isEmpty { problems.append("restore failed without a message") }
             let after = try TreeSnapshot.take(root)
-            if after != rootBefore { problems.append("the failed restore changed ROOT: \(snapshotDifference(rootBefore, after))") }
+            if after != rootBefore {
+                problems.append("the failed restore changed ROOT: \(snapshotDifference(rootBefore, after))")
+            }
             if verifyValid { problems.append("verify passes but restore fails: \(error)") }
         case .success(let report):
             if report.verified {
                 summary.verifiedRestores += 1
-                if !verifyValid { problems.append("restore verified an archive verify rejects: \(verified?.problems.prefix(3) ?? [])") }
+                if !verifyValid {
+                    problems.append("restore verified an archive verify rejects: \(verified?.problems.prefix(3) ?? [])")
+                }
                 let restored = try comparable()
                 if let reference = references[seed.name], restored != reference {
-                    problems.append("the restored tree differs from the intact archive's: \(snapshotDifference(reference, restored))")
+                    problems.append(
+                        "the restored tree differs from the intact archive's: \(snapshotDifference(reference, restored))"
+                    )
                 }
             } else {
                 summary.unverifiedRestores += 1
@@ -199,12 +215,22 @@ final class ArchiveFuzzer {
                 continue
             }
             let stderr = child.stderr
-            if let signal = child.killedBy { problems.append("devicectl \(command[0]) was killed by signal \(signal): \(stderr)") }
-            if stderr.contains("Fatal error") || stderr.contains("Stack dump") { problems.append("devicectl \(command[0]) crashed: \(stderr)") }
-            if child.status != 0 && child.status != 1 { problems.append("devicectl \(command[0]) exited \(child.status): \(stderr)") }
-            if child.status == 1 && !stderr.hasPrefix("devicectl: ") { problems.append("devicectl \(command[0]) failed without a message: \(stderr)") }
+            if let signal = child.killedBy {
+                problems.append("devicectl \(command[0]) was killed by signal \(signal): \(stderr)")
+            }
+            if stderr.contains("Fatal error") || stderr.contains("Stack dump") {
+                problems.append("devicectl \(command[0]) crashed: \(stderr)")
+            }
+            if child.status != 0 && child.status != 1 {
+                problems.append("devicectl \(command[0]) exited \(child.status): \(stderr)")
+            }
+            if child.status == 1 && !stderr.hasPrefix("devicectl: ") {
+                problems.append("devicectl \(command[0]) failed without a message: \(stderr)")
+            }
             if let expectSuccess, (child.status == 0) != expectSuccess {
-                problems.append("devicectl \(command[0]) exited \(child.status) but the engine \(expectSuccess ? "succeeded" : "failed"): \(stderr)")
+                problems.append(
+                    "devicectl \(command[0]) exited \(child.status) but the engine \(expectSuccess ? "succeeded" : "failed"): \(stderr)"
+                )
             }
         }
         let left = FileManager.default.fileExists(atPath: binaryRoot)
@@ -223,9 +249,13 @@ final class ArchiveFuzzer {
         return problems
     }
 
-    private func record(_ index: Int, _ seed: FuzzSeed, _ steps: [String], _ bytes: [UInt8], _ problems: [String], into summary: inout FuzzSummary) {
+    private func record(
+        _ index: Int, _ seed: FuzzSeed, _ steps: [String], _ bytes: [UInt8], _ problems: [String],
+        into summary: inout FuzzSummary
+    ) {
         guard !problems.isEmpty else { return }
-        let finding = FuzzFinding(index: index, seed: seed.name, steps: steps, problem: problems.joined(separator: " | "))
+        let finding = FuzzFinding(
+            index: index, seed: seed.name, steps: steps, problem: problems.joined(separator: " | "))
         summary.findings.append(finding)
         if let artifacts = config.artifacts {
             try? FileManager.default.createDirectory(atPath: artifacts, withIntermediateDirectories: true)
@@ -261,7 +291,8 @@ final class ArchiveFuzzer {
     }
 
     private func resetRoot() throws {
-        let result = try Shell.run("/bin/sh", ["-c", "rm -rf \"$1\" && cp -a \"$2\" \"$1\"", "sh", root, pristine + "/root"])
+        let result = try Shell.run(
+            "/bin/sh", ["-c", "rm -rf \"$1\" && cp -a \"$2\" \"$1\"", "sh", root, pristine + "/root"])
         guard result.status == 0 else { throw FuzzSetupError("reset ROOT: \(result.stderr)") }
     }
 

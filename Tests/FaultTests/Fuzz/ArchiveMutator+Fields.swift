@@ -6,7 +6,8 @@ import TestSupport
 
 extension ArchiveMutator {
     static let hostileNames: [String] = [
-        "../escape", "/absolute", "a/../../x", "", ".", "./", "..", "//x", "Library/../../x", "DeviceLocal/identity.plist",
+        "../escape", "/absolute", "a/../../x", "", ".", "./", "..", "//x", "Library/../../x",
+        "DeviceLocal/identity.plist",
         "DeviceLocal/x", ".devicectl-restore-1-x/f", ".devicectl-manifest.jsonl", "Library", "Containers/Data",
         "a\u{1}b", "dir/", String(repeating: "n", count: 300), "docs/link/through", "x/./y", "ünï/../../z",
     ]
@@ -15,7 +16,8 @@ extension ArchiveMutator {
         "DeviceLocal/identity.plist", String(repeating: "../", count: 50), "docs", "self",
     ]
     static let weirdNumbers: [String] = [
-        "0", "-1", "1", "99999999999999999999999", "1e9", "1.5", "0.000000001", "abc", "", " 12", "077", "18446744073709551615",
+        "0", "-1", "1", "99999999999999999999999", "1e9", "1.5", "0.000000001", "abc", "", " 12", "077",
+        "18446744073709551615",
         "9223372036854775807", "-9223372036854775808", "1700000000.999999999999", "1700000000.-5", "0x10",
     ]
 
@@ -26,12 +28,15 @@ extension ArchiveMutator {
         let names = TarLayout(bytes).entries.map(\.name)
         switch Int.random(in: 0..<10, using: &rng) {
         case 0:
-            let name = Bool.random(using: &rng) ? Array(Self.hostileNames.randomElement(using: &rng)!.utf8)
+            let name =
+                Bool.random(using: &rng)
+                ? Array(Self.hostileNames.randomElement(using: &rng)!.utf8)
                 : names.randomElement(using: &rng) ?? []
             note("name of '\(text(entry.name))' = '\(text(name))'")
             TarLayout.setField(&bytes, header: header, offset: 0, width: 100, name)
         case 1:
-            let mode = [0, 0o7777, 0o4755, 0o2755, 0o1000, 0o777, 0o000, Int.random(in: 0...0o7777777, using: &rng)].randomElement(using: &rng)!
+            let mode = [0, 0o7777, 0o4755, 0o2755, 0o1000, 0o777, 0o000, Int.random(in: 0...0o7777777, using: &rng)]
+                .randomElement(using: &rng)!
             note("mode of '\(text(entry.name))' = \(String(mode, radix: 8))")
             TarLayout.setField(&bytes, header: header, offset: 100, width: 8, TarLayout.octal(mode, width: 8))
         case 2:
@@ -42,7 +47,9 @@ extension ArchiveMutator {
         case 3:
             let current = TarLayout.number(bytes[(header + 124)..<(header + 136)]) ?? 0
             let choices = [0, current + 1, max(0, current - 1), current + 512, max(0, current - 512), 1 << 33 - 1]
-            let value = Bool.random(using: &rng) ? TarLayout.octal(choices.randomElement(using: &rng)!, width: 12) : numberField(width: 12)
+            let value =
+                Bool.random(using: &rng)
+                ? TarLayout.octal(choices.randomElement(using: &rng)!, width: 12) : numberField(width: 12)
             note("size of '\(text(entry.name))' = \(value)")
             TarLayout.setField(&bytes, header: header, offset: 124, width: 12, value)
         case 4:
@@ -55,17 +62,22 @@ extension ArchiveMutator {
             note("type of '\(text(entry.name))' = \(type)")
             TarLayout.setField(&bytes, header: header, offset: 156, width: 1, [type])
         case 6:
-            let target = Bool.random(using: &rng) ? Array(Self.hostileTargets.randomElement(using: &rng)!.utf8)
+            let target =
+                Bool.random(using: &rng)
+                ? Array(Self.hostileTargets.randomElement(using: &rng)!.utf8)
                 : names.randomElement(using: &rng) ?? []
             note("link name of '\(text(entry.name))' = '\(text(target))'")
             TarLayout.setField(&bytes, header: header, offset: 157, width: 100, target)
         case 7:
-            let magic = [Array("ustar  \0".utf8), [UInt8](repeating: 0, count: 8), Array("ustar\u{0}00".utf8), randomBytes(8)]
-                .randomElement(using: &rng)!
+            let magic = [
+                Array("ustar  \0".utf8), [UInt8](repeating: 0, count: 8), Array("ustar\u{0}00".utf8), randomBytes(8),
+            ]
+            .randomElement(using: &rng)!
             note("magic of '\(text(entry.name))' = \(magic)")
             TarLayout.setField(&bytes, header: header, offset: 257, width: 8, magic)
         case 8:
-            let prefix = ["..", "/", "a/b", "../..", String(repeating: "p", count: 155), "DeviceLocal"].randomElement(using: &rng)!
+            let prefix = ["..", "/", "a/b", "../..", String(repeating: "p", count: 155), "DeviceLocal"].randomElement(
+                using: &rng)!
             note("prefix of '\(text(entry.name))' = '\(prefix)'")
             TarLayout.setField(&bytes, header: header, offset: 345, width: 155, Array(prefix.utf8))
         default:
@@ -92,11 +104,13 @@ extension ArchiveMutator {
     // MARK: - Pax records
 
     mutating func mutatePax(_ bytes: inout [UInt8], _ entry: TarLayout.Entry) {
-        let keys = ["path", "linkpath", "size", "mtime", "atime", "uid", "gid", "uname", "SCHILY.xattr.user.fuzz",
-                    "SCHILY.xattr.security.selinux", "SCHILY.xattr.trusted.x", "SCHILY.xattr.", "LIBARCHIVE.xattr.user.x",
-                    "GNU.sparse.major", "GNU.sparse.minor", "GNU.sparse.name", "GNU.sparse.realsize", "GNU.sparse.size",
-                    "GNU.sparse.map", "GNU.sparse.numblocks", "GNU.sparse.offset", "GNU.sparse.numbytes",
-                    "hdrcharset", "unknown.key", "comment", "SCHILY.fflags", "LIBARCHIVE.symlinktype"]
+        let keys = [
+            "path", "linkpath", "size", "mtime", "atime", "uid", "gid", "uname", "SCHILY.xattr.user.fuzz",
+            "SCHILY.xattr.security.selinux", "SCHILY.xattr.trusted.x", "SCHILY.xattr.", "LIBARCHIVE.xattr.user.x",
+            "GNU.sparse.major", "GNU.sparse.minor", "GNU.sparse.name", "GNU.sparse.realsize", "GNU.sparse.size",
+            "GNU.sparse.map", "GNU.sparse.numblocks", "GNU.sparse.offset", "GNU.sparse.numbytes",
+            "hdrcharset", "unknown.key", "comment", "SCHILY.fflags", "LIBARCHIVE.symlinktype",
+        ]
         let choice = Int.random(in: 0..<6, using: &rng)
         if choice == 5 {
             // Broken record framing: a length that does not match, or a stray byte.
@@ -129,13 +143,16 @@ extension ArchiveMutator {
                 records.records.remove(at: index)
             default:
                 // A sparse map (PAX 0.1) on a file: data then comes as the listed regions.
-                let real = [0, 1, 1000, 200_003, 1 << 40, Int.random(in: 0...100_000, using: &rng)].randomElement(using: &rng)!
+                let real = [0, 1, 1000, 200_003, 1 << 40, Int.random(in: 0...100_000, using: &rng)].randomElement(
+                    using: &rng)!
                 let map = (0..<Int.random(in: 1...4, using: &rng)).map { _ in
                     "\(Int.random(in: 0...300_000, using: &rng)),\(Int.random(in: 0...5000, using: &rng))"
                 }.joined(separator: ",")
                 steps.append("pax sparse map \(map) realsize \(real) on '\(text(entry.name))'")
-                records.records += [("GNU.sparse.map", Array(map.utf8)), ("GNU.sparse.size", Array(String(real).utf8)),
-                                    ("GNU.sparse.numblocks", Array(String(map.split(separator: ",").count / 2).utf8))]
+                records.records += [
+                    ("GNU.sparse.map", Array(map.utf8)), ("GNU.sparse.size", Array(String(real).utf8)),
+                    ("GNU.sparse.numblocks", Array(String(map.split(separator: ",").count / 2).utf8)),
+                ]
             }
         }
         self.rng = rng
@@ -148,7 +165,8 @@ extension ArchiveMutator {
             return Array((hostileNames + hostileTargets).randomElement(using: &rng)!.utf8)
                 + (Int.random(in: 0..<8, using: &rng) == 0 ? [0, UInt8(ascii: "x")] : [])
         case "SCHILY.xattr.user.fuzz", "SCHILY.xattr.security.selinux", "SCHILY.xattr.trusted.x", "SCHILY.xattr.":
-            return Bool.random(using: &rng) ? (0..<Int.random(in: 0...64, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+            return Bool.random(using: &rng)
+                ? (0..<Int.random(in: 0...64, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
                 : [UInt8](repeating: UInt8(ascii: "v"), count: [70_000, 1 << 20].randomElement(using: &rng)!)
         case "hdrcharset":
             return Array(["BINARY", "ISO-IR 10646 2000 UTF-8", "nonsense"].randomElement(using: &rng)!.utf8)
@@ -187,15 +205,18 @@ extension ArchiveMutator {
             note("manifest: duplicate line \(index)")
             lines.insert(lines[index], at: Int.random(in: 0...lines.count, using: &rng))
         case 2 where lines.count >= 2:
-            let a = Int.random(in: 0..<lines.count, using: &rng), b = Int.random(in: 0..<lines.count, using: &rng)
+            let a = Int.random(in: 0..<lines.count, using: &rng)
+            let b = Int.random(in: 0..<lines.count, using: &rng)
             note("manifest: swap lines \(a) and \(b)")
             lines.swapAt(a, b)
         case 3 where !lines.isEmpty:
             let index = Int.random(in: 0..<lines.count, using: &rng)
             guard !lines[index].isEmpty else { return }
             let at = Int.random(in: 0..<lines[index].count, using: &rng)
-            let value = [UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "{"), UInt8(ascii: "9"), UInt8(ascii: "-"),
-                         UInt8(ascii: "e"), 0, 0xC3, UInt8(ascii: ",")].randomElement(using: &rng)!
+            let value = [
+                UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "{"), UInt8(ascii: "9"), UInt8(ascii: "-"),
+                UInt8(ascii: "e"), 0, 0xC3, UInt8(ascii: ","),
+            ].randomElement(using: &rng)!
             note("manifest: line \(index) byte \(at) = \(value)")
             lines[index][at] = value
         case 4:
@@ -235,7 +256,8 @@ extension ArchiveMutator {
                 records.records[index].value = Array(String(body.count).utf8)
             }
             let paxBody = records.encoded
-            replacement = TarLayout.header(name: Array("PaxHeader/m".utf8), type: UInt8(ascii: "x"), size: paxBody.count)
+            replacement =
+                TarLayout.header(name: Array("PaxHeader/m".utf8), type: UInt8(ascii: "x"), size: paxBody.count)
                 + TarLayout.padding(paxBody) + replacement
             bytes.replaceSubrange(entry.range.lowerBound..<min(bytes.count, entry.range.upperBound), with: replacement)
         } else {

@@ -78,7 +78,9 @@ struct ArchiveMutator {
             bytes += garbage
         case .insertBytes:
             let at = boundaryBiased(in: bytes.count)
-            let inserted = Bool.random(using: &rng) ? randomBytes(Int.random(in: 1...600, using: &rng))
+            let inserted =
+                Bool.random(using: &rng)
+                ? randomBytes(Int.random(in: 1...600, using: &rng))
                 : [UInt8](repeating: 0, count: 512 * Int.random(in: 1...2, using: &rng))
             note("insert \(inserted.count) bytes at \(at)")
             bytes.insert(contentsOf: inserted, at: at)
@@ -94,7 +96,8 @@ struct ArchiveMutator {
             if pair[0] == pair[1] { pair[1] = (pair[0] + 1) % layout.entries.count }
             let (a, b) = (layout.entries[pair[0]], layout.entries[pair[1]])
             note("swap members '\(text(a.name))' and '\(text(b.name))'")
-            bytes = Array(bytes[..<a.range.lowerBound]) + bytes[b.range] + bytes[a.range.upperBound..<b.range.lowerBound]
+            bytes =
+                Array(bytes[..<a.range.lowerBound]) + bytes[b.range] + bytes[a.range.upperBound..<b.range.lowerBound]
                 + bytes[a.range] + bytes[b.range.upperBound...]
         case .moveMember:
             guard let entry = layout.entries.randomElement(using: &rng) else { return bytes }
@@ -125,7 +128,9 @@ struct ArchiveMutator {
             guard let entry = layout.manifest ?? layout.entries.last else { return bytes }
             mutateManifest(&bytes, entry)
         case .memberData:
-            let withData = layout.entries.filter { $0.type == UInt8(ascii: "0") && $0.range.upperBound - $0.header > 512 }
+            let withData = layout.entries.filter {
+                $0.type == UInt8(ascii: "0") && $0.range.upperBound - $0.header > 512
+            }
             guard let entry = withData.randomElement(using: &rng) else { return bytes }
             let position = Int.random(in: (entry.header + 512)..<entry.range.upperBound, using: &rng)
             let bit = UInt8(1) << UInt8.random(in: 0...7, using: &rng)
@@ -178,8 +183,10 @@ struct ArchiveMutator {
     }
 
     mutating func interestingByte() -> UInt8 {
-        [0, 0xFF, 0x7F, 0x80, 0x20, UInt8(ascii: "/"), UInt8(ascii: "."), UInt8(ascii: "0"), UInt8(ascii: "7"),
-         UInt8(ascii: "x"), UInt8(ascii: "\n"), UInt8.random(in: 0...255, using: &rng)].randomElement(using: &rng)!
+        [
+            0, 0xFF, 0x7F, 0x80, 0x20, UInt8(ascii: "/"), UInt8(ascii: "."), UInt8(ascii: "0"), UInt8(ascii: "7"),
+            UInt8(ascii: "x"), UInt8(ascii: "\n"), UInt8.random(in: 0...255, using: &rng),
+        ].randomElement(using: &rng)!
     }
 
     mutating func randomBytes(_ count: Int) -> [UInt8] {

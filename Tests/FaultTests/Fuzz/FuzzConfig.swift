@@ -12,10 +12,12 @@ struct FuzzConfig {
     var first = 0
     /// FUZZ_CASE: run only this case (to reproduce a finding).
     var only: Int?
-    /// Seconds a verify or restore of one case may take before it counts as a hang.
-    var caseBudget = 5.0
+    /// Seconds a verify or restore of one case may take before it counts as a hang. Bounded work can take a
+    /// while: a sparse member's holes are hashed (up to `ArchiveReader.Options.maxSparseBytes`), and a mutated
+    /// header can declare gigabytes of them.
+    var caseBudget = 30.0
     /// Seconds after which the watchdog aborts the process (a call that never returns).
-    var hardLimit = 60.0
+    var hardLimit = 120.0
     /// FUZZ_BINARY_EVERY: every n-th case also runs the devicectl binary (0: never).
     var binaryEvery = 60
     /// FUZZ_ARTIFACTS: a directory to save each finding's input and description in.

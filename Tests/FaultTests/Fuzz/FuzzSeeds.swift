@@ -33,7 +33,9 @@ enum FuzzSeeds {
         ] {
             let archive = "\(scratch)/\(name)"
             _ = try BackupEngine.backup(
-                BackupRequest(root: root, output: .file(archive), compression: compression, created: created, tool: "devicectl fuzz"),
+                BackupRequest(
+                    root: root, output: .file(archive), compression: compression, created: created,
+                    tool: "devicectl fuzz"),
                 warning: { _ in })
             seeds.append(FuzzSeed(name: name, bytes: try read(archive), plain: compression == .none, hasManifest: true))
         }
@@ -55,8 +57,10 @@ enum FuzzSeeds {
         ]
         for (relative, size, mode) in files {
             let path = "\(root)/\(relative)"
-            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-            try Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ size) }).write(to: URL(fileURLWithPath: path))
+            try FileManager.default.createDirectory(
+                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ size) }).write(
+                to: URL(fileURLWithPath: path))
             chmod(path, mode)
         }
         try FileManager.default.createDirectory(atPath: "\(root)/empty-dir", withIntermediateDirectories: true)
@@ -70,7 +74,10 @@ enum FuzzSeeds {
         let sparse = open("\(root)/docs/sparse", O_WRONLY | O_CREAT, 0o644)
         _ = pwrite(sparse, "end", 3, 200_000)
         close(sparse)
-        var times = [timespec(tv_sec: 1_700_000_000, tv_nsec: 123_456_789), timespec(tv_sec: 1_700_000_000, tv_nsec: 123_456_789)]
+        var times = [
+            timespec(tv_sec: 1_700_000_000, tv_nsec: 123_456_789),
+            timespec(tv_sec: 1_700_000_000, tv_nsec: 123_456_789),
+        ]
         utimensat(AT_FDCWD, "\(root)/a.txt", &times, 0)
     }
 

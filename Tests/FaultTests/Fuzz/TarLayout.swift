@@ -60,7 +60,8 @@ struct TarLayout {
                 return
             }
             let name = Array(bytes[offset..<(offset + 100)].prefix { $0 != 0 })
-            entries.append(Entry(range: (extensionStart ?? offset)..<end, header: offset, pax: pax, name: name, type: type))
+            entries.append(
+                Entry(range: (extensionStart ?? offset)..<end, header: offset, pax: pax, name: name, type: type))
             extensionStart = nil
             pax = nil
             paxSize = nil
@@ -126,8 +127,10 @@ struct TarLayout {
     static func header(name: [UInt8], type: UInt8, size: Int, mode: Int = 0o644, link: [UInt8] = []) -> [UInt8] {
         var block = [UInt8](repeating: 0, count: 512)
         for (index, byte) in name.prefix(100).enumerated() { block[index] = byte }
-        for (offset, field) in [(100, octal(mode, width: 8)), (108, octal(0, width: 8)), (116, octal(0, width: 8)),
-                                (124, octal(size, width: 12)), (136, octal(1_700_000_000, width: 12))] {
+        for (offset, field) in [
+            (100, octal(mode, width: 8)), (108, octal(0, width: 8)), (116, octal(0, width: 8)),
+            (124, octal(size, width: 12)), (136, octal(1_700_000_000, width: 12)),
+        ] {
             for (index, byte) in field.enumerated() { block[offset + index] = byte }
         }
         block[156] = type
@@ -170,7 +173,11 @@ struct PaxRecords {
         {
             let record = rest[(space + 1)..<(rest.startIndex + length - 1)]
             if let equals = record.firstIndex(of: UInt8(ascii: "=")) {
-                records.append((String(decoding: record[record.startIndex..<equals], as: UTF8.self), Array(record[(equals + 1)...])))
+                records.append(
+                    (
+                        String(decoding: record[record.startIndex..<equals], as: UTF8.self),
+                        Array(record[(equals + 1)...])
+                    ))
             }
             rest = rest[(rest.startIndex + length)...]
         }

@@ -15,7 +15,8 @@ final class ChildProcess {
     var isRunning: Bool { process.isRunning }
 
     /// Starts `executable arguments...` (an absolute path, or a name looked up in PATH).
-    init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], stdin: String? = nil) throws {
+    init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], stdin: String? = nil) throws
+    {
         scratch = try makeTemporaryDirectory()
         _ = FileManager.default.createFile(atPath: scratch + "/out", contents: nil)
         _ = FileManager.default.createFile(atPath: scratch + "/err", contents: nil)
@@ -26,12 +27,15 @@ final class ChildProcess {
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = outFile
         process.standardError = errFile
-        process.standardInput = try stdin.map { try FileHandle(forReadingFrom: URL(fileURLWithPath: $0)) } ?? FileHandle.nullDevice
+        process.standardInput =
+            try stdin.map { try FileHandle(forReadingFrom: URL(fileURLWithPath: $0)) } ?? FileHandle.nullDevice
         try process.run()
     }
 
     /// Starts the built devicectl.
-    static func devicectl(_ arguments: [String], environment: [String: String] = [:], stdin: String? = nil) throws -> ChildProcess {
+    static func devicectl(_ arguments: [String], environment: [String: String] = [:], stdin: String? = nil) throws
+        -> ChildProcess
+    {
         try ChildProcess(DevicectlBinary.path, arguments, environment: environment, stdin: stdin)
     }
 

@@ -15,7 +15,8 @@ struct FaultScratch {
 
     /// Runs `body` with a new scratch directory (on /dev/shm when it is writable: fast, no disk I/O).
     static func with(_ body: (FaultScratch) throws -> Void) throws {
-        let parent = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : (ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp")
+        let parent =
+            access("/dev/shm", W_OK) == 0 ? "/dev/shm" : (ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp")
         var template = Array("\(parent)/devicectl-fault.XXXXXX".utf8CString)
         let base = String(cString: try #require(mkdtemp(&template)))
         defer { removeTree(base) }
@@ -52,23 +53,31 @@ struct FaultScratch {
     }
 
     static func expectCleanFailure(
-        _ result: RunResult, status: Int32 = 1, mentioning messages: [String] = [], sourceLocation: SourceLocation = #_sourceLocation
+        _ result: RunResult, status: Int32 = 1, mentioning messages: [String] = [],
+        sourceLocation: SourceLocation = #_sourceLocation
     ) {
         #expect(result.status == status, "exit \(result.status): \(result.stderr)", sourceLocation: sourceLocation)
         #expect(result.stderr.hasPrefix("devicectl: "), "\(result.stderr)", sourceLocation: sourceLocation)
         for message in messages {
-            #expect(result.stderr.contains(message), "stderr lacks '\(message)': \(result.stderr)", sourceLocation: sourceLocation)
+            #expect(
+                result.stderr.contains(message), "stderr lacks '\(message)': \(result.stderr)",
+                sourceLocation: sourceLocation)
         }
-        #expect(!result.stderr.contains("Fatal error") && !result.stderr.contains("Stack dump"), sourceLocation: sourceLocation)
+        #expect(
+            !result.stderr.contains("Fatal error") && !result.stderr.contains("Stack dump"),
+            sourceLocation: sourceLocation)
     }
 
     /// Runs devicectl under strace, injecting `action` (`signal=KILL`, `error=ENOSPC` ...) into the `when`-th
     /// call of `syscall` (strace's syntax, e.g. `3` or `3+`), optionally only for calls on `path`.
     @discardableResult
-    func runInjecting(_ syscall: String, _ action: String, when: String, path: String? = nil, _ arguments: [String]) throws
+    func runInjecting(_ syscall: String, _ action: String, when: String, path: String? = nil, _ arguments: [String])
+        throws
         -> RunResult
     {
-        var options = ["-f", "-qq", "-o", "/dev/null", "-e", "trace=\(syscall)", "-e", "inject=\(syscall):\(action):when=\(when)"]
+        var options = [
+            "-f", "-qq", "-o", "/dev/null", "-e", "trace=\(syscall)", "-e", "inject=\(syscall):\(action):when=\(when)",
+        ]
         if let path { options += ["-P", path] }
         return try Shell.run(
             "strace", options + [DevicectlBinary.path] + arguments, environment: ["DEVICECTL_NOW": Self.now])
@@ -95,8 +104,12 @@ struct FaultScratch {
         var content = [UInt8](repeating: 0, count: size)
         for index in 0..<files {
             let subdirectory = "\(directory)/d\(index % 10)"
-            if index < 10 { try FileManager.default.createDirectory(atPath: subdirectory, withIntermediateDirectories: true) }
-            for offset in stride(from: 0, to: size, by: 4096) { content[offset] = UInt8(truncatingIfNeeded: index &+ offset) }
+            if index < 10 {
+                try FileManager.default.createDirectory(atPath: subdirectory, withIntermediateDirectories: true)
+            }
+            for offset in stride(from: 0, to: size, by: 4096) {
+                content[offset] = UInt8(truncatingIfNeeded: index &+ offset)
+            }
             let fd = open("\(subdirectory)/f\(index)", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
             _ = content.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
             close(fd)
@@ -139,17 +152,21 @@ struct FaultScratch {
         var snapshot = try TreeSnapshot.take(root) { $0 == "Containers/Bundle" || $0 == "DeviceLocal" }
         // Also made at restore time: the empty Caches and tmp of the reinstalled apps' containers.
         let made = snapshot.keys.filter { key in
-            DeviceLayout.neverBackedUpInDataContainers.contains { key.hasPrefix("Containers/") && key.hasSuffix("/" + $0) }
+            DeviceLayout.neverBackedUpInDataContainers.contains {
+                key.hasPrefix("Containers/") && key.hasSuffix("/" + $0)
+            }
         }
         for directory in skeleton + made {
-            snapshot[directory] = snapshot[directory]?.replacingOccurrences(of: #" mtime=[0-9.]+"#, with: "", options: .regularExpression)
+            snapshot[directory] = snapshot[directory]?.replacingOccurrences(
+                of: #" mtime=[0-9.]+"#, with: "", options: .regularExpression)
         }
         return snapshot
     }
 
-    static let skeleton = ContainerKind.allCases.map(\.directory) + [
-        "Containers", "Containers/Data", "Containers/Shared", "Library", "Library/SpringBoard",
-    ]
+    static let skeleton =
+        ContainerKind.allCases.map(\.directory) + [
+            "Containers", "Containers/Data", "Containers/Shared", "Library", "Library/SpringBoard",
+        ]
 
     /// Names in `directory`, sorted.
     static func names(in directory: String) throws -> [String] {
