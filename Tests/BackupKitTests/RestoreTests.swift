@@ -133,4 +133,20 @@ import Testing
             #expect(snapshot["owned-link"]?.contains(" 1111:2222 ") == true)
         }
     }
+
+    @Test func ownershipIsExactUnderASetgidRoot() throws {
+        guard geteuid() == 0 else { return }
+        try withTemporaryDirectory { base in
+            let scratch = try RestoreScratch(base: base)
+            // A setgid ROOT makes new entries inherit its group: the archived root:root must still win.
+            chown(scratch.root, 0, 4242)
+            chmod(scratch.root, 0o2755)
+            try scratch.write(TarBuilder.archive([.directory("d"), .file("d/f", [1]), .file("g", [2])]))
+            try scratch.restore()
+            let snapshot = try TreeSnapshot.take(scratch.root)
+            #expect(snapshot["d"]?.contains(" 0:0 ") == true)
+            #expect(snapshot["d/f"]?.contains(" 0:0 ") == true)
+            #expect(snapshot["g"]?.contains(" 0:0 ") == true)
+        }
+    }
 }

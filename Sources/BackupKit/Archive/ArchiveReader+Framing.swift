@@ -206,12 +206,9 @@ extension ArchiveReader {
             }
             let gnuHeader = block[257..<265].elementsEqual("ustar  \0".utf8)
             // In GNU headers bytes 345..<500 hold times and sparse data, not a name prefix.
-            for (field, range) in FramingAudit.nameFields where !(gnuHeader && field == "prefix") {
-                let bytes = block[range]
-                if let terminator = bytes.firstIndex(of: 0), bytes[terminator...].contains(where: { $0 != 0 }) {
-                    throw ArchiveReaderError.damaged(
-                        offset: offset + UInt64(terminator), reason: "a NUL byte inside the header's \(field)")
-                }
+            if let (field, position) = FramingAudit.nulInsideName(block, checkPrefix: !gnuHeader) {
+                throw ArchiveReaderError.damaged(
+                    offset: offset + UInt64(position), reason: "a NUL byte inside the header's \(field)")
             }
             let type = block[156]
             let size = FramingAudit.number(block[124..<136])
@@ -275,10 +272,21 @@ extension ArchiveReader {
             state = body > 0 ? .body(remaining: body, padding: FramingAudit.padding(body)) : .header
         }
 
-        /// The NUL-terminated name fields of a ustar header.
-        private static let nameFields: [(String, Range<Int>)] = [
-            ("name", 0..<100), ("link name", 157..<257), ("prefix", 345..<500),
-        ]
+        /// The first name field (name, link name, ustar prefix) with a non-zero byte after its NUL terminator.
+        private static func nulInsideName(_ block: [UInt8], checkPrefix: Bool) -> (String, Int)? {
+            block.withUnsafeBufferPointer { bytes -> (String, Int)? in
+                for (field, start, end) in [("name", 0, 100), ("link name", 157, 257), ("prefix", 345, 500)] {
+                    if field == "prefix" && !checkPrefix { continue }
+                    var index = start
+                    while index < end && bytes[index] != 0 { index += 1 }
+                    while index < end {
+                        if bytes[index] != 0 { return (field, index) }
+                        index += 1
+                    }
+                }
+                return nil
+            }
+        }
 
         /// A header libarchive's tar bidder would rate above 50: valid checksum and a ustar or GNU magic.
         private static func looksLikeHeader(_ block: [UInt8]) -> Bool {
@@ -327,7 +335,12 @@ extension ArchiveReader {
                 else { break }
                 let record = rest[(space + 1)..<(rest.startIndex + length - 1)]
                 if let equals = record.firstIndex(of: UInt8(ascii: "=")) {
-                    let key = String(decoding: record[record.startIndex..<equals], as: UTF8.self)
+                    let keyBytes = record[record.startIndex..<equals]
+                    if keyBytes.elementsEqual(mtimeKey) {  // every member of a devicectl backup has one
+                        rest = rest[(rest.startIndex + length)...]
+                        continue
+                    }
+                    let key = String(decoding: keyBytes, as: UTF8.self)
                     let value = record[(equals + 1)...]
                     if key == "size" { size = UInt64(String(decoding: value, as: UTF8.self)) }
                     if key == "GNU.sparse.major" && value.elementsEqual("1".utf8) { sparseMap = true }
@@ -344,6 +357,8 @@ extension ArchiveReader {
             if knownPaxKeys.contains(key) { return true }
             return ["GNU.sparse.", "LIBARCHIVE.xattr.", "SCHILY.xattr.", "SCHILY.acl."].contains { key.hasPrefix($0) }
         }
+
+        private static let mtimeKey = Array("mtime".utf8)
 
         /// Keys whose values are names (a NUL inside one hides the rest of the name from libarchive).
         static let textPaxKeys: Set<String> = ["path", "linkpath", "uname", "gname", "GNU.sparse.name"]

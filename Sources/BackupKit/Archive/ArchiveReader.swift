@@ -13,7 +13,7 @@ public final class ArchiveReader {
     /// How the reader behaves.
     public struct Options: Sendable {
         /// Bytes per `read(2)` of the input.
-        public var blockSize = 256 << 10
+        public var blockSize = 128 << 10
         /// Fail on non-zero tar padding and trailing garbage (bytes libarchive skips without looking).
         public var auditsFraming = true
         /// Refuse an archive whose sparse members add up to more than this many bytes (their holes cost nothing

@@ -1,4 +1,5 @@
 // ArchiveRestore: `devicectl restore`: an archive onto a fresh device root, all or nothing.
+import CCrypto
 import DeviceKit
 import Foundation
 import Glibc
@@ -18,6 +19,9 @@ public enum ArchiveRestore {
         -> RestoreReport
     {
         let started = Date()
+        // SHA-256 needs no OpenSSL configuration; not loading openssl.cnf keeps ~0.7 MB of libcrypto untouched.
+        // (A no-op when OpenSSL was already initialised by this process.)
+        _ = OPENSSL_init_crypto(UInt64(OPENSSL_INIT_NO_LOAD_CONFIG), nil)
         var readerOptions = ArchiveReader.Options()
         readerOptions.interruption = options.interruption
         let reader: ArchiveReader

@@ -18,6 +18,8 @@ final class RestoreSession {
     private(set) var byteBudget: UInt64
     let processUmask: mode_t
     let ownership: Bool
+    /// Who new entries belong to; nil when the staging directory is setgid (ROOT was), so groups are inherited.
+    let creator: StagingOwner?
     var observed = ManifestCheck.Observed()
     var report = RestoreReport()
     var warnings = RestoreWarnings()
@@ -49,6 +51,9 @@ final class RestoreSession {
         digest = try SHA256Digest()
         memberDigest = try Manifest.MemberDigest()
         processUmask = RestoreSession.currentUmask()
+        let stagingStatus = try staging.directory.status()
+        creator =
+            stagingStatus.mode & UInt32(S_ISGID) == 0 ? StagingOwner(uid: geteuid(), gid: getegid()) : nil
         ownership = geteuid() == 0
     }
 
@@ -248,12 +253,15 @@ final class RestoreSession {
         return timespec(tv_sec: Int(member.mtimeSeconds), tv_nsec: Int(member.mtimeNanoseconds))
     }
 
-    /// The member's numeric owner when running as root (nil otherwise: ownership is only restored as root).
+    /// The member's numeric owner to apply when running as root (nil otherwise: ownership is only restored as
+    /// root). Nil too when it is already the creator's: unless ROOT is setgid, nothing in the staging directory
+    /// is, so a new entry belongs to the effective uid and gid and the chown would change nothing.
     func owner(_ member: ArchiveReader.Member) throws -> StagingOwner? {
         guard ownership else { return nil }
         for id in [member.uid, member.gid] where UInt32(exactly: id) == nil || id == Int64(UInt32.max) {
             throw RestoreError.refusedMember(member.path, reason: "owner id \(id) is out of range")
         }
+        if let creator, member.uid == Int64(creator.uid), member.gid == Int64(creator.gid) { return nil }
         return StagingOwner(uid: uid_t(member.uid), gid: gid_t(member.gid))
     }
 

@@ -27,7 +27,7 @@ enum StagingOp {
 
 /// A batch of operations and the file data they refer to, handed from the reader to the writer at once.
 final class StagingBatch {
-    static let arenaSize = 256 << 10
+    static let arenaSize = 128 << 10
     static let maxOperations = 256
 
     var operations: [StagingOp] = []

@@ -4,14 +4,13 @@
 // pwrite, futimens, close: mostly kernel time) overlap on the machine's two cores. Batches carry a copy of
 // the file data (libarchive reuses its buffers), so memory stays at three small arenas whatever the archive.
 import CSupport
-import Foundation
 import Glibc
 import SystemKit
 
 /// Hands batches of `StagingOp` to a writer thread that applies them to a `StagingTree`, in order.
 final class StagingPipeline: @unchecked Sendable {
     private let tree: StagingTree
-    private let condition = NSCondition()
+    private let condition = ConditionVariable()
     private var ready: [StagingBatch] = []
     private var spare: [StagingBatch] = [StagingBatch(), StagingBatch()]
     private var closed = false
@@ -25,9 +24,21 @@ final class StagingPipeline: @unchecked Sendable {
 
     init(tree: StagingTree) {
         self.tree = tree
-        let thread = Thread { [self] in run() }
-        thread.name = "devicectl-restore-writer"
-        thread.start()
+        var thread = pthread_t()
+        let context = Unmanaged.passRetained(self).toOpaque()
+        let status = pthread_create(&thread, nil, { context in
+            let pipeline = Unmanaged<StagingPipeline>.fromOpaque(context!).takeRetainedValue()
+            pipeline.run()
+            return nil
+        }, context)
+        if status == 0 {
+            pthread_detach(thread)
+        } else {
+            // No second thread: fail the first submission instead of hanging.
+            Unmanaged<StagingPipeline>.fromOpaque(context).release()
+            failure = SystemError("pthread_create", code: status)
+            running = false
+        }
     }
 
     // MARK: - Reader side
