@@ -9,7 +9,7 @@ extension RestoreSession {
         let size = UInt64(max(0, member.size))
         try reserve(size, for: member)
         let mode = permissions(member)
-        try pipeline.add(.createFile(path, permissions: mode & 0o777))
+        try pipeline.addFile(path, permissions: mode & 0o777, in: tree)
         try digest.reset()
         let sparseTail = try copyData(member, size: size, to: pipeline)
         let chmod = mode & ~0o777 != 0 || mode & processUmask != 0 ? mode : nil

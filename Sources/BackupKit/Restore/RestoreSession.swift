@@ -8,7 +8,7 @@ final class RestoreSession {
     let reader: ArchiveReader
     let staging: StagingDirectory
     let tree: StagingTree
-    /// Performs the tree's writes on a second thread (created in `extractAll`).
+    /// Writes file data and metadata on a second thread (created in `extractAll`).
     private(set) var pipeline: StagingPipeline?
     let options: RestoreOptions
     let log: DigestLog
@@ -62,7 +62,7 @@ final class RestoreSession {
     /// Reads every member. Throws on the first refused member, I/O error or interruption; the writer thread
     /// has stopped when this returns or throws.
     func extractAll() throws {
-        let pipeline = StagingPipeline(tree: tree)
+        let pipeline = StagingPipeline()
         self.pipeline = pipeline
         do {
             try readMembers(into: pipeline)
@@ -160,10 +160,14 @@ final class RestoreSession {
                 warnings.deviceLocal += 1
                 return
             }
-            try pipeline.add(
-                .directory(
-                    path, permissions: permissions(member), mtime: mtime(member), owner: try owner(member),
-                    xattrs: try userXattrs(member, path, symlink: false)))
+            let xattrs = try userXattrs(member, path, symlink: false)
+            try tree.createDirectory(path, permissions: permissions(member), mtime: mtime(member))
+            if let owner = try owner(member) { try tree.changeOwner(path, uid: owner.uid, gid: owner.gid) }
+            if !xattrs.isEmpty {
+                let fd = try tree.openDirectory(path)
+                try StagingTree.setXattrs(xattrs, on: fd.rawValue, path: path.text)
+                try fd.close()
+            }
             report.directories += 1
         case .symlink:
             observed.symlinks += 1
@@ -178,7 +182,9 @@ final class RestoreSession {
                 throw RestoreError.refusedMember(member.path, reason: "\(error) ('\(member.linkTarget ?? "")')")
             }
             _ = try userXattrs(member, path, symlink: true)
-            try pipeline.add(.symlink(path, target: target, owner: try owner(member), mtime: mtime(member)))
+            try tree.createSymlink(path, target: target)
+            if let owner = try owner(member) { try tree.changeOwner(path, uid: owner.uid, gid: owner.gid) }
+            if let mtime = mtime(member) { try tree.setModificationTime(path, mtime) }
             report.symlinks += 1
         case .hardLink:
             observed.hardlinks += 1
@@ -199,7 +205,8 @@ final class RestoreSession {
             if target.top.elementsEqual(RestoreSession.deviceLocal) {
                 throw RestoreError.refusedMember(member.path, reason: "hard link into DeviceLocal (device-local state)")
             }
-            try pipeline.add(.hardLink(path, target: target))
+            try pipeline.waitForCreatedFiles()
+            try tree.createHardLink(path, to: target)
             report.hardlinks += 1
         case .characterDevice, .blockDevice, .fifo, .socket, .unknown:
             throw RestoreError.refusedMember(

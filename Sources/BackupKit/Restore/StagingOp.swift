@@ -1,5 +1,6 @@
 // StagingOp: one write the staging pipeline's writer thread performs, in archive order.
 import Glibc
+import SystemKit
 
 /// A numeric owner to apply (only when running as root).
 struct StagingOwner {
@@ -7,16 +8,14 @@ struct StagingOwner {
     let gid: gid_t
 }
 
-/// One operation on the staging tree. Everything about the member was decided and checked by the reader;
-/// the writer only performs it (and the kernel still refuses anything that would leave the staging directory).
+/// One operation on a regular file. Every directory, symlink and hard link, and every parent directory, is
+/// made by the reader thread through `StagingTree` (the tree has one user); a file is created either there
+/// (`.file`) or, when the writer has time to spare, by the writer in the parent the reader resolved (`.create`).
 enum StagingOp {
-    case directory(
-        MemberPath, permissions: mode_t, mtime: timespec?, owner: StagingOwner?,
-        xattrs: [(name: String, value: [UInt8])])
-    case symlink(MemberPath, target: [UInt8], owner: StagingOwner?, mtime: timespec?)
-    case hardLink(MemberPath, target: MemberPath)
-    /// Creates the file; the following `.data` operations write into it until `.closeFile`.
-    case createFile(MemberPath, permissions: mode_t)
+    /// Creates `name` in `parent` (exclusively, beneath it); the following `.data` operations write into it.
+    case create(parent: FileDescriptor, name: CName, display: String, permissions: mode_t)
+    /// The file the reader created, which the following `.data` operations write into until `.closeFile`.
+    case file(FileDescriptor)
     /// `count` bytes at `start` in the batch's arena, written at `offset` in the open file.
     case data(offset: UInt64, start: Int, count: Int)
     /// Finishes the open file: length (sparse tail), owner, mode, user xattrs, mtime, close.
@@ -29,10 +28,13 @@ enum StagingOp {
 final class StagingBatch {
     static let arenaSize = 128 << 10
     static let maxOperations = 256
+    /// Open files a batch may carry: the descriptors in flight stay far below RLIMIT_NOFILE's usual 1024.
+    static let maxFiles = 48
 
     var operations: [StagingOp] = []
     let arena = UnsafeMutableRawBufferPointer.allocate(byteCount: StagingBatch.arenaSize, alignment: 64)
     var used = 0
+    var files = 0
 
     init() {
         operations.reserveCapacity(StagingBatch.maxOperations)
@@ -42,10 +44,15 @@ final class StagingBatch {
         arena.deallocate()
     }
 
+    /// Empties the batch (a descriptor still in it, from a batch dropped after a failure, is closed).
     func reset() {
         operations.removeAll(keepingCapacity: true)
         used = 0
+        files = 0
     }
 
-    var isFull: Bool { operations.count >= StagingBatch.maxOperations || used == StagingBatch.arenaSize }
+    var isFull: Bool {
+        operations.count >= StagingBatch.maxOperations || used == StagingBatch.arenaSize
+            || files >= StagingBatch.maxFiles
+    }
 }

@@ -1,29 +1,40 @@
 // StagingPipeline: the staging tree's writes on a second thread, while the first reads, checks and hashes.
 //
-// The reader thread (libarchive, the framing audit, SHA-256, the manifest) and the writer thread (openat2,
-// pwrite, futimens, close: mostly kernel time) overlap on the machine's two cores. Batches carry a copy of
-// the file data (libarchive reuses its buffers), so memory stays at three small arenas whatever the archive.
+// The reader thread (libarchive, the framing audit, SHA-256, the manifest, every directory, symlink and hard
+// link) and the writer thread (pwrite, futimens, close: kernel time) overlap on the machine's two cores.
+// Creating a file (openat2 with O_CREAT|O_EXCL: a new inode and dentry) costs about as much kernel time as
+// writing its data, so it goes to whichever side has room: the writer while it keeps up, the reader while the
+// writer has a batch waiting. Batches carry a copy of the file data (libarchive reuses its buffers), so
+// memory stays at a few small arenas whatever the archive.
 import CSupport
 import Glibc
 import SystemKit
 
-/// Hands batches of `StagingOp` to a writer thread that applies them to a `StagingTree`, in order.
+/// Hands batches of `StagingOp` to a writer thread that applies them, in order.
 final class StagingPipeline: @unchecked Sendable {
-    private let tree: StagingTree
+    /// Batches in flight besides the one being filled: enough for the reader to run ahead through a burst of
+    /// small files (or the writer through a large one) without waiting.
+    static let depth = 5
     private let condition = ConditionVariable()
     private var ready: [StagingBatch] = []
-    private var spare: [StagingBatch] = [StagingBatch(), StagingBatch()]
+    private var spare: [StagingBatch] = (0..<StagingPipeline.depth).map { _ in StagingBatch() }
     private var closed = false
     private var stopped = false
     private var running = true
+    /// The writer is executing a batch.
+    private var busy = false
     private var failure: (any Error)?
     /// The batch the reader is filling (reader thread only).
     private var current = StagingBatch()
+    /// Whether the reader creates the files of the current batch itself: the writer had a batch waiting when
+    /// it was started (reader thread only; decided under the lock in `submit`).
+    private var readerCreates = false
+    /// A file of the queued batches is still to be created by the writer (reader thread only).
+    private var writerCreatesPending = false
     /// The file the writer is filling (writer thread only).
     private var file: FileDescriptor?
 
-    init(tree: StagingTree) {
-        self.tree = tree
+    init() {
         var thread = pthread_t()
         let context = Unmanaged.passRetained(self).toOpaque()
         let status = pthread_create(&thread, nil, { context in
@@ -42,6 +53,31 @@ final class StagingPipeline: @unchecked Sendable {
     }
 
     // MARK: - Reader side
+
+    /// Queues the creation of the regular file `path` in `tree` (on whichever thread has room) and then the
+    /// writes into it: `addData` and `add(.closeFile)` follow.
+    func addFile(_ path: MemberPath, permissions: mode_t, in tree: StagingTree) throws {
+        if current.files >= StagingBatch.maxFiles { try submit() }
+        if readerCreates {
+            current.operations.append(.file(try tree.createFile(path, permissions: permissions)))
+        } else {
+            let (parent, name) = try tree.prepareFile(path)
+            current.operations.append(.create(parent: parent, name: name, display: path.text, permissions: permissions))
+            writerCreatesPending = true
+        }
+        current.files += 1
+    }
+
+    /// Waits until every file queued so far exists (before a hard link names one), when the writer creates any.
+    func waitForCreatedFiles() throws {
+        guard writerCreatesPending else { return }
+        if !current.operations.isEmpty { try submit() }
+        condition.lock()
+        defer { condition.unlock() }
+        while (!ready.isEmpty || busy) && failure == nil { condition.wait() }
+        if let failure { throw failure }
+        writerCreatesPending = false
+    }
 
     /// Queues `operation`.
     func add(_ operation: StagingOp) throws {
@@ -68,6 +104,7 @@ final class StagingPipeline: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         if let failure { throw failure }
+        readerCreates = !ready.isEmpty
         ready.append(current)
         condition.broadcast()
         while spare.isEmpty && failure == nil { condition.wait() }
@@ -91,6 +128,7 @@ final class StagingPipeline: @unchecked Sendable {
     /// Stops the writer after a failure on the reader side (queued writes are dropped) and waits for it.
     /// Returns the writer's own failure, which concerns an earlier member and so is the one to report.
     func stop() -> (any Error)? {
+        current.reset()
         condition.lock()
         stopped = true
         closed = true
@@ -108,6 +146,8 @@ final class StagingPipeline: @unchecked Sendable {
             condition.lock()
             while ready.isEmpty && !closed { condition.wait() }
             if stopped || ready.isEmpty {
+                for dropped in ready { dropped.reset() }
+                ready = []
                 running = false
                 condition.broadcast()
                 condition.unlock()
@@ -115,6 +155,7 @@ final class StagingPipeline: @unchecked Sendable {
             }
             let batch = ready.removeFirst()
             let failed = failure != nil
+            busy = true
             condition.unlock()
             if !failed {
                 do {
@@ -125,7 +166,9 @@ final class StagingPipeline: @unchecked Sendable {
                     condition.unlock()
                 }
             }
+            batch.reset()
             condition.lock()
+            busy = false
             spare.append(batch)
             condition.broadcast()
             condition.unlock()
@@ -137,22 +180,10 @@ final class StagingPipeline: @unchecked Sendable {
     private func execute(_ batch: StagingBatch) throws {
         for operation in batch.operations {
             switch operation {
-            case .directory(let path, let permissions, let mtime, let owner, let xattrs):
-                try tree.createDirectory(path, permissions: permissions, mtime: mtime)
-                if let owner { try tree.changeOwner(path, uid: owner.uid, gid: owner.gid) }
-                if !xattrs.isEmpty {
-                    let fd = try tree.openDirectory(path)
-                    try StagingPipeline.setXattrs(xattrs, on: fd.rawValue, path: path.text)
-                    try fd.close()
-                }
-            case .symlink(let path, let target, let owner, let mtime):
-                try tree.createSymlink(path, target: target)
-                if let owner { try tree.changeOwner(path, uid: owner.uid, gid: owner.gid) }
-                if let mtime { try tree.setModificationTime(path, mtime) }
-            case .hardLink(let path, let target):
-                try tree.createHardLink(path, to: target)
-            case .createFile(let path, let permissions):
-                file = try tree.createFile(path, permissions: permissions)
+            case .create(let parent, let name, let display, let permissions):
+                file = try StagingTree.openNewFile(name, in: parent, permissions: permissions, display: display)
+            case .file(let opened):
+                file = opened
             case .data(let offset, let start, let count):
                 guard let file else { continue }
                 var done = 0
@@ -172,21 +203,13 @@ final class StagingPipeline: @unchecked Sendable {
                 }
                 if let owner { try SystemError.check("fchown", path: file.path) { fchown(fd, owner.uid, owner.gid) } }
                 if let chmod { try SystemError.check("fchmod", path: file.path) { fchmod(fd, chmod) } }
-                if !xattrs.isEmpty { try StagingPipeline.setXattrs(xattrs, on: fd, path: file.path) }
+                if !xattrs.isEmpty { try StagingTree.setXattrs(xattrs, on: fd, path: file.path) }
                 if let mtime {
                     var times = [timespec(tv_sec: 0, tv_nsec: CSUPPORT_UTIME_OMIT), mtime]
                     try SystemError.check("futimens", path: file.path) { futimens(fd, &times) }
                 }
                 try file.close()
                 self.file = nil
-            }
-        }
-    }
-
-    private static func setXattrs(_ xattrs: [(name: String, value: [UInt8])], on fd: Int32, path: String) throws {
-        for (name, value) in xattrs {
-            try SystemError.check("fsetxattr \(name)", path: path) {
-                value.withUnsafeBytes { fsetxattr(fd, name, $0.baseAddress, value.count, 0) }
             }
         }
     }

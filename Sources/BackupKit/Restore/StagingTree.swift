@@ -45,16 +45,29 @@ final class StagingTree {
 
     /// Creates the regular file `path` (exclusively) and returns it open for writing.
     func createFile(_ path: MemberPath, permissions: mode_t) throws -> FileDescriptor {
-        let parent = try parentDirectory(of: path)
+        let (parent, name) = try prepareFile(path)
+        return try StagingTree.openNewFile(name, in: parent, permissions: permissions, display: path.text)
+    }
+
+    /// Everything about creating the file `path` but the `openat2` itself, which `openNewFile` may then do on
+    /// another thread: the parent directory (made if missing, opened beneath the root) and the object count.
+    func prepareFile(_ path: MemberPath) throws -> (parent: FileDescriptor, name: CName) {
+        let parent = try parentDescriptor(of: path)
         try count()
-        let name = CName(path.name)
+        return (parent, CName(path.name))
+    }
+
+    /// Creates `name` in `parent` exclusively (never following or replacing anything) and opens it for writing.
+    static func openNewFile(_ name: CName, in parent: FileDescriptor, permissions: mode_t, display: String) throws
+        -> FileDescriptor
+    {
         let fd = name.withPointer {
             csupport_openat2(
-                parent, $0, UInt64(UInt32(bitPattern: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC)),
+                parent.rawValue, $0, UInt64(UInt32(bitPattern: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC)),
                 UInt64(permissions), StagingTree.beneath)
         }
-        if fd < 0 { throw refusal(errno, path, creating: "file") }
-        return FileDescriptor(rawValue: fd, path: path.text)
+        if fd < 0 { throw StagingTree.refusal(errno, nil, display: display, creating: "file") }
+        return FileDescriptor(rawValue: fd, path: display)
     }
 
     /// Creates the directory `path`, or adopts it when an earlier member created it implicitly as a parent.
@@ -68,7 +81,7 @@ final class StagingTree {
         if name.withPointer({ mkdirat(parent, $0, 0o700) }) != 0 {
             let code = errno
             guard code == EEXIST, try kind(of: name, in: parent, path: path) == .directory else {
-                throw refusal(code, path, creating: "directory")
+                throw StagingTree.refusal(code, path, creating: "directory")
             }
         } else {
             try count()
@@ -83,7 +96,7 @@ final class StagingTree {
         let name = CName(path.name)
         let destination = CName(target)
         let status = destination.withPointer { target in name.withPointer { symlinkat(target, parent, $0) } }
-        if status != 0 { throw refusal(errno, path, creating: "symlink") }
+        if status != 0 { throw StagingTree.refusal(errno, path, creating: "symlink") }
         symlinks.append(path.bytes)
     }
 
@@ -120,10 +133,19 @@ final class StagingTree {
         let name = CName(path.name)
         let status = targetName.withPointer { from in name.withPointer { linkat(targetDirectory, from, parent, $0, 0) }
         }
-        if status != 0 { throw refusal(errno, path, creating: "hard link") }
+        if status != 0 { throw StagingTree.refusal(errno, path, creating: "hard link") }
     }
 
     // MARK: - Metadata
+
+    /// Sets user extended attributes on an open file or directory.
+    static func setXattrs(_ xattrs: [(name: String, value: [UInt8])], on fd: Int32, path: String) throws {
+        for (name, value) in xattrs {
+            try SystemError.check("fsetxattr \(name)", path: path) {
+                value.withUnsafeBytes { fsetxattr(fd, name, $0.baseAddress, value.count, 0) }
+            }
+        }
+    }
 
     /// Sets ownership of `path` without following a symlink (only called as root).
     func changeOwner(_ path: MemberPath, uid: uid_t, gid: gid_t) throws {
@@ -200,13 +222,18 @@ final class StagingTree {
 
     /// The descriptor of `path`'s parent directory (creating missing components one at a time).
     private func parentDirectory(of path: MemberPath) throws -> Int32 {
+        try parentDescriptor(of: path).rawValue
+    }
+
+    /// `parentDirectory(of:)` as an owned descriptor (kept open for as long as a queued operation holds it).
+    private func parentDescriptor(of path: MemberPath) throws -> FileDescriptor {
         let parent = path.parent
-        if parent.isEmpty { return root.rawValue }
-        if let cachedParent, cachedParentPath == parent { return cachedParent.rawValue }
+        if parent.isEmpty { return root }
+        if let cachedParent, cachedParentPath == parent { return cachedParent }
         let fd = try openDirectory(parent, display: path.text, create: true)
         cachedParent = fd
         cachedParentPath = parent
-        return fd.rawValue
+        return fd
     }
 
     /// Opens the directory `relative` beneath the root without following any symlink; when `create`, makes
@@ -224,7 +251,7 @@ final class StagingTree {
         let whole = open(root.rawValue, CName(relative))
         if whole >= 0 { return FileDescriptor(rawValue: whole, path: display) }
         let code = errno
-        guard code == ENOENT, create else { throw refusal(code, nil, display: display, creating: "directory") }
+        guard code == ENOENT, create else { throw StagingTree.refusal(code, nil, display: display, creating: "directory") }
         var current: FileDescriptor? = nil
         for component in relative.split(separator: UInt8(ascii: "/")) {
             let directory = current?.rawValue ?? root.rawValue
@@ -233,11 +260,11 @@ final class StagingTree {
             if fd < 0 && errno == ENOENT {
                 try count()
                 if name.withPointer({ mkdirat(directory, $0, 0o755) }) != 0 && errno != EEXIST {
-                    throw refusal(errno, nil, display: display, creating: "directory")
+                    throw StagingTree.refusal(errno, nil, display: display, creating: "directory")
                 }
                 fd = open(directory, name)
             }
-            if fd < 0 { throw refusal(errno, nil, display: display, creating: "directory") }
+            if fd < 0 { throw StagingTree.refusal(errno, nil, display: display, creating: "directory") }
             current = FileDescriptor(rawValue: fd, path: display)
         }
         guard let current else {
@@ -262,8 +289,9 @@ final class StagingTree {
     }
 
     /// Turns an errno from a create/open into a refusal naming the member (containment errors) or a SystemError.
-    private func refusal(_ code: Int32, _ path: MemberPath?, display: String? = nil, creating what: String) -> any Error
-    {
+    private static func refusal(
+        _ code: Int32, _ path: MemberPath?, display: String? = nil, creating what: String
+    ) -> any Error {
         let member = path?.text ?? display ?? "?"
         switch code {
         case EEXIST:
