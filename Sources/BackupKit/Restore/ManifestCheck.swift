@@ -141,7 +141,7 @@ final class ManifestCheck {
         case .file(let path, let size, let digest):
             fileLines += 1
             fileBytes &+= size
-            let current = (path: MemberPath.normalized(path), size: size, digest: digest)
+            let current = (path: path, size: size, digest: digest)
             if let previous = pending { try compare(previous, next: current) }
             pending = current
         case .members(let value):
@@ -177,22 +177,21 @@ final class ManifestCheck {
         _ expected: (path: [UInt8], size: UInt64, digest: [UInt8]),
         next: (path: [UInt8], size: UInt64, digest: [UInt8])?
     ) throws {
+        // Logged paths are normalised member names, and devicectl writes the manifest's the same way: compare
+        // as written first, and normalise only when that fails.
+        if let actual = try log.peek(), actual.path == expected.path {
+            try matched(actual, expected)
+            return
+        }
+        let expected = (path: MemberPath.normalized(expected.path), size: expected.size, digest: expected.digest)
+        let next = next.map { (path: MemberPath.normalized($0.path), size: $0.size, digest: $0.digest) }
         while true {
             guard let actual = try log.peek() else {
                 problem("missing member '\(text(expected.path))': in the manifest but not in the archive")
                 return
             }
             if actual.path == expected.path {
-                try log.advance()
-                if actual.size != expected.size {
-                    problem(
-                        "size mismatch for '\(text(actual.path))': \(actual.size) bytes in the archive, "
-                            + "\(expected.size) in the manifest"
-                    )
-                } else if actual.digest != expected.digest {
-                    problem(
-                        "SHA-256 mismatch for '\(text(actual.path))': the data differs from what the manifest recorded")
-                }
+                try matched(actual, expected)
                 return
             }
             if let after = try log.peek(1), after.path == expected.path {
@@ -207,6 +206,19 @@ final class ManifestCheck {
             problem("member '\(text(actual.path))' is where the manifest lists '\(text(expected.path))'")
             try log.advance()
             return
+        }
+    }
+
+    /// The logged file `actual` is the one manifest line `expected` names: consumes it, compares size and digest.
+    private func matched(_ actual: DigestLog.Record, _ expected: (path: [UInt8], size: UInt64, digest: [UInt8])) throws {
+        try log.advance()
+        if actual.size != expected.size {
+            problem(
+                "size mismatch for '\(text(actual.path))': \(actual.size) bytes in the archive, "
+                    + "\(expected.size) in the manifest"
+            )
+        } else if actual.digest != expected.digest {
+            problem("SHA-256 mismatch for '\(text(actual.path))': the data differs from what the manifest recorded")
         }
     }
 

@@ -12,6 +12,12 @@ enum ManifestLine {
 
     /// Parses `line` (without its newline). Throws a reason on malformed input.
     static func parse(_ line: ArraySlice<UInt8>) throws(ManifestLineError) -> ManifestLine {
+        if let file = devicectlFileLine(line) { return file }
+        return try parseAnySpelling(line)
+    }
+
+    /// `parse` without the fast path for devicectl's own file lines: any valid JSON spelling.
+    static func parseAnySpelling(_ line: ArraySlice<UInt8>) throws(ManifestLineError) -> ManifestLine {
         var kind: ArraySlice<UInt8>?
         var path: ArraySlice<UInt8>?
         var size: UInt64?

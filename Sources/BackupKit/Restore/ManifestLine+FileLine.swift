@@ -1,0 +1,75 @@
+// ManifestLine+FileLine: the file line exactly as devicectl writes it, read without the general parser.
+//
+// A manifest has one file line per archived file, so restore and verify read tens of thousands of them.
+// `{"kind":"file","path":"<no escapes>","size":N,"sha256":"<64 hex>"}` (the writer's key order, no spaces) is
+// matched byte by byte; any other spelling returns nil and goes to the general parser, which gives the same
+// answer for this form.
+import Glibc
+
+extension ManifestLine {
+    private static let linePrefix = Array(#"{"kind":"file","path":""#.utf8)
+    private static let sizePart = Array(#"","size":"#.utf8)
+    private static let shaPart = Array(#","sha256":""#.utf8)
+    private static let lineEnd = Array(#""}"#.utf8)
+
+    /// The file line in devicectl's own spelling, or nil for anything else.
+    static func devicectlFileLine(_ line: ArraySlice<UInt8>) -> ManifestLine? {
+        line.withUnsafeBufferPointer { buffer -> ManifestLine? in
+            guard let start = buffer.baseAddress else { return nil }
+            let end = start + buffer.count
+            var cursor = start
+            guard take(linePrefix, at: &cursor, end: end) else { return nil }
+            let pathStart = cursor
+            while cursor < end, cursor.pointee != UInt8(ascii: "\"") {
+                if cursor.pointee == UInt8(ascii: "\\") || cursor.pointee < 0x20 { return nil }
+                cursor += 1
+            }
+            let pathEnd = cursor
+            guard take(sizePart, at: &cursor, end: end) else { return nil }
+            let digitsStart = cursor
+            var size: UInt64 = 0
+            while cursor < end, cursor.pointee &- UInt8(ascii: "0") < 10 {
+                let (times, o1) = size.multipliedReportingOverflow(by: 10)
+                let (sum, o2) = times.addingReportingOverflow(UInt64(cursor.pointee &- UInt8(ascii: "0")))
+                if o1 || o2 { return nil }
+                size = sum
+                cursor += 1
+            }
+            let digits = cursor - digitsStart
+            guard digits > 0, digits == 1 || digitsStart.pointee != UInt8(ascii: "0") else { return nil }
+            guard take(shaPart, at: &cursor, end: end), end - cursor == 64 + lineEnd.count else { return nil }
+            var failed = false
+            let digest = [UInt8](unsafeUninitializedCapacity: 32) { out, count in
+                for position in 0..<32 {
+                    let high = hexValue(cursor[2 * position]), low = hexValue(cursor[2 * position + 1])
+                    if high > 15 || low > 15 { failed = true }
+                    out[position] = high << 4 | low
+                }
+                count = 32
+            }
+            cursor += 64
+            guard !failed, take(lineEnd, at: &cursor, end: end) else { return nil }
+            return .file(
+                path: Array(UnsafeBufferPointer(start: pathStart, count: pathEnd - pathStart)), size: size,
+                digest: digest)
+        }
+    }
+
+    /// Whether `part` comes next; moves past it when it does.
+    private static func take(_ part: [UInt8], at cursor: inout UnsafePointer<UInt8>, end: UnsafePointer<UInt8>) -> Bool {
+        guard end - cursor >= part.count else { return false }
+        let same = part.withUnsafeBufferPointer { memcmp($0.baseAddress!, cursor, part.count) == 0 }
+        if same { cursor += part.count }
+        return same
+    }
+
+    /// A hex digit's value, or 255.
+    private static func hexValue(_ byte: UInt8) -> UInt8 {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: 255
+        }
+    }
+}

@@ -1,0 +1,62 @@
+// ManifestLineTests: the fast path for devicectl's own file lines agrees with the general parser.
+import Testing
+
+@testable import BackupKit
+
+@Suite struct ManifestLineTests {
+    static let hex = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"
+
+    static func describe(_ parsed: ManifestLine?) -> String {
+        switch parsed {
+        case .file(let path, let size, let digest)?:
+            "file \(path) \(size) \(digest)"
+        case nil: "nil"
+        default: "other"
+        }
+    }
+
+    static func general(_ line: String) -> String {
+        describe(try? ManifestLine.parseAnySpelling(Array(line.utf8)[...]))
+    }
+
+    @Test(arguments: [
+        #"{"kind":"file","path":"Documents/a.json","size":12,"sha256":"\#(hex)"}"#,
+        #"{"kind":"file","path":"Library/Caches/é ü/x","size":0,"sha256":"\#(hex)"}"#,
+        #"{"kind":"file","path":"big","size":18446744073709551615,"sha256":"\#(hex.uppercased())"}"#,
+    ])
+    func devicectlSpellingTakesTheFastPathWithTheSameResult(_ line: String) {
+        let fast = ManifestLine.devicectlFileLine(Array(line.utf8)[...])
+        #expect(fast != nil)
+        #expect(Self.describe(fast) == Self.general(line))
+    }
+
+    @Test(arguments: [
+        #"{"kind":"file","path":"a\"b","size":1,"sha256":"\#(hex)"}"#,  // an escape
+        #"{"kind":"file","path":"caf\u00e9","size":1,"sha256":"\#(hex)"}"#,
+        #"{"kind": "file","path":"a","size":1,"sha256":"\#(hex)"}"#,  // a space
+        #"{"path":"a","kind":"file","size":1,"sha256":"\#(hex)"}"#,  // another key order
+        #"{"kind":"file","path":"a","size":1,"sha256":"\#(hex)","extra":true}"#,
+        #"{"kind":"file","path":"a","size":01,"sha256":"\#(hex)"}"#,  // a leading zero (invalid JSON)
+        #"{"kind":"file","path":"a","size":18446744073709551616,"sha256":"\#(hex)"}"#,  // overflow
+        #"{"kind":"file","path":"a","size":1,"sha256":"\#(hex.dropLast())"}"#,  // 63 digits
+        #"{"kind":"file","path":"a","size":1,"sha256":"\#(hex.dropLast())g"}"#,  // not hex
+        #"{"kind":"file","path":"a","size":1,"sha256":"\#(hex)"} "#,  // trailing space
+        #"{"kind":"file","path":"a","size":1.5,"sha256":"\#(hex)"}"#,
+    ])
+    func anyOtherSpellingGoesToTheGeneralParser(_ line: String) {
+        #expect(ManifestLine.devicectlFileLine(Array(line.utf8)[...]) == nil)
+        // And parse() gives the general parser's answer (or its error) for it.
+        let viaParse = Self.describe(try? ManifestLine.parse(Array(line.utf8)[...]))
+        #expect(viaParse == Self.general(line))
+    }
+
+    @Test func escapedPathsAreDecodedByTheGeneralParser() throws {
+        let line = #"{"kind":"file","path":"caf\u00e9 \"q\"","size":3,"sha256":"\#(Self.hex)"}"#
+        guard case .file(let path, let size, _) = try ManifestLine.parse(Array(line.utf8)[...]) else {
+            Issue.record("not a file line")
+            return
+        }
+        #expect(String(decoding: path, as: UTF8.self) == "café \"q\"")
+        #expect(size == 3)
+    }
+}
