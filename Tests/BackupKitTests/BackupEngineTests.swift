@@ -77,6 +77,33 @@ import Testing
         }
     }
 
+    @Test func eitherThreadHashingGivesTheSameArchive() throws {
+        try withTemporaryDirectory { dir in
+            let tree = TreeBuilder(root: "\(dir)/src")
+            var generator = SystemRandomNumberGenerator()
+            // A file spanning several batches, small ones, an empty one, a hard link and a symlink.
+            try tree.file("big.bin", bytes: (0..<700_000).map { _ in UInt8.random(in: 0...255, using: &generator) })
+            for index in 0..<50 { try tree.file("small/\(index).txt", String(repeating: "s\(index)", count: index * 40)) }
+            let empty = try tree.file("empty")
+            #expect(link(empty, "\(tree.root)/empty-link") == 0)
+            #expect(symlink("big.bin", "\(tree.root)/to-big") == 0)
+            var archives: [[UInt8]] = []
+            for placement in [HashPlacement.reader, .writer, .shared] {
+                let archive = "\(dir)/\(placement).tar"
+                _ = try BackupEngine.backup(
+                    request(tree.root, archive), progress: nil, warning: { _ in }, afterRead: nil, hashing: placement)
+                archives.append(Array(try Data(contentsOf: URL(fileURLWithPath: archive))))
+                for line in try TreeBuilder.manifest(archive) where line["kind"] as? String == "file" {
+                    let path = line["path"] as! String
+                    let data = try Data(contentsOf: URL(fileURLWithPath: "\(tree.root)/\(path)"))
+                    #expect(line["sha256"] as? String == (try SHA256Digest.hex(of: Array(data))), "\(placement) \(path)")
+                }
+            }
+            #expect(archives[0] == archives[1])
+            #expect(archives[0] == archives[2])
+        }
+    }
+
     @Test func manifestSpillsToDiskAndFollowsArchiveOrder() throws {
         try withTemporaryDirectory { dir in
             let tree = TreeBuilder(root: "\(dir)/src")

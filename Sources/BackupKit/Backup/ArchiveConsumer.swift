@@ -1,23 +1,28 @@
-// ArchiveConsumer: the writing thread: unpacks batches into tar members, hashes file data, builds the manifest.
+// ArchiveConsumer: the formatting thread: unpacks batches into tar members, hashes file data, builds the manifest.
 import Foundation
+import SystemKit
 
 /// Runs on its own thread while the walker reads: for each record it fills the libarchive entry and
-/// writes it, and (when it holds the `FileHasher`) feeds file data to SHA-256 in the same pass, so the
-/// manifest line is appended when a file's last byte has gone through.
+/// writes it, and feeds file data to SHA-256 in the same pass (unless the reading thread hashed the file:
+/// its `.digest` record follows), so each manifest line is appended, in archive order, on this thread.
 /// Thread safety: used by the writing thread only between `start()` and the pipe's `consumerFinished()`;
 /// the owner reads `error` only after `waitForConsumer()`.
 final class ArchiveConsumer: @unchecked Sendable {
     let writer: ArchiveWriter
     private let pipe: BatchPipe
     private let entry = ArchiveEntry()
-    /// Hashes file data here, or nil when the reading thread does it.
-    private let hasher: FileHasher?
+    /// Hashes file data here and appends every file's manifest line.
+    private let hasher: FileHasher
+    /// The current file's data goes to `hasher` (false when the reading thread hashed it).
+    private var hashingHere = false
+    /// The current reader-hashed file, until its `.digest` record.
+    private var pending: (path: [UInt8], size: UInt64)?
     /// Every member's metadata, for the manifest's members line (names, types, modes, owners, times, links, xattrs).
     let members: Manifest.MemberDigest
     /// The first failure; the pipe is cancelled when it is set.
     private(set) var error: Error?
 
-    init(writer: ArchiveWriter, hasher: FileHasher?, pipe: BatchPipe, members: Manifest.MemberDigest) {
+    init(writer: ArchiveWriter, hasher: FileHasher, pipe: BatchPipe, members: Manifest.MemberDigest) {
         self.writer = writer
         self.hasher = hasher
         self.pipe = pipe
@@ -59,6 +64,17 @@ final class ArchiveConsumer: @unchecked Sendable {
             let kind = BatchRecord.Kind(rawValue: record.kind)!
             if kind == .data {
                 try data(UnsafeRawBufferPointer(start: start + record.metadataSize, count: Int(record.dataLength)))
+            } else if kind == .digest {
+                guard let file = pending else { throw BackupError.output("internal error: a digest without its file") }
+                pending = nil
+                let digest = Array(UnsafeRawBufferPointer(start: start + record.metadataSize, count: Int(record.dataLength)))
+                do {
+                    try file.path.withUnsafeBufferPointer {
+                        try hasher.manifest.appendFile(path: $0, size: file.size, sha256: digest)
+                    }
+                } catch let error as SystemError {
+                    throw BackupError.system(error)
+                }
             } else {
                 let path = cursor.assumingMemoryBound(to: CChar.self)
                 cursor += Int(record.pathLength) + 1
@@ -81,7 +97,13 @@ final class ArchiveConsumer: @unchecked Sendable {
                     record, kind, path: UnsafeRawBufferPointer(start: path, count: Int(record.pathLength)), link: link,
                     attributes: attributes)
                 if kind == .file {
-                    try hasher?.begin(path: UnsafeRawBufferPointer(start: path, count: Int(record.pathLength)), size: record.size)
+                    let name = UnsafeRawBufferPointer(start: path, count: Int(record.pathLength))
+                    hashingHere = record.flags & BatchRecord.readerHashed == 0
+                    if hashingHere {
+                        try hasher.begin(path: name, size: record.size)
+                    } else {
+                        pending = (Array(name), record.size)
+                    }
                     try data(UnsafeRawBufferPointer(start: start + record.metadataSize, count: Int(record.dataLength)))
                 }
             }
@@ -91,7 +113,7 @@ final class ArchiveConsumer: @unchecked Sendable {
 
     private func data(_ chunk: UnsafeRawBufferPointer) throws {
         guard chunk.count > 0 else { return }
-        try hasher?.feed(chunk)
+        if hashingHere { try hasher.feed(chunk) }
         do { try writer.writeData(chunk) } catch { throw BackupError.archive(error) }
     }
 

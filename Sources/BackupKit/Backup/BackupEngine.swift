@@ -25,10 +25,11 @@ public enum BackupEngine {
         try backup(request, progress: progress, warning: warning, afterRead: nil)
     }
 
-    /// `afterRead` is a test hook: it runs after each file's data is read, before its status is rechecked.
+    /// Test hooks: `afterRead` runs after each file's data is read, before its status is rechecked;
+    /// `hashing` pins where SHA-256 runs (by default the two threads share it).
     static func backup(
         _ request: BackupRequest, progress: ((BackupProgress) -> Void)?, warning: @escaping (String) -> Void,
-        afterRead: ((String) -> Void)?
+        afterRead: ((String) -> Void)?, hashing: HashPlacement = .shared
     ) throws -> BackupSummary {
         try checkRoot(request.root)
         if let level = request.level {
@@ -70,16 +71,15 @@ public enum BackupEngine {
             } catch { throw BackupError.archive(error) }
             let manifest = ManifestWriter(spillDirectory: spillDirectory)
             let pipe = BatchPipe(count: batchCount, size: batchSize, wakeAfter: batchWake)
-            // Hash where there is spare time: on the writing thread for a plain tar (it only copies),
-            // on the reading thread when the writing thread compresses.
+            // SHA-256 goes where there is spare time: the formatting thread hashes unless it falls behind the
+            // reading thread, which then hashes the files it reads (see `ArchivingVisitor`).
             let hasher = try FileHasher(manifest: manifest)
-            let hashWhileReading = request.compression != .none
             let members = try Manifest.MemberDigest()
             let consumer = ArchiveConsumer(
-                writer: writer, hasher: hashWhileReading ? nil : hasher, pipe: pipe, members: members)
-            let visitor = ArchivingVisitor(
-                pipe: pipe, hasher: hashWhileReading ? hasher : nil, progress: ProgressThrottle(progress), warn: warning,
-                afterRead: afterRead)
+                writer: writer, hasher: hasher, pipe: pipe, members: members)
+            let visitor = try ArchivingVisitor(
+                pipe: pipe, progress: ProgressThrottle(progress), warn: warning,
+                afterRead: afterRead, placement: hashing)
             let rules = ExclusionRules(deviceRoot: deviceRoot, patterns: request.patterns)
             consumer.start()
             do {

@@ -16,9 +16,13 @@ final class BatchPipe: @unchecked Sendable {
     private var cancelled = false
     private var consumerDone = false
     private let wakeAfter: Int
+    /// Filled batches waiting for the consumer when the producer last took or handed over one (producer only).
+    private(set) var backlog = 0
+    let count: Int
 
     init(count: Int, size: Int, wakeAfter: Int) {
         empty = (0..<count).map { _ in Batch(capacity: size) }
+        self.count = count
         self.wakeAfter = min(max(1, wakeAfter), count)
         pthread_mutex_init(mutex, nil)
         pthread_cond_init(condition, nil)
@@ -43,6 +47,7 @@ final class BatchPipe: @unchecked Sendable {
     func takeEmpty() -> Batch? {
         locked {
             while empty.isEmpty && !cancelled { pthread_cond_wait(condition, mutex) }
+            backlog = full.count
             return cancelled ? nil : empty.removeLast()
         }
     }
@@ -51,6 +56,7 @@ final class BatchPipe: @unchecked Sendable {
     func submit(_ batch: Batch) {
         locked {
             full.append(batch)
+            backlog = full.count
             if full.count >= wakeAfter { pthread_cond_broadcast(condition) }
         }
     }

@@ -2,13 +2,19 @@
 
 /// The fixed part of a record. It is followed by the path (NUL-terminated), the link target
 /// (NUL-terminated, links only), the encoded `user.*` attributes, then `dataLength` bytes of file data.
-/// A file larger than the room left in a batch continues in `.data` records in the next batches.
+/// A file larger than the room left in a batch continues in `.data` records in the next batches. A file the
+/// reading thread hashed (`readerHashed`) is followed, after its data, by a `.digest` record carrying the
+/// 32-byte SHA-256 as its data.
 struct BatchRecord {
     enum Kind: UInt8 {
-        case directory = 1, file, symlink, hardlink, data
+        case directory = 1, file, symlink, hardlink, data, digest
     }
 
+    static let readerHashed: UInt8 = 1
+
     var kind: UInt8
+    /// `readerHashed` for a file whose digest follows in a `.digest` record.
+    var flags: UInt8 = 0
     var pathLength: UInt32 = 0
     var linkLength: UInt32 = 0
     /// Bytes of encoded attributes: per attribute `[name length u32][value length u32][name NUL][value]`.
@@ -29,7 +35,8 @@ struct BatchRecord {
     /// Bytes the record takes before its data, rounded so data starts 8-byte aligned.
     var metadataSize: Int {
         let links = kind == Kind.symlink.rawValue || kind == Kind.hardlink.rawValue ? Int(linkLength) + 1 : 0
-        let raw = Self.headerSize + (kind == Kind.data.rawValue ? 0 : Int(pathLength) + 1) + links + Int(attributeBytes)
+        let bare = kind == Kind.data.rawValue || kind == Kind.digest.rawValue
+        let raw = Self.headerSize + (bare ? 0 : Int(pathLength) + 1) + links + Int(attributeBytes)
         return (raw + 7) & ~7
     }
 }

@@ -2,7 +2,7 @@
 import SystemKit
 
 /// Hashes one file at a time while its bytes go by and appends its manifest line after the last byte.
-/// Lives on exactly one of the two backup threads (whichever has more spare time, see `BackupEngine`).
+/// Lives on the formatting thread, which also appends the lines of the files the reading thread hashed.
 final class FileHasher {
     let manifest: ManifestWriter
     private let digest: SHA256Digest
