@@ -34,20 +34,22 @@ extension RestoreSession {
     /// widget the manifest lists that the restored home screen lacks.
     private func reinstallApps(_ header: Manifest.Header) throws {
         let device = Device.assembling(at: staging.path)
+        var containers = ContainerIndex(device: device)
         for app in header.apps {
             do {
                 try device.install(
-                    AppInstallation(bundleId: app.bundleId, name: app.name, groups: app.groups, widget: app.widget))
+                    AppInstallation(bundleId: app.bundleId, name: app.name, groups: app.groups, widget: app.widget),
+                    using: &containers)
             } catch {
                 throw RestoreError.badManifest("cannot reinstall app '\(app.bundleId)': \(archiveNamed(error))")
             }
             report.apps.append(app.bundleId)
             // iOS never backs up Caches and tmp but every container has them: recreate them (empty).
-            let containers = [
-                try device.container(.data, identifier: app.bundleId),
-                try device.container(.plugin, identifier: "\(app.bundleId).NudgeWidget"),
+            let appContainers = [
+                try containers.container(.data, identifier: app.bundleId),
+                try containers.container(.plugin, identifier: "\(app.bundleId).NudgeWidget"),
             ]
-            for container in containers.compactMap({ $0 }) {
+            for container in appContainers.compactMap({ $0 }) {
                 for directory in DeviceLayout.neverBackedUpInDataContainers {
                     try tree.ensureDirectory("\(container.relativePath)/\(directory)")
                 }

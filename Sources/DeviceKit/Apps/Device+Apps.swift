@@ -32,20 +32,28 @@ extension Device {
     /// An app with the widget but no group gets `group.<bundle id>`: the marker and flag need one.
     @discardableResult
     public func install(_ request: AppInstallation) throws -> InstalledApp {
+        var index = ContainerIndex(device: self)
+        return try install(request, using: &index)
+    }
+
+    /// `install`, finding and creating containers through `index` (for installing many apps in a row).
+    @discardableResult
+    public func install(_ request: AppInstallation, using index: inout ContainerIndex) throws -> InstalledApp {
         var request = request
         if request.groups.isEmpty && request.widget != nil { request.groups = ["group.\(request.bundleId)"] }
         try Device.validate(identifier: request.bundleId)
         for group in request.groups { try Device.validate(identifier: group) }
-        let bundle = try ensureContainer(.bundle, identifier: request.bundleId)
+        let bundle = try index.ensure(.bundle, identifier: request.bundleId)
         let infoPath = "\(bundle.path)/\(request.displayName).app/Info.plist"
         if let existing = try? infoPlistPath(in: bundle), existing != infoPath {
             try? FileManager.default.removeItem(atPath: AtomicFile.parent(of: existing))
         }
-        try PropertyListFile.write(try InstalledApp.infoPlist(for: request), to: infoPath)
-        try ensureContainer(.data, identifier: request.bundleId)
-        for group in request.groups { try ensureContainer(.group, identifier: group) }
-        if request.widget != nil { try ensureContainer(.plugin, identifier: "\(request.bundleId).NudgeWidget") }
-        return try app(request.bundleId)
+        let info = try InstalledApp.infoPlist(for: request)
+        try PropertyListFile.write(info, to: infoPath)
+        let data = try index.ensure(.data, identifier: request.bundleId)
+        for group in request.groups { try index.ensure(.group, identifier: group) }
+        if request.widget != nil { try index.ensure(.plugin, identifier: "\(request.bundleId).NudgeWidget") }
+        return try InstalledApp(info: info, path: infoPath, bundle: bundle, data: data)
     }
 
     /// The App Group container `groupId`; throws `DeviceError.unknownGroup` when missing.

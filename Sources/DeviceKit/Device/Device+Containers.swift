@@ -30,6 +30,11 @@ extension Device {
     @discardableResult
     public func ensureContainer(_ kind: ContainerKind, identifier: String) throws -> Container {
         if let existing = try container(kind, identifier: identifier) { return existing }
+        return try createContainer(kind, identifier: identifier)
+    }
+
+    /// Creates a container of `kind` for `identifier` (a new UUID, its metadata and standard directories).
+    func createContainer(_ kind: ContainerKind, identifier: String) throws -> Container {
         let uuid = UUID().uuidString
         let container = Container(kind: kind, identifier: identifier, uuid: uuid, path: path("\(kind.directory)/\(uuid)"))
         try AtomicFile.makeDirectories(container.path)
