@@ -286,7 +286,7 @@ def comparisons(devicectl, work, args):
 
 def scale_runs(args, count):
     """More runs for the small, short scale trees (load bursts on a shared machine weigh more on them)."""
-    return max(3, min(15, args.runs * 40_000 // max(1, count)))
+    return max(args.runs, min(15, args.runs * 40_000 // max(1, count)))
 
 
 def fixed_cost(devicectl, work, args):
