@@ -58,20 +58,9 @@ final class ArchiveOutput: @unchecked Sendable {
         let (handle, threads) = try ArchiveOutput.openCompressor(compression, level: level, sink: sink)
         compressor = handle
         compressionThreads = threads
-        var thread = pthread_t()
-        let context = Unmanaged.passRetained(self).toOpaque()
-        let status = pthread_create(
-            &thread, nil,
-            { context in
-                Unmanaged<ArchiveOutput>.fromOpaque(context!).takeRetainedValue().run()
-                return nil
-            }, context)
-        if status == 0 {
-            pthread_detach(thread)
-        } else {
-            Unmanaged<ArchiveOutput>.fromOpaque(context).release()
-            failure = ArchiveWriterError(
-                call: "pthread_create", message: String(cString: strerror(status)))
+        let status = DetachedThread.start { [self] in run() }
+        if status != 0 {
+            failure = ArchiveWriterError(call: "pthread_create", message: String(cString: strerror(status)))
             running = false
         }
     }

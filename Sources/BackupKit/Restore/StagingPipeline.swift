@@ -35,18 +35,9 @@ final class StagingPipeline: @unchecked Sendable {
     private var file: FileDescriptor?
 
     init() {
-        var thread = pthread_t()
-        let context = Unmanaged.passRetained(self).toOpaque()
-        let status = pthread_create(&thread, nil, { context in
-            let pipeline = Unmanaged<StagingPipeline>.fromOpaque(context!).takeRetainedValue()
-            pipeline.run()
-            return nil
-        }, context)
-        if status == 0 {
-            pthread_detach(thread)
-        } else {
+        let status = DetachedThread.start { [self] in run() }
+        if status != 0 {
             // No second thread: fail the first submission instead of hanging.
-            Unmanaged<StagingPipeline>.fromOpaque(context).release()
             failure = SystemError("pthread_create", code: status)
             running = false
         }
