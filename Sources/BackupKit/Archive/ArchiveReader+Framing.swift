@@ -273,10 +273,12 @@ extension ArchiveReader {
         }
 
         /// The first name field (name, link name, ustar prefix) with a non-zero byte after its NUL terminator.
+        private static let nameFields = [("name", 0, 100), ("link name", 157, 257), ("prefix", 345, 500)]
+
         private static func nulInsideName(_ block: [UInt8], checkPrefix: Bool) -> (String, Int)? {
             block.withUnsafeBufferPointer { bytes -> (String, Int)? in
-                for (field, start, end) in [("name", 0, 100), ("link name", 157, 257), ("prefix", 345, 500)] {
-                    if field == "prefix" && !checkPrefix { continue }
+                for (field, start, end) in nameFields {
+                    if start == 345 && !checkPrefix { continue }
                     var index = start
                     while index < end && bytes[index] != 0 { index += 1 }
                     while index < end {
