@@ -26,10 +26,10 @@ public enum BackupEngine {
     }
 
     /// Test hooks: `afterRead` runs after each file's data is read, before its status is rechecked;
-    /// `hashing` pins where SHA-256 runs (by default the two threads share it).
+    /// `hashing` pins where SHA-256 runs (by default `HashPlacement.default(for:)`).
     static func backup(
         _ request: BackupRequest, progress: ((BackupProgress) -> Void)?, warning: @escaping (String) -> Void,
-        afterRead: ((String) -> Void)?, hashing: HashPlacement = .shared
+        afterRead: ((String) -> Void)?, hashing: HashPlacement? = nil
     ) throws -> BackupSummary {
         try checkRoot(request.root)
         if let level = request.level {
@@ -71,15 +71,13 @@ public enum BackupEngine {
             } catch { throw BackupError.archive(error) }
             let manifest = ManifestWriter(spillDirectory: spillDirectory)
             let pipe = BatchPipe(count: batchCount, size: batchSize, wakeAfter: batchWake)
-            // SHA-256 goes where there is spare time: the formatting thread hashes unless it falls behind the
-            // reading thread, which then hashes the files it reads (see `ArchivingVisitor`).
             let hasher = try FileHasher(manifest: manifest)
             let members = try Manifest.MemberDigest()
             let consumer = ArchiveConsumer(
                 writer: writer, hasher: hasher, pipe: pipe, members: members)
             let visitor = try ArchivingVisitor(
                 pipe: pipe, progress: ProgressThrottle(progress), warn: warning,
-                afterRead: afterRead, placement: hashing)
+                afterRead: afterRead, placement: hashing ?? .default(for: request.compression))
             let rules = ExclusionRules(deviceRoot: deviceRoot, patterns: request.patterns)
             consumer.start()
             do {
