@@ -1,7 +1,7 @@
 // HostileArchiveTests: a self-contained corpus of hostile archives, each built here byte by byte. Every one
 // must fail the whole restore with a RestoreError, create nothing anywhere (the whole scratch area, with the
 // sentinel directory beside ROOT's parent, is snapshotted), and leave ROOT exactly as it was.
-import BackupKit
+@testable import BackupKit
 import Foundation
 import TestSupport
 import Testing
@@ -326,14 +326,18 @@ struct HostileCase: CustomTestStringConvertible, Sendable {
         HostileCase(name: "empty input") { _ in [] },
     ]
 
-    @Test(arguments: cases)
-    func hostileArchiveFailsAndChangesNothing(_ hostile: HostileCase) throws {
+    /// Every case with files made by the reader and by the writer thread (a restore switches between them).
+    @Test(arguments: cases, [FileCreation.reader, .writer])
+    func hostileArchiveFailsAndChangesNothing(_ hostile: HostileCase, _ creation: FileCreation) throws {
         try withTemporaryDirectory { base in
             let scratch = try RestoreScratch(base: base)
             try scratch.write(hostile.build(scratch.sentinel))
             let before = try scratch.snapshot()
             #expect(throws: RestoreError.self) {
-                try scratch.restore { options in options.maxBytes = hostile.maxBytes }
+                try scratch.restore { options in
+                    options.maxBytes = hostile.maxBytes
+                    options.fileCreation = creation
+                }
             }
             let after = try scratch.snapshot()
             #expect(after == before, "\(snapshotDifference(before, after))")

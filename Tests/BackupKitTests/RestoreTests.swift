@@ -1,5 +1,5 @@
 // RestoreTests: restores of well-formed archives: bytes and metadata exact, manifest checked, ROOT rules.
-import BackupKit
+@testable import BackupKit
 import DeviceKit
 import Foundation
 import Glibc
@@ -25,11 +25,12 @@ import Testing
         .directory("Documents/empty-dir", mode: 0o750),
     ]
 
-    @Test func roundTripKeepsBytesAndMetadata() throws {
+    @Test(arguments: [FileCreation.adaptive, .reader, .writer])
+    func roundTripKeepsBytesAndMetadata(_ creation: FileCreation) throws {
         try withTemporaryDirectory { base in
             let scratch = try RestoreScratch(base: base)
             try scratch.write(TarBuilder.archive(Self.members))
-            let report = try scratch.restore()
+            let report = try scratch.restore { $0.fileCreation = creation }
             #expect(report.verified)
             #expect(report.metadataVerified)
             #expect(report.files == 5)

@@ -19,6 +19,8 @@ public struct RestoreOptions {
     public var progress: ((RestoreProgress) -> Void)?
     /// The time a new device's identity is created at (ROOT absent or empty).
     public var now = Date()
+    /// Which thread creates regular files (tests pin one of them).
+    var fileCreation = FileCreation.adaptive
 
     public init() {}
 }

@@ -62,7 +62,7 @@ final class RestoreSession {
     /// Reads every member. Throws on the first refused member, I/O error or interruption; the writer thread
     /// has stopped when this returns or throws.
     func extractAll() throws {
-        let pipeline = StagingPipeline()
+        let pipeline = StagingPipeline(creation: options.fileCreation)
         self.pipeline = pipeline
         do {
             try readMembers(into: pipeline)

@@ -33,8 +33,10 @@ final class StagingPipeline: @unchecked Sendable {
     private var writerCreatesPending = false
     /// The file the writer is filling (writer thread only).
     private var file: FileDescriptor?
+    private let creation: FileCreation
 
-    init() {
+    init(creation: FileCreation = .adaptive) {
+        self.creation = creation
         let status = DetachedThread.start { [self] in run() }
         if status != 0 {
             // No second thread: fail the first submission instead of hanging.
@@ -49,7 +51,7 @@ final class StagingPipeline: @unchecked Sendable {
     /// writes into it: `addData` and `add(.closeFile)` follow.
     func addFile(_ path: MemberPath, permissions: mode_t, in tree: StagingTree) throws {
         if current.files >= StagingBatch.maxFiles { try submit() }
-        if readerCreates {
+        if creation == .reader || (creation == .adaptive && readerCreates) {
             current.operations.append(.file(try tree.createFile(path, permissions: permissions)))
         } else {
             let (parent, name) = try tree.prepareFile(path)
