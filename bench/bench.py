@@ -181,6 +181,18 @@ def measure(argv, setup=None):
     return wall, usage.ru_utime + usage.ru_stime, rss_kib / 1024
 
 
+def warm_memory(work, nbytes):
+    """Writes and deletes `nbytes` on the benchmark's file system before timing. On this VM the first touch of
+    a page the guest has not used yet is slow (writing 4 GB of zeros to tmpfs took 9 s of system time) and how
+    many such pages a run meets varies, which showed as 30-70% swings in both tools' system time on the 200k-file
+    tree. Freed pages are reused first, so the runs after this meet pages that were touched already."""
+    path, chunk = os.path.join(work, ".warm"), b"\0" * (8 << 20)
+    with open(path, "wb") as f:
+        for _ in range(max(1, nbytes // len(chunk))):
+            f.write(chunk)
+    os.unlink(path)
+
+
 def pair(name, a, b, runs, b_label, target=None):
     """One unmeasured warm-up each, then A B A B ... `runs` times; returns a result row of medians."""
     load = os.getloadavg()[0]
@@ -237,6 +249,7 @@ def comparisons(devicectl, work, args):
     stats = generate(devicectl, tree, args.files, args.megabytes, args.seed)
     run(["cp", "-a", tree, plain])
     strip_exclusions(plain)
+    warm_memory(work, 6 * stats["bytes"])  # the archives and restored trees of the runs below
     runs = args.runs
     backup = lambda root, archive, *more: {"argv": [devicectl, "backup", root, "-o", archive, "--no-progress", *more],
                                            "setup": removing(archive)}
@@ -314,6 +327,7 @@ def scale(devicectl, work, args):
         root, archive, peer_archive = (os.path.join(work, n) for n in ("scale-%d" % count, "s.tar", "sg.tar"))
         print("generating %d files for the scale run ..." % count, flush=True)
         stats = generate(devicectl, root, count, max(1, count * args.megabytes // args.files), args.seed)
+        warm_memory(work, 3 * stats["bytes"])  # both archives
         row = pair("scale %d files" % count,
                    {"argv": [devicectl, "backup", root, "-o", archive, "--no-progress"], "setup": removing(archive)},
                    {"argv": ["tar", "-cf", peer_archive, "-C", root, "."], "setup": removing(peer_archive)},
@@ -372,7 +386,7 @@ def write_results(args, info, work, stats, sizes, rows, missing, scale_rows, cal
     lines = [
         "# Benchmark results", "",
         "Written by `make bench` (bench/bench.py). Each pair ran alternately (A B A B ...) after one warm-up each, "
-        "%d runs a side, on %s with a warm cache; times are medians, RSS the peak of any run (for a pipeline like "
+        "%d runs a side, on %s with a warm cache (and memory pages warmed: see `warm_memory`); times are medians, RSS the peak of any run (for a pipeline like "
         "`tar --zstd`, the largest process). **ratio** = devicectl's median wall time / the peer's, from the same run; "
         "absolute times on this shared machine are noise." % (args.runs, work), "",
         "- Date: %s" % info["date"], "- Machine: %s" % info["machine"],
