@@ -392,7 +392,7 @@ def write_results(args, info, work, stats, sizes, rows, missing, scale_rows, cal
         "`tar --zstd`, the largest process). **ratio** = devicectl's median wall time / the peer's, from the same run; "
         "absolute times on this shared machine are noise." % (args.runs, work), "",
         "- Date: %s" % info["date"], "- Machine: %s" % info["machine"],
-        "- Load average (1 min) before / after: %.1f / %.1f (other agents compile on the same 2 cores)"
+        "- Load average (1 min) before / after: %.1f / %.1f (a shared machine; the benchmark's own runs count in it)"
         % (info["load_before"], os.getloadavg()[0]),
         "- Versions: %s" % info["tools"],
         "- Tree (seed %d): %d files, %.0f MB in %d apps' data containers and App Groups (Documents, Library, "
