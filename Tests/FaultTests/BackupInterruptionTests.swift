@@ -80,6 +80,27 @@ import Testing
         }
     }
 
+    /// A compressed backup writes from its output thread: a signal delivered while that thread writes (strace
+    /// injects it at the third write, of dozens: the tree is random bytes) still removes the temporary file and
+    /// keeps the previous archive.
+    @Test(arguments: ["zstd", "gzip"])
+    func aSignalDuringACompressedBackupRemovesTheTemporaryFile(_ compression: String) throws {
+        try FaultScratch.with { scratch in
+            let fixture = try Fixture(scratch)
+            var generator = SystemRandomNumberGenerator()
+            for index in 0..<80 {
+                let bytes = (0..<(256 << 10)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                try Data(bytes).write(to: URL(fileURLWithPath: "\(fixture.tree)/d\(index % 10)/f\(index)"))
+            }
+            let result = try scratch.runInjecting(
+                "write", "signal=INT", when: "3",
+                ["backup", fixture.tree, "-o", fixture.archive, "--compression", compression])
+            #expect(result.status != 0, "\(result.stderr)")  // killed by the signal, after the clean-up
+            try fixture.expectPreviousArchiveIntact()
+            #expect(try FaultScratch.names(in: fixture.out) == ["b.tar"])
+        }
+    }
+
     @Test func killedJustBeforeTheRenameTheCompleteTemporaryFileIsStillNotAtThePath() throws {
         try FaultScratch.with { scratch in
             let fixture = try Fixture(scratch)

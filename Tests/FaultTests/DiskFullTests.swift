@@ -40,6 +40,33 @@ import Testing
         }
     }
 
+    /// Compressed backups write from the output thread (`ArchiveOutput`): the same clean failure. The tree is
+    /// random bytes, so the compressed archive still needs many writes.
+    @Test(arguments: [("zstd", "ENOSPC"), ("gzip", "EIO"), ("xz", "ENOSPC"), ("zstd", "limit")])
+    func aCompressedBackupFailsCleanlyWhenItsWritesFail(_ compression: String, _ fault: String) throws {
+        try FaultScratch.with { scratch in
+            let tree = scratch.base + "/tree"
+            var generator = SystemRandomNumberGenerator()
+            for index in 0..<60 {
+                let bytes = (0..<(100 << 10)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                try FileManager.default.createDirectory(atPath: "\(tree)/d\(index % 6)", withIntermediateDirectories: true)
+                try Data(bytes).write(to: URL(fileURLWithPath: "\(tree)/d\(index % 6)/f\(index)"))
+            }
+            let out = scratch.base + "/out"
+            try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+            let arguments = ["backup", tree, "-o", out + "/b.tar", "--compression", compression]
+            if fault == "limit" {
+                let result = try Shell.run("prlimit", ["--fsize=\(1 << 20)", DevicectlBinary.path] + arguments)
+                FaultScratch.expectCleanFailure(result, mentioning: ["write(\(out)/b.tar): File too large"])
+            } else {
+                let result = try scratch.runInjecting("write", "error=\(fault)", when: "5", path: nil, arguments)
+                FaultScratch.expectCleanFailure(
+                    result, mentioning: ["\(out)/b.tar", String(cString: strerror(Self.code(fault)))])
+            }
+            #expect(try FaultScratch.names(in: out) == [])
+        }
+    }
+
     // MARK: - Restore
 
     /// A backup of a device with 200 documents of 64 KiB (13 MB).
