@@ -87,10 +87,10 @@ import Testing
     func aSignalDuringACompressedBackupRemovesTheTemporaryFile(_ compression: String) throws {
         try FaultScratch.with { scratch in
             let fixture = try Fixture(scratch)
-            var generator = SystemRandomNumberGenerator()
+            let random = try #require(FileHandle(forReadingAtPath: "/dev/urandom"))
             for index in 0..<80 {
-                let bytes = (0..<(256 << 10)).map { _ in UInt8.random(in: 0...255, using: &generator) }
-                try Data(bytes).write(to: URL(fileURLWithPath: "\(fixture.tree)/d\(index % 10)/f\(index)"))
+                try random.readData(ofLength: 256 << 10)
+                    .write(to: URL(fileURLWithPath: "\(fixture.tree)/d\(index % 10)/f\(index)"))
             }
             let result = try scratch.runInjecting(
                 "write", "signal=INT", when: "3",

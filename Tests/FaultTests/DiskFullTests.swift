@@ -46,11 +46,10 @@ import Testing
     func aCompressedBackupFailsCleanlyWhenItsWritesFail(_ compression: String, _ fault: String) throws {
         try FaultScratch.with { scratch in
             let tree = scratch.base + "/tree"
-            var generator = SystemRandomNumberGenerator()
+            let random = try #require(FileHandle(forReadingAtPath: "/dev/urandom"))
             for index in 0..<60 {
-                let bytes = (0..<(100 << 10)).map { _ in UInt8.random(in: 0...255, using: &generator) }
                 try FileManager.default.createDirectory(atPath: "\(tree)/d\(index % 6)", withIntermediateDirectories: true)
-                try Data(bytes).write(to: URL(fileURLWithPath: "\(tree)/d\(index % 6)/f\(index)"))
+                try random.readData(ofLength: 100 << 10).write(to: URL(fileURLWithPath: "\(tree)/d\(index % 6)/f\(index)"))
             }
             let out = scratch.base + "/out"
             try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
