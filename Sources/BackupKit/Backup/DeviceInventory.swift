@@ -12,14 +12,14 @@ enum DeviceInventory {
         let device = try Device.open(root)
         // Every plist a restore of this archive will read (all container metadata, Info.plists, the home
         // screen, the identity): a malformed one fails the backup now, naming it, rather than its restore.
-        try device.validate()
-        let apps = try device.apps().map { app in
+        let state = try device.validatedState()
+        let apps = state.apps.map { app in
             Manifest.App(bundleId: app.bundleId, name: app.name, groups: app.groups, widget: app.widget)
         }
         let groups = Set(apps.flatMap(\.groups)).sorted()
-        let widgets = try device.homeScreen().widgets.map { Manifest.Widget(app: $0) }
+        let widgets = state.homeScreen.widgets.map { Manifest.Widget(app: $0) }
         return Manifest.Header(
-            tool: tool, created: created, source: .init(udid: try device.identity().udid), apps: apps, groups: groups,
+            tool: tool, created: created, source: .init(udid: state.identity.udid), apps: apps, groups: groups,
             widgets: widgets)
     }
 }

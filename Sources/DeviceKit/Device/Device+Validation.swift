@@ -5,10 +5,16 @@ extension Device {
     /// Reads the identity, every container's metadata, every app's Info.plist and the home-screen
     /// layout. Throws the first `DeviceError.malformedPlist` (which names the file), else returns.
     public func validate() throws {
-        _ = try identity()
-        for kind in ContainerKind.allCases { _ = try containers(kind) }
-        _ = try apps()
-        _ = try homeScreen()
+        _ = try validatedState()
+    }
+
+    /// `validate`, returning what it read, each plist once (the bundle and data containers are listed by
+    /// `apps`): for a caller that needs the apps and home screen too, such as a backup's manifest header.
+    public func validatedState() throws -> (identity: DeviceIdentity, apps: [InstalledApp], homeScreen: HomeScreen) {
+        let identity = try identity()
+        for kind in [ContainerKind.group, .plugin] { _ = try containers(kind) }
+        let apps = try apps()
+        return (identity, apps, try homeScreen())
     }
 
     /// Whether `identifier` is a usable bundle or App Group id: letters, digits, `-`, `_` and `.`,
