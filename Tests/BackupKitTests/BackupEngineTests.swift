@@ -88,7 +88,7 @@ import Testing
             #expect(link(empty, "\(tree.root)/empty-link") == 0)
             #expect(symlink("big.bin", "\(tree.root)/to-big") == 0)
             var archives: [[UInt8]] = []
-            for placement in [HashPlacement.reader, .writer, .shared] {
+            for placement in [HashPlacement.reader, .writer, .shared, .readerBelow(100_000)] {
                 let archive = "\(dir)/\(placement).tar"
                 _ = try BackupEngine.backup(
                     request(tree.root, archive), progress: nil, warning: { _ in }, afterRead: nil, hashing: placement)
@@ -99,8 +99,7 @@ import Testing
                     #expect(line["sha256"] as? String == (try SHA256Digest.hex(of: Array(data))), "\(placement) \(path)")
                 }
             }
-            #expect(archives[0] == archives[1])
-            #expect(archives[0] == archives[2])
+            for other in archives.dropFirst() { #expect(other == archives[0]) }
         }
     }
 

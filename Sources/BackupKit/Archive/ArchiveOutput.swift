@@ -13,8 +13,9 @@ import SystemKit
 /// Takes the uncompressed tar stream, block by block, and writes it, or compresses and writes it on its own
 /// thread.
 final class ArchiveOutput: @unchecked Sendable {
-    /// Blocks in flight besides the one being filled (1 MiB in all).
-    static let depth = 3
+    /// Blocks in flight besides the one being filled (1.75 MiB in all): enough for the formatter to hash a
+    /// large file (see `HashPlacement`) while the compressor works through what it queued before.
+    static let depth = 6
 
     /// Worker threads the compressor uses (xz: 2 when this libarchive accepts `threads=2`; else 1).
     let compressionThreads: Int
