@@ -19,19 +19,15 @@ final class ArchiveOutput: @unchecked Sendable {
 
     /// Worker threads the compressor uses (xz: 2 when this libarchive accepts `threads=2`; else 1).
     let compressionThreads: Int
-    private let compression: Compression
     private let sink: Sink
-    /// libarchive's raw format with the compression filter; nil for a plain tar.
+    /// libarchive's raw format with the compression filter; nil for a plain tar, whose blocks are written at
+    /// once, on the producer's thread (there is no stage thread then).
     private let compressor: OpaquePointer?
-    /// Blocks go to the stage's thread (compression); false: written at once, on the producer's thread.
-    private let threaded: Bool
     private let condition = ConditionVariable()
     private var ready: [Block] = []
     private var spare: [Block]
     private var closed = false
     private var running = true
-    /// The thread is working on a block.
-    private var busy = false
     /// Who sleeps on the condition: each side wakes the other only when it waits, and only once
     /// `wakeAfter` blocks are ready for it (a context switch per 250 KiB block cost more than the blocks).
     private var threadWaits = false
@@ -45,11 +41,11 @@ final class ArchiveOutput: @unchecked Sendable {
 
     /// Starts the stage on `descriptor` (borrowed). Throws when the compressor cannot be set up.
     init(descriptor: Int32, compression: Compression, level: Int?, name: String) throws(ArchiveWriterError) {
-        self.compression = compression
         sink = Sink(descriptor: descriptor, name: name)
         current = Block(capacity: Int(ArchiveWriter.blockSize))
-        threaded = compression != .none
-        spare = (0..<(threaded ? ArchiveOutput.depth : 0)).map { _ in Block(capacity: Int(ArchiveWriter.blockSize)) }
+        spare = (0..<(compression == .none ? 0 : ArchiveOutput.depth)).map { _ in
+            Block(capacity: Int(ArchiveWriter.blockSize))
+        }
         if compression == .none {
             compressor = nil
             compressionThreads = 1
@@ -106,12 +102,12 @@ final class ArchiveOutput: @unchecked Sendable {
     /// Ends the stream: pads a plain tar to a whole 10240-byte record (as GNU tar does), waits for the last
     /// block to be compressed and written, and flushes the compressor. Throws the stage's failure.
     func finish() throws(ArchiveWriterError) {
-        if compression == .none {
+        if compressor == nil {
             let padding = (10_240 - streamBytes % 10_240) % 10_240
             let zeros = [UInt8](repeating: 0, count: padding)
             _ = zeros.withUnsafeBytes { append($0) }
         }
-        if !threaded && current.used > 0 && !submit() { throw failure! }
+        if compressor == nil && current.used > 0 && !submit() { throw failure! }
         condition.lock()
         if current.used > 0 { ready.append(current) }
         closed = true
@@ -140,7 +136,7 @@ final class ArchiveOutput: @unchecked Sendable {
     /// Hands the full block to the thread and takes a spare one (waiting while the thread is behind); without
     /// a thread, writes it.
     private func submit() -> Bool {
-        guard threaded else {
+        guard compressor != nil else {
             if failure == nil { failure = output(UnsafeRawBufferPointer(start: current.base, count: current.used)) }
             current.used = 0
             return failure == nil
@@ -178,11 +174,9 @@ final class ArchiveOutput: @unchecked Sendable {
                 return
             }
             let block = ready.removeFirst()
-            busy = true
             condition.unlock()
             let problem = output(UnsafeRawBufferPointer(start: block.base, count: block.used))
             condition.lock()
-            busy = false
             if let problem, failure == nil { failure = problem }
             spare.append(block)
             if producerWaits && (spare.count >= ArchiveOutput.wakeAfter || ready.isEmpty || failure != nil) {

@@ -41,8 +41,11 @@ extension ManifestLine {
             var failed = false
             let digest = [UInt8](unsafeUninitializedCapacity: 32) { out, count in
                 for position in 0..<32 {
-                    let high = hexValue(cursor[2 * position]), low = hexValue(cursor[2 * position + 1])
-                    if high > 15 || low > 15 { failed = true }
+                    guard let high = hexDigit(cursor[2 * position]), let low = hexDigit(cursor[2 * position + 1]) else {
+                        failed = true
+                        out[position] = 0
+                        continue
+                    }
                     out[position] = high << 4 | low
                 }
                 count = 32
@@ -61,15 +64,5 @@ extension ManifestLine {
         let same = part.withUnsafeBufferPointer { memcmp($0.baseAddress!, cursor, part.count) == 0 }
         if same { cursor += part.count }
         return same
-    }
-
-    /// A hex digit's value, or 255.
-    private static func hexValue(_ byte: UInt8) -> UInt8 {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: 255
-        }
     }
 }

@@ -71,6 +71,16 @@ enum ManifestLine {
     private static let kindKey = Array("kind".utf8), pathKey = Array("path".utf8), sizeKey = Array("size".utf8)
     private static let shaKey = Array("sha256".utf8), fileKind = Array("file".utf8)
 
+    /// The value of one hex digit (either case); nil for any other byte.
+    static func hexDigit(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
     /// Lowercase or uppercase hex to bytes; nil when malformed.
     static func hexBytes(_ text: ArraySlice<UInt8>) -> [UInt8]? {
         guard text.count % 2 == 0 else { return nil }
@@ -78,13 +88,7 @@ enum ManifestLine {
         out.reserveCapacity(text.count / 2)
         var high: UInt8 = 0
         for (index, byte) in text.enumerated() {
-            let digit: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-            default: return nil
-            }
+            guard let digit = hexDigit(byte) else { return nil }
             if index % 2 == 0 { high = digit } else { out.append(high << 4 | digit) }
         }
         return out
