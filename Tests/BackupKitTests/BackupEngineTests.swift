@@ -77,7 +77,7 @@ import Testing
         }
     }
 
-    @Test func eitherThreadHashingGivesTheSameArchive() throws {
+    @Test func eitherThreadHashingGivesTheSameArchiveFormattedInlineOrNot() throws {
         try withTemporaryDirectory { dir in
             let tree = TreeBuilder(root: "\(dir)/src")
             var generator = SystemRandomNumberGenerator()
@@ -87,19 +87,26 @@ import Testing
             let empty = try tree.file("empty")
             #expect(link(empty, "\(tree.root)/empty-link") == 0)
             #expect(symlink("big.bin", "\(tree.root)/to-big") == 0)
-            var archives: [[UInt8]] = []
-            for placement in [HashPlacement.reader, .writer, .shared, .readerBelow(100_000)] {
-                let archive = "\(dir)/\(placement).tar"
-                _ = try BackupEngine.backup(
-                    request(tree.root, archive), progress: nil, warning: { _ in }, afterRead: nil, hashing: placement)
-                archives.append(Array(try Data(contentsOf: URL(fileURLWithPath: archive))))
-                for line in try TreeBuilder.manifest(archive) where line["kind"] as? String == "file" {
-                    let path = line["path"] as! String
-                    let data = try Data(contentsOf: URL(fileURLWithPath: "\(tree.root)/\(path)"))
-                    #expect(line["sha256"] as? String == (try SHA256Digest.hex(of: Array(data))), "\(placement) \(path)")
+            // A plain tar formats on a thread of its own; a compressed one on the reading thread (inline).
+            for compression in [Compression.none, .zstd] {
+                #expect(BackupEngine.formatsInline(compression) == (compression != .none))
+                var archives: [[UInt8]] = []
+                for placement in [HashPlacement.reader, .writer, .shared, .readerBelow(100_000)] {
+                    let archive = "\(dir)/\(placement).\(compression.rawValue).tar"
+                    var backup = request(tree.root, archive)
+                    backup.compression = compression
+                    _ = try BackupEngine.backup(backup, progress: nil, warning: { _ in }, afterRead: nil, hashing: placement)
+                    archives.append(Array(try Data(contentsOf: URL(fileURLWithPath: archive))))
+                    for line in try TreeBuilder.manifest(archive) where line["kind"] as? String == "file" {
+                        let path = line["path"] as! String
+                        let data = try Data(contentsOf: URL(fileURLWithPath: "\(tree.root)/\(path)"))
+                        #expect(
+                            line["sha256"] as? String == (try SHA256Digest.hex(of: Array(data))),
+                            "\(compression) \(placement) \(path)")
+                    }
                 }
+                for other in archives.dropFirst() { #expect(other == archives[0], "\(compression)") }
             }
-            for other in archives.dropFirst() { #expect(other == archives[0]) }
         }
     }
 

@@ -5,8 +5,8 @@ import SystemKit
 /// Runs on its own thread while the walker reads: for each record it fills the libarchive entry and
 /// writes it, and feeds file data to SHA-256 in the same pass (unless the reading thread hashed the file:
 /// its `.digest` record follows), so each manifest line is appended, in archive order, on this thread.
-/// Thread safety: used by the writing thread only between `start()` and the pipe's `consumerFinished()`;
-/// the owner reads `error` only after `waitForConsumer()`.
+/// Thread safety: used by the writing thread only between `start()` and the pipe's `consumerFinished()`
+/// (or, after `runInline()`, only on the reading thread); the owner reads `error` only after `waitForConsumer()`.
 final class ArchiveConsumer: @unchecked Sendable {
     let writer: ArchiveWriter
     private let pipe: BatchPipe
@@ -39,17 +39,30 @@ final class ArchiveConsumer: @unchecked Sendable {
         thread.start()
     }
 
+    /// Formats on the reading thread instead, as it hands over each batch: for a compressed backup, whose
+    /// compressor has a thread of its own (see `BackupEngine.formatsInline`).
+    func runInline() {
+        pipe.drainInline { [unowned self] batch in _ = consume(batch) }
+    }
+
     private func run() {
         defer { pipe.consumerFinished() }
         while let batch = pipe.takeFull() {
-            do {
-                try drain(batch)
-            } catch {
-                self.error = error
-                pipe.cancel()
-                return
-            }
+            guard consume(batch) else { return }
             pipe.recycle(batch)
+        }
+    }
+
+    /// Drains `batch`; false (the error kept, the pipe cancelled) when that fails or failed before.
+    private func consume(_ batch: Batch) -> Bool {
+        guard error == nil else { return false }
+        do {
+            try drain(batch)
+            return true
+        } catch {
+            self.error = error
+            pipe.cancel()
+            return false
         }
     }
 

@@ -13,6 +13,13 @@ public enum BackupEngine {
     static let batchSize = 128 << 10
     static let batchWake = 4
 
+    /// Whether the reading thread also formats (one batch, drained as it fills), leaving the second core to
+    /// the compressor's thread. With three busy threads on two cores the scheduler often put the formatter
+    /// beside the compressor while the reader's core idled (`perf sched`: 115 ms idle in a 474 ms zstd
+    /// backup of 40k files); formatting inline made that backup 10% faster. A plain tar has no compressor
+    /// thread, so there the formatter keeps a thread of its own.
+    static func formatsInline(_ compression: Compression) -> Bool { compression != .none }
+
     /// Archives `request.root` to `request.output`.
     /// - Parameters:
     ///   - progress: called about ten times a second with counts, and once at the end.
@@ -70,7 +77,8 @@ public enum BackupEngine {
                     name: output?.destination ?? "standard output")
             } catch { throw BackupError.archive(error) }
             let manifest = ManifestWriter(spillDirectory: spillDirectory)
-            let pipe = BatchPipe(count: batchCount, size: batchSize, wakeAfter: batchWake)
+            let inline = formatsInline(request.compression)
+            let pipe = BatchPipe(count: inline ? 1 : batchCount, size: batchSize, wakeAfter: batchWake)
             let hasher = try FileHasher(manifest: manifest)
             let members = try Manifest.MemberDigest()
             let consumer = ArchiveConsumer(
@@ -79,7 +87,7 @@ public enum BackupEngine {
                 pipe: pipe, progress: ProgressThrottle(progress), warn: warning,
                 afterRead: afterRead, placement: hashing ?? .default(for: request.compression))
             let rules = ExclusionRules(deviceRoot: deviceRoot, patterns: request.patterns)
-            consumer.start()
+            if inline { consumer.runInline() } else { consumer.start() }
             do {
                 try TreeWalker(root: request.root, rules: rules, visitor: visitor, ignoring: output?.identity).run()
                 visitor.finish()

@@ -3,6 +3,7 @@ import Glibc
 
 /// Bounded hand-off between one producer and one consumer: memory stays at `count × size` bytes,
 /// and each side blocks only when the other is behind. Either side can `cancel()` to stop both.
+/// With `drainInline(_:)` there is no consumer thread: `submit` drains each batch on the producer's thread.
 ///
 /// A sleeping side is woken only once `wakeAfter` batches are ready for it (or at the end), not for each
 /// one: every sleep costs a context switch, and on a busy machine the woken thread then waits for a CPU.
@@ -19,6 +20,8 @@ final class BatchPipe: @unchecked Sendable {
     /// Filled batches waiting for the consumer when the producer last took or handed over one (producer only).
     private(set) var backlog = 0
     let count: Int
+    /// Set by `drainInline`: the consumer, called on the producer's thread (then no thread waits here).
+    private var inline: ((Batch) -> Void)?
 
     init(count: Int, size: Int, wakeAfter: Int) {
         empty = (0..<count).map { _ in Batch(capacity: size) }
@@ -52,8 +55,13 @@ final class BatchPipe: @unchecked Sendable {
         }
     }
 
-    /// Hands a filled batch to the consumer.
+    /// Hands a filled batch to the consumer (or drains it here, inline, and returns it to the pool).
     func submit(_ batch: Batch) {
+        if let inline {
+            inline(batch)
+            recycle(batch)
+            return
+        }
         locked {
             full.append(batch)
             backlog = full.count
@@ -61,10 +69,16 @@ final class BatchPipe: @unchecked Sendable {
         }
     }
 
+    /// Makes the producer drain its own batches with `drain` (before the first batch; no consumer thread).
+    func drainInline(_ drain: @escaping (Batch) -> Void) {
+        inline = drain
+    }
+
     /// No more batches will come.
     func finish() {
         locked {
             finished = true
+            if inline != nil { consumerDone = true }
             pthread_cond_broadcast(condition)
         }
     }
@@ -110,6 +124,7 @@ final class BatchPipe: @unchecked Sendable {
     func cancel() {
         locked {
             cancelled = true
+            if inline != nil { consumerDone = true }
             pthread_cond_broadcast(condition)
         }
     }
