@@ -63,11 +63,14 @@ public final class ArchiveWriter {
         archive_write_free(archive)
     }
 
-    /// libarchive's write callback: hands the bytes to the output stage.
+    /// libarchive's write callback: hands the bytes to the output stage. The writer keeps `output` alive, so
+    /// the callback borrows it without a retain and release: an atomic pair per call on an object the
+    /// compressor's thread also uses was 3.5% of a zstd backup's samples.
     private static let forward: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, UnsafeRawPointer?, Int) -> Int =
         { _, context, buffer, length in
-            let output = Unmanaged<ArchiveOutput>.fromOpaque(context!).takeUnretainedValue()
-            return output.append(UnsafeRawBufferPointer(start: buffer, count: length)) ? length : -1
+            Unmanaged<ArchiveOutput>.fromOpaque(context!)._withUnsafeGuaranteedRef {
+                $0.append(UnsafeRawBufferPointer(start: buffer, count: length)) ? length : -1
+            }
         }
 
     /// Writes a member's header (and its pax extended header when needed).
