@@ -107,9 +107,9 @@ def generate(devicectl, root, files, megabytes, seed):
             stats["excluded_bytes"] += len(blob)
         stats["excluded" if excluded else "included"].add(os.path.relpath(path, root))
 
-    small = max(1, files - MEDIA_FILES)
+    small = max(1, files - MEDIA_FILES) if files else 0  # no files: the device layout alone (the fixed cost)
     media_bytes = int(megabytes * 1_000_000 * MEDIA_SHARE)
-    average = max(1, (megabytes * 1_000_000 - media_bytes) // small)
+    average = max(1, (megabytes * 1_000_000 - media_bytes) // max(1, small))
     weights = [weight for _, weight, _ in PLACES]
     for n in range(small):
         identifier = ids[n % len(ids)]
@@ -127,7 +127,7 @@ def generate(devicectl, root, files, megabytes, seed):
             os.setxattr(path, APPLE_XATTR, APPLE_VALUE)
         elif flag:
             change_nodump(path, True)
-    for m in range(MEDIA_FILES):  # the last two excluded: one cached, one in the Apple-flagged offline directory
+    for m in range(MEDIA_FILES if files else 0):  # the last two excluded: one cached, one in the Apple-flagged offline directory
         rel = {MEDIA_FILES - 1: "Library/Caches", MEDIA_FILES - 2: "Documents/offline"}.get(m, "Documents")
         add(os.path.join(data[ids[m % len(ids)]], rel, "video-%d.mov" % m), rng.randbytes(media_bytes // MEDIA_FILES),
             rel != "Documents")
@@ -305,13 +305,13 @@ def scale_runs(args, count):
 
 
 def fixed_cost(devicectl, work, args):
-    """The cost of a backup that stores no file: a device root with the apps installed and nothing else
-    (process start, dynamic linking, device inventory, manifest, rename). Subtracted from the scale rows, so
-    time per file there is the marginal cost of a file, which is what must stay flat as trees grow."""
+    """The cost of a backup that stores no file: the scale trees' device with its apps and their folders
+    (Documents, Library, Caches, tmp ...: the same in every tree, whatever its size) and no file in them
+    (process start, dynamic linking, device inventory, walking that layout, manifest, rename). Subtracted from
+    the scale rows, so time per file there is the marginal cost of a file, which is what must stay flat as
+    trees grow."""
     root, archive, peer_archive = (os.path.join(work, n) for n in ("fixed", "f.tar", "fg.tar"))
-    run([devicectl, "init", root])
-    for i in range(APPS):
-        run([devicectl, "install", root, "--app", "com.bench.app%d" % i, "--group", "group.com.bench.app%d" % i])
+    generate(devicectl, root, 0, 0, args.seed)
     row = pair("fixed cost (no files)",
                {"argv": [devicectl, "backup", root, "-o", archive, "--no-progress"], "setup": removing(archive)},
                {"argv": ["tar", "-cf", peer_archive, "-C", root, "."], "setup": removing(peer_archive)},
@@ -424,7 +424,8 @@ def write_results(args, info, work, stats, sizes, rows, missing, scale_rows, cal
         net_cpu = [net(row["a"][1], fixed_cpu, row) for row in scale_rows]
         net_user = [net(row["a_user"], fixed["a_user"], row) for row in scale_rows]
         lines += ["", "## Scale (backup of the device tree: the same mix, ~5 kB a file)", "",
-                  "Fixed cost, a backup storing no file (a device root with the %d apps installed; %d runs a side): "
+                  "Fixed cost, a backup storing no file (the same device: %d apps and their folders, with no file in "
+                  "them; %d runs a side): "
                   "devicectl %.1f ms wall, %.1f ms CPU, %.1f MiB; tar -cf %.1f ms. **net** = (time - fixed cost) / files: "
                   "the marginal cost of one more file. *best*: the fastest run of each side (this VM's first-touch page "
                   "faults only ever add system time, in bursts; the minimum is the least disturbed)."
@@ -439,6 +440,13 @@ def write_results(args, info, work, stats, sizes, rows, missing, scale_rows, cal
                              net_wall[index], row["a_best"], net_best[index], row["a"][1], net_cpu[index],
                              net_user[index], row["a"][2], row["b"][0], row["b"][0] / row["files"] * 1e6,
                              row["ratio"], row["load"]))
+        # The cost of the files added from one tree to the next (medians): no fixed cost to subtract.
+        steps = [(fixed_wall, 0)] + [(row["a"][0], row["files"]) for row in scale_rows]
+        incremental = [(t1 - t0) / (n1 - n0) * 1e6 for (t0, n0), (t1, n1) in zip(steps, steps[1:])]
+        lines += ["", "Incremental cost per file, from one tree to the next (median walls; the first step starts at "
+                  "the fixed cost): " + ", ".join("%s → %d: %.1f µs" % ("0" if n0 == 0 else str(n0), n1, value)
+                                                 for ((_, n0), (_, n1)), value in zip(zip(steps, steps[1:]),
+                                                                                       incremental)) + "."]
         spread = lambda values: max(values) / min(values) - 1
         verdict = lambda value: "met" if value <= 0.2 else "**not met**"
         relative = spread([row["ratio"] for row in scale_rows])
