@@ -43,10 +43,10 @@ clean:
 	rm -rf .build
 
 # Benchmark: devicectl vs GNU tar / bsdtar / sha256sum, side by side (writes bench/results.md).
-# Parameters: make bench FILES=40000 MB=200 RUNS=7 SCALE=10000,50000,200000
+# Parameters: make bench FILES=40000 MB=200 RUNS=11 SCALE=10000,50000,200000
 FILES ?= 40000
 MB ?= 200
-RUNS ?= 7
+RUNS ?= 11
 SCALE ?= 10000,50000,200000
 bench: release
 	python3 bench/bench.py --devicectl $(RELEASE_BIN) --files $(FILES) --megabytes $(MB) --runs $(RUNS) --scale "$(SCALE)"

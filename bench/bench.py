@@ -195,23 +195,36 @@ def warm_memory(work, nbytes):
 
 def pair(name, a, b, runs, b_label, target=None):
     """One unmeasured warm-up each, then A B A B ... `runs` times; returns a result row of medians."""
+    return pairs([(name, a, b, b_label, target, 1)], runs)[0]
+
+
+def pairs(entries, rounds):
+    """Like `pair` for several pairs at once, interleaved: each of `rounds` rounds runs every pair's A and B
+    (`repeats` times in a row for a short one), so a burst of load on this shared machine lands on all of
+    them alike instead of on whichever was being measured. `entries`: (name, a, b, b_label, target, repeats)."""
     load = os.getloadavg()[0]
-    measure(**a)
-    measure(**b)
-    samples = {"a": [], "b": []}
-    for _ in range(runs):
-        for key, spec in (("a", a), ("b", b)):
-            samples[key].append(measure(**spec))
-    row = {"name": name, "b_label": b_label, "target": target, "load": load}
-    for key in ("a", "b"):
-        walls, cpus, rss, users = zip(*samples[key])
-        row[key] = (statistics.median(walls), statistics.median(cpus), max(rss))
-        row[key + "_best"] = min(walls)
-        row[key + "_user"] = statistics.median(users)
-    row["ratio"], row["cpu_ratio"] = row["a"][0] / row["b"][0], row["a"][1] / row["b"][1]
-    print("%-30s devicectl %.3fs %.2f CPU-s %.1f MiB | %-12s %.3fs %.2f CPU-s %.1f MiB | ratio %.2f" % (
-        name, *row["a"], b_label, *row["b"], row["ratio"]), flush=True)
-    return row
+    for _, a, b, _, _, _ in entries:
+        measure(**a)
+        measure(**b)
+    samples = [{"a": [], "b": []} for _ in entries]
+    for _ in range(rounds):
+        for (_, a, b, _, _, repeats), sample in zip(entries, samples):
+            for _ in range(repeats):
+                for key, spec in (("a", a), ("b", b)):
+                    sample[key].append(measure(**spec))
+    rows = []
+    for (name, _, _, b_label, target, repeats), sample in zip(entries, samples):
+        row = {"name": name, "b_label": b_label, "target": target, "load": load, "runs": rounds * repeats}
+        for key in ("a", "b"):
+            walls, cpus, rss, users = zip(*sample[key])
+            row[key] = (statistics.median(walls), statistics.median(cpus), max(rss))
+            row[key + "_best"] = min(walls)
+            row[key + "_user"] = statistics.median(users)
+        row["ratio"], row["cpu_ratio"] = row["a"][0] / row["b"][0], row["a"][1] / row["b"][1]
+        print("%-30s devicectl %.3fs %.2f CPU-s %.1f MiB | %-12s %.3fs %.2f CPU-s %.1f MiB | ratio %.2f" % (
+            name, *row["a"], b_label, *row["b"], row["ratio"]), flush=True)
+        rows.append(row)
+    return rows
 
 
 def removing(*paths):
@@ -299,44 +312,34 @@ def comparisons(devicectl, work, args):
     return stats, sizes, rows, missing
 
 
-def scale_runs(args, count):
-    """More runs for the small, short scale trees (load bursts on a shared machine weigh more on them)."""
-    return max(args.runs + 2, min(15, args.runs * 40_000 // max(1, count)))
-
-
-def fixed_cost(devicectl, work, args):
-    """The cost of a backup that stores no file: the scale trees' device with its apps and their folders
-    (Documents, Library, Caches, tmp ...: the same in every tree, whatever its size) and no file in them
-    (process start, dynamic linking, device inventory, walking that layout, manifest, rename). Subtracted from
-    the scale rows, so time per file there is the marginal cost of a file, which is what must stay flat as
-    trees grow."""
-    root, archive, peer_archive = (os.path.join(work, n) for n in ("fixed", "f.tar", "fg.tar"))
-    generate(devicectl, root, 0, 0, args.seed)
-    row = pair("fixed cost (no files)",
-               {"argv": [devicectl, "backup", root, "-o", archive, "--no-progress"], "setup": removing(archive)},
-               {"argv": ["tar", "-cf", peer_archive, "-C", root, "."], "setup": removing(peer_archive)},
-               15, "tar -cf")
-    removing(root, archive, peer_archive)()
-    return row
-
-
 def scale(devicectl, work, args):
-    """Backup of trees of growing size (same mix, ~5 kB a file): time per file and peak RSS."""
-    rows = []
-    if args.scale:
-        rows.append(fixed_cost(devicectl, work, args))
-    for count in [int(c) for c in args.scale.split(",") if c]:
-        root, archive, peer_archive = (os.path.join(work, n) for n in ("scale-%d" % count, "s.tar", "sg.tar"))
+    """Backup of trees of growing size (same mix, ~5 kB a file): time per file and peak RSS. The first row is
+    the fixed cost: a backup that stores no file, of the trees' device with its apps and their folders
+    (Documents, Library, Caches, tmp ...: the same in every tree, whatever its size) and no file in them
+    (process start, dynamic linking, device inventory, walking that layout, manifest, rename). It is subtracted
+    from the other rows, so time per file there is the marginal cost of a file, which is what must stay flat as
+    trees grow. All the trees are built first and measured in interleaved rounds (`pairs`): measured one after
+    the other, a burst of this VM's slow system time that lasted through one tree's runs made that tree alone
+    look slower per file."""
+    counts = [int(c) for c in args.scale.split(",") if c]
+    if not counts:
+        return []
+    entries, files, total = [], [], 0
+    for count in [0] + counts:
+        name = "scale-%d" % count
+        root, archive, peer_archive = (os.path.join(work, n) for n in (name, name + ".tar", name + "-gnu.tar"))
         print("generating %d files for the scale run ..." % count, flush=True)
-        stats = generate(devicectl, root, count, max(1, count * args.megabytes // args.files), args.seed)
-        warm_memory(work, 3 * stats["bytes"])  # both archives
-        row = pair("scale %d files" % count,
-                   {"argv": [devicectl, "backup", root, "-o", archive, "--no-progress"], "setup": removing(archive)},
-                   {"argv": ["tar", "-cf", peer_archive, "-C", root, "."], "setup": removing(peer_archive)},
-                   scale_runs(args, count), "tar -cf")
-        row["files"] = stats["files"]
-        rows.append(row)
-        removing(root, archive, peer_archive)()
+        stats = generate(devicectl, root, count, count * args.megabytes // max(1, args.files), args.seed)
+        total += stats["bytes"]
+        files.append(stats["files"])
+        entries.append(("fixed cost (no files)" if count == 0 else "scale %d files" % count,
+                        {"argv": [devicectl, "backup", root, "-o", archive, "--no-progress"], "setup": removing(archive)},
+                        {"argv": ["tar", "-cf", peer_archive, "-C", root, "."], "setup": removing(peer_archive)},
+                        "tar -cf", None, max(1, min(3, 30_000 // max(1, count)))))
+    warm_memory(work, 3 * total)  # all the archives
+    rows = pairs(entries, max(args.runs + 2, 9))
+    for row, count in zip(rows, files):
+        row["files"] = count
     return rows
 
 
@@ -425,18 +428,18 @@ def write_results(args, info, work, stats, sizes, rows, missing, scale_rows, cal
         net_user = [net(row["a_user"], fixed["a_user"], row) for row in scale_rows]
         lines += ["", "## Scale (backup of the device tree: the same mix, ~5 kB a file)", "",
                   "Fixed cost, a backup storing no file (the same device: %d apps and their folders, with no file in "
-                  "them; %d runs a side): "
+                  "them; %d runs a side; all the trees measured in interleaved rounds): "
                   "devicectl %.1f ms wall, %.1f ms CPU, %.1f MiB; tar -cf %.1f ms. **net** = (time - fixed cost) / files: "
                   "the marginal cost of one more file. *best*: the fastest run of each side (this VM's first-touch page "
                   "faults only ever add system time, in bursts; the minimum is the least disturbed)."
-                  % (APPS, 15, 1e3 * fixed_wall, 1e3 * fixed_cpu, fixed["a"][2], 1e3 * fixed["b"][0]), "",
+                  % (APPS, fixed["runs"], 1e3 * fixed_wall, 1e3 * fixed_cpu, fixed["a"][2], 1e3 * fixed["b"][0]), "",
                   "| files | runs | devicectl wall | per file | **net per file** | best wall | **net per file, best** | CPU "
                   "| net CPU per file | net user CPU per file | peak RSS | tar -cf wall | per file | ratio | load |",
                   "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for index, row in enumerate(scale_rows):
             lines.append("| %d | %d | %.3f s | %.1f µs | **%.1f µs** | %.3f s | **%.1f µs** | %.3f s | %.1f µs | %.1f µs "
                          "| %.1f MiB | %.3f s | %.1f µs | %.2f | %.1f |" % (
-                             row["files"], scale_runs(args, row["files"]), row["a"][0], per_file[index],
+                             row["files"], row["runs"], row["a"][0], per_file[index],
                              net_wall[index], row["a_best"], net_best[index], row["a"][1], net_cpu[index],
                              net_user[index], row["a"][2], row["b"][0], row["b"][0] / row["files"] * 1e6,
                              row["ratio"], row["load"]))
@@ -496,7 +499,7 @@ def main():
     parser.add_argument("--devicectl", default=".build/release/devicectl")
     parser.add_argument("--files", type=int, default=40_000)
     parser.add_argument("--megabytes", type=int, default=200)
-    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--runs", type=int, default=11)
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--scale", default="10000,50000,200000", help="file counts for the scale run ('' to skip)")
     parser.add_argument("--no-strace", action="store_true", help="skip the system-call count")
