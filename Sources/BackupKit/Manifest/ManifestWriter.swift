@@ -80,13 +80,12 @@ final class ManifestWriter {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let headerLine = Array(try encoder.encode(header)) + [0x0A]
         let totalsLine = Array(try encoder.encode(totals)) + [0x0A]
-        let manifestDigest = try SHA256Digest()
-        manifestDigest.update(headerLine)
-        if spilledBytes > 0 { try hashSpill(into: manifestDigest) }
-        manifestDigest.update(buffer)
-        manifestDigest.update(totalsLine)
-        let membersLine = Array(try encoder.encode(members.line(manifestSha256: manifestDigest.hex))) + [0x0A]
-        let size = headerLine.count + spilledBytes + buffer.count + totalsLine.count + membersLine.count
+        // One pass: the members line ends with the SHA-256 of the bytes before it, so those are hashed as they
+        // are written, and the member's size comes from a members line of the same length (a digest is always
+        // 64 hex digits).
+        let placeholder = String(repeating: "0", count: 2 * SHA256Digest.length)
+        let membersLength = try encoder.encode(members.line(manifestSha256: placeholder)).count + 1
+        let size = headerLine.count + spilledBytes + buffer.count + totalsLine.count + membersLength
 
         let entry = ArchiveEntry()
         entry.setPath(Manifest.memberName)
@@ -96,19 +95,20 @@ final class ManifestWriter {
             mode: UInt32(S_IFREG) | 0o644, uid: 0, gid: 0, mtime: Int64(seconds), nanoseconds: min(nanoseconds, 999_999_999),
             size: Int64(size))
         try writer.writeHeader(entry)
-        try headerLine.withUnsafeBytes { try writer.writeData($0) }
-        if spilledBytes > 0 { try copySpill(to: writer) }
-        try buffer.withUnsafeBytes { try writer.writeData($0) }
-        try totalsLine.withUnsafeBytes { try writer.writeData($0) }
+        let manifestDigest = try SHA256Digest()
+        let write = { (bytes: UnsafeRawBufferPointer) throws in
+            manifestDigest.update(bytes)
+            try writer.writeData(bytes)
+        }
+        try headerLine.withUnsafeBytes(write)
+        if spilledBytes > 0 { try forEachSpillChunk(write) }
+        try buffer.withUnsafeBytes(write)
+        try totalsLine.withUnsafeBytes(write)
+        let membersLine = Array(try encoder.encode(members.line(manifestSha256: manifestDigest.hex))) + [0x0A]
+        guard membersLine.count == membersLength else {
+            throw BackupError.output("internal error: the manifest's members line changed length")
+        }
         try membersLine.withUnsafeBytes { try writer.writeData($0) }
-    }
-
-    private func hashSpill(into digest: SHA256Digest) throws {
-        try forEachSpillChunk { digest.update($0) }
-    }
-
-    private func copySpill(to writer: ArchiveWriter) throws {
-        try forEachSpillChunk { try writer.writeData($0) }
     }
 
     /// Reads the spilled file lines back in 1 MiB chunks.
