@@ -1,4 +1,5 @@
 // LineSplitter: turns a stream of blocks into lines (JSON Lines), with a cap on line length.
+import Glibc
 
 /// Splits blocks at `\n`; calls back with each complete line (without the newline).
 struct LineSplitter {
@@ -11,20 +12,20 @@ struct LineSplitter {
     }
 
     /// Feeds a block; `body` gets every line it completes. Throws `.lineTooLong` past `maxLine`.
+    /// Lines are found with memchr and handed over in one reused buffer (an array per line, found byte by byte,
+    /// was a third of the time a restore spends on a 40k-line manifest).
     mutating func feed(_ block: UnsafeRawBufferPointer, _ body: (ArraySlice<UInt8>) throws -> Void) throws {
+        guard let base = block.baseAddress else { return }
         var start = 0
-        while let newline = block[start...].firstIndex(of: 0x0A) {
+        while start < block.count, let found = memchr(base + start, 0x0A, block.count - start) {
+            let newline = UnsafeRawPointer(found) - base
             lines += 1
-            if partial.isEmpty {
-                try body(Array(block[start..<newline])[...])
-            } else {
-                partial.append(contentsOf: block[start..<newline])
-                try body(partial[...])
-                partial.removeAll(keepingCapacity: true)
-            }
+            partial.append(contentsOf: UnsafeRawBufferPointer(start: base + start, count: newline - start))
+            try body(partial[...])
+            partial.removeAll(keepingCapacity: true)
             start = newline + 1
         }
-        partial.append(contentsOf: block[start...])
+        partial.append(contentsOf: UnsafeRawBufferPointer(start: base + start, count: block.count - start))
         if partial.count > maxLine {
             throw RestoreError.badManifest("line \(lines + 1) is longer than \(maxLine) bytes")
         }

@@ -106,7 +106,9 @@ final class ManifestCheck {
         if members != nil {
             throw RestoreError.badManifest("line \(lineNumber): a line after the members line (it must be last)")
         }
-        if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) {
+        // A blank line (only spaces, tabs, CRs) starts with one of them: no need to scan every line for it.
+        let blank = { (byte: UInt8) in byte == 0x20 || byte == 0x0D || byte == 0x09 }
+        if bytes.first.map(blank) ?? true, bytes.allSatisfy(blank) {
             hashLine(bytes)
             return
         }
