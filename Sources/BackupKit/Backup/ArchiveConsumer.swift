@@ -81,13 +81,7 @@ final class ArchiveConsumer: @unchecked Sendable {
                 guard let file = pending else { throw BackupError.output("internal error: a digest without its file") }
                 pending = nil
                 let digest = Array(UnsafeRawBufferPointer(start: start + record.metadataSize, count: Int(record.dataLength)))
-                do {
-                    try file.path.withUnsafeBufferPointer {
-                        try hasher.manifest.appendFile(path: $0, size: file.size, sha256: digest)
-                    }
-                } catch let error as SystemError {
-                    throw BackupError.system(error)
-                }
+                try file.path.withUnsafeBufferPointer { try hasher.appendLine(path: $0, size: file.size, sha256: digest) }
             } else {
                 let path = cursor.assumingMemoryBound(to: CChar.self)
                 cursor += Int(record.pathLength) + 1

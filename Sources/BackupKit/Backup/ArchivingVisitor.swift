@@ -86,7 +86,6 @@ final class ArchivingVisitor: TreeVisitor {
             switch placement {
             case .shared: pipe.backlog * 2 >= pipe.count
             case .reader: true
-            case .readerBelow(let size): status.size < size
             case .writer: false
             }
         let recordOffset = try append(.file, walked, link: nil, flags: hashHere ? BatchRecord.readerHashed : 0)

@@ -4,7 +4,7 @@ import SystemKit
 /// Hashes one file at a time while its bytes go by and appends its manifest line after the last byte.
 /// Lives on the formatting thread, which also appends the lines of the files the reading thread hashed.
 final class FileHasher {
-    let manifest: ManifestWriter
+    private let manifest: ManifestWriter
     private let digest: SHA256Digest
     private var path: [UInt8] = []
     private var size: UInt64 = 0
@@ -35,10 +35,11 @@ final class FileHasher {
     }
 
     private func complete() throws {
-        do {
-            try path.withUnsafeBufferPointer { try manifest.appendFile(path: $0, size: size, sha256: digest.finalize()) }
-        } catch let error as SystemError {
-            throw BackupError.system(error)
-        }
+        try path.withUnsafeBufferPointer { try appendLine(path: $0, size: size, sha256: digest.finalize()) }
+    }
+
+    /// Appends a file's manifest line with a digest computed elsewhere (by the reading thread) or here.
+    func appendLine(path: UnsafeBufferPointer<UInt8>, size: UInt64, sha256: [UInt8]) throws {
+        do { try manifest.appendFile(path: path, size: size, sha256: sha256) } catch { throw BackupError.system(error) }
     }
 }

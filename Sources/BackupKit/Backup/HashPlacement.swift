@@ -4,8 +4,6 @@
 enum HashPlacement: Sendable, Equatable {
     /// The formatting thread, unless it falls behind the reading thread, which then hashes what it reads.
     case shared
-    /// The reading thread for files smaller than `size` bytes, the formatting thread for the others (tests).
-    case readerBelow(UInt64)
     /// Always the reading thread (tests).
     case reader
     /// Always the formatting thread (tests).
