@@ -40,7 +40,7 @@ let package = Package(
         .testTarget(name: "DeviceKitTests", dependencies: ["TestSupport", "DeviceKit", "SystemKit"]),
         .testTarget(name: "BackupKitTests", dependencies: ["TestSupport", "BackupKit", "DeviceKit", "SystemKit", "CArchive"]),
         .testTarget(name: "NudgeWidgetTests", dependencies: ["TestSupport", "NudgeWidget", "DeviceKit"]),
-        .testTarget(name: "DevicectlCLITests", dependencies: ["TestSupport", "DevicectlCLI"]),
+        .testTarget(name: "DevicectlCLITests", dependencies: ["TestSupport", "DevicectlCLI", "DeviceKit"]),
         .testTarget(name: "EndToEndTests", dependencies: ["devicectl", "TestSupport", "SystemKit", "DeviceKit"]),
         .testTarget(name: "ScenarioTests", dependencies: ["devicectl", "TestSupport", "SystemKit"]),
         // Faults (signals, full disks, locks, bad input) and the archive fuzzer: `make fuzz N=...` for long runs.

@@ -53,7 +53,8 @@ public struct WidgetRefresher: Sendable {
             return result
         }
         let suite = try device.defaults(groupId)
-        let (snapshot, unreadable) = try WidgetSnapshot.read(group: group, suite: suite, settings: settings)
+        let (snapshot, unreadable) = try WidgetSnapshot.read(
+            group: group, suite: suite, settings: settings, on: device)
         let decision = NudgeDecision.decide(snapshot: snapshot, settings: settings, now: now)
         var notificationId: String?
         if let notification = decision.notification {

@@ -8,9 +8,10 @@ extension WidgetSnapshot {
     /// A suite that cannot be read gives flag `.unreadable` and the error's text as `problem`.
     /// Throws only when the marker's presence cannot be determined.
     static func read(
-        group: Container, suite: DefaultsSuite, settings: NudgeSettings
+        group: Container, suite: DefaultsSuite, settings: NudgeSettings, on device: Device
     ) throws -> (snapshot: WidgetSnapshot, problem: String?) {
-        let markerPresent = try FileStatus.ifExists("\(group.path)/\(settings.markerFileName)") != nil
+        let marker = "\(group.relativePath)/\(settings.markerFileName)"
+        let markerPresent = try device.directory.status(marker) != nil
         let values: [String: Any]
         do {
             values = try suite.dictionary()

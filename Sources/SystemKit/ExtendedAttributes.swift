@@ -61,3 +61,60 @@ public enum ExtendedAttributes {
         }
     }
 }
+
+// MARK: - Through a descriptor
+
+extension ExtendedAttributes {
+    /// The path that reaches the file `file` refers to, whatever way it was opened (an `O_PATH` descriptor
+    /// cannot take `f*xattr` calls; its `/proc/self/fd` entry can, and names exactly that file).
+    private static func procPath(_ file: FileDescriptor) -> String { "/proc/self/fd/\(file.rawValue)" }
+
+    /// The value of `name` on the open file, nil when absent (or unsupported there, or the file is a symlink).
+    public static func value(_ name: String, of file: FileDescriptor) throws(SystemError) -> [UInt8]? {
+        if try file.status().kind == .symlink { return nil }
+        do {
+            return try valueFollowing(name, at: procPath(file))
+        } catch {
+            throw SystemError(error.call, path: file.path, code: error.code)
+        }
+    }
+
+    /// Sets `name` to `value` on the open file. A symlink fails with EPERM, as Linux refuses user xattrs there.
+    public static func set(_ name: String, to value: [UInt8], on file: FileDescriptor) throws(SystemError) {
+        if try file.status().kind == .symlink { throw SystemError("setxattr", path: file.path, code: EPERM) }
+        let path = procPath(file)
+        try SystemError.check("setxattr", path: file.path) {
+            value.withUnsafeBytes { setxattr(path, name, $0.baseAddress, value.count, 0) }
+        }
+    }
+
+    /// Removes `name` from the open file; absent is not an error.
+    public static func remove(_ name: String, from file: FileDescriptor) throws(SystemError) {
+        if try file.status().kind == .symlink { throw SystemError("removexattr", path: file.path, code: EPERM) }
+        if removexattr(procPath(file), name) != 0 {
+            let code = errno
+            if code != ENODATA { throw SystemError("removexattr", path: file.path, code: code) }
+        }
+    }
+
+    private static func valueFollowing(_ name: String, at path: String) throws(SystemError) -> [UInt8]? {
+        while true {
+            let size = getxattr(path, name, nil, 0)
+            if size < 0 {
+                let code = errno
+                if code == ENODATA || code == ENOTSUP { return nil }
+                if code == EINTR { continue }
+                throw SystemError("getxattr", path: path, code: code)
+            }
+            var buffer = [UInt8](repeating: 0, count: size)
+            let got = buffer.withUnsafeMutableBytes { getxattr(path, name, $0.baseAddress, size) }
+            if got < 0 {
+                let code = errno
+                if code == ERANGE || code == EINTR { continue }
+                if code == ENODATA { return nil }
+                throw SystemError("getxattr", path: path, code: code)
+            }
+            return Array(buffer[0..<got])
+        }
+    }
+}

@@ -9,6 +9,10 @@ public final class FileDescriptor {
     /// The path this descriptor was opened at, for error messages.
     public let path: String
 
+    /// `O_PATH | O_NOFOLLOW`: a descriptor that only locates the file itself (a symlink stays a symlink), for
+    /// `statx` and extended attributes of any kind of file without opening its data.
+    public static let locateOnly: Int32 = CSUPPORT_O_PATH | O_NOFOLLOW
+
     public init(rawValue: Int32, path: String) {
         self.rawValue = rawValue
         self.path = path
@@ -60,8 +64,9 @@ public final class FileDescriptor {
         try SystemError.check("read", path: path) { Glibc.read(rawValue, buffer.baseAddress, buffer.count) }
     }
 
-    /// Reads the whole file from the current offset.
-    public func readAll() throws(SystemError) -> [UInt8] {
+    /// Reads the whole file from the current offset; more than `limit` bytes fail with EFBIG (a file that
+    /// grows while it is read cannot make the caller hold more than it allowed).
+    public func readAll(limit: Int = Int.max) throws(SystemError) -> [UInt8] {
         var result: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
@@ -69,6 +74,7 @@ public final class FileDescriptor {
                 Result { () throws(SystemError) -> Int in try read(into: buffer) }
             }.get()
             if n == 0 { return result }
+            guard result.count + n <= limit else { throw SystemError("read", path: path, code: EFBIG) }
             result.append(contentsOf: chunk[0..<n])
         }
     }

@@ -8,16 +8,32 @@ public final class FileLock {
 
     /// Takes the lock on `path` (created if missing). Waits when `wait` is true; otherwise throws
     /// `SystemError` with EWOULDBLOCK when another process holds it.
-    public init(path: String, wait: Bool = true) throws(SystemError) {
-        file = try FileDescriptor.open(path, flags: O_RDWR | O_CREAT, mode: 0o644)
+    public convenience init(path: String, wait: Bool = true) throws(SystemError) {
+        try self.init(file: try FileDescriptor.open(path, flags: O_RDWR | O_CREAT, mode: 0o644), wait: wait)
+    }
+
+    /// Takes the lock on the open lock file `file` (e.g. opened beneath a device root).
+    public init(file: FileDescriptor, wait: Bool = true) throws(SystemError) {
+        self.file = file
         let operation = LOCK_EX | (wait ? 0 : LOCK_NB)
-        try SystemError.check("flock", path: path) { flock(file.rawValue, operation) }
+        try SystemError.check("flock", path: file.path) { flock(file.rawValue, operation) }
     }
 
     /// Whether `path` still names the locked file. A lock file removed or replaced while this process waited
     /// for it locks nothing any more: take it again from the path.
     public func isCurrent(at path: String) -> Bool {
-        guard let held = try? file.status(), let named = try? FileStatus.of(path) else { return false }
+        guard let named = try? FileStatus.of(path) else { return false }
+        return isCurrent(named)
+    }
+
+    /// Whether `relative` beneath `root` still names the locked file.
+    public func isCurrent(_ relative: String, in root: ContainedRoot) -> Bool {
+        guard let named = try? root.status(relative) else { return false }
+        return isCurrent(named)
+    }
+
+    private func isCurrent(_ named: FileStatus) -> Bool {
+        guard let held = try? file.status() else { return false }
         return held.inode == named.inode && held.device == named.device
     }
 

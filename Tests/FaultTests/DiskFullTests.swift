@@ -104,7 +104,8 @@ import Testing
             let root = try scratch.freshDevice("target")
             let before = try FaultScratch.snapshot(root)
             // The third rename is the exchange of the second top-level entry: the first is already in ROOT.
-            let when = syscall == "renameat2" ? "4" : "30"
+            // openat2: past the ~30 calls that open and validate the device before anything is staged.
+            let when = syscall == "renameat2" ? "4" : syscall == "openat2" ? "60" : "30"
             let result = try scratch.runInjecting(syscall, "error=\(error)", when: when, ["restore", archive, root])
             FaultScratch.expectCleanFailure(
                 result, mentioning: [String(cString: strerror(Self.code(error))), "nothing was restored"])

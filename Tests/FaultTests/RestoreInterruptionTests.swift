@@ -74,7 +74,8 @@ import Testing
         try FaultScratch.with { scratch in
             let fixture = try Fixture(scratch, files: 60)
             let root = try scratch.freshDevice("target")
-            _ = try scratch.runInjecting("openat2", "signal=KILL", when: "30", ["restore", fixture.archive, root])
+            // Past the ~30 openat2 calls that open and validate the device: the 60th creates a staged file.
+            _ = try scratch.runInjecting("openat2", "signal=KILL", when: "60", ["restore", fixture.archive, root])
             let staging = try #require(try FaultScratch.names(in: root).first { $0.hasPrefix(".devicectl-restore-") })
             let backup = try scratch.ok(["backup", root, "-o", scratch.base + "/again.tar"])
             #expect(

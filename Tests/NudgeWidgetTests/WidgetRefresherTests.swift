@@ -80,7 +80,7 @@ import Testing
             for app in [news, mail] { try phone.removeMarker(app) }
             let broken = try phone.suite(news).path
             let garbage = Array("this is not a plist".utf8)
-            try AtomicFile.write(garbage, to: broken)
+            try phone.device.directory.writeAtomically(garbage, to: try phone.suite(news).relativePath)
             let results = try WidgetRefresher(device: phone.device).refreshAll(at: TestPhone.at(hours: 2))
             #expect(results.map(\.app) == [news, mail])
             #expect(results.map(\.decision.reason) == [.defaultsUnreadable, .restored])

@@ -48,7 +48,7 @@ public enum BackupEngine {
         // On a device, hold its lock while reading: devicectl commands that change the device (install,
         // launch, defaults write ...) wait, so the archive is one consistent state. Best effort: a reader
         // without write access to DeviceLocal backs up without it.
-        let lock = deviceRoot ? try? FileLock(path: "\(request.root)/\(DeviceLayout.lock)", wait: true) : nil
+        let lock = deviceRoot ? try? Device.open(request.root).lock(wait: true) : nil
         defer { try? lock?.release() }
         let header = try DeviceInventory.header(
             root: request.root, deviceRoot: deviceRoot, created: UTCTimestamp.format(request.created), tool: request.tool)

@@ -53,11 +53,7 @@ final class RestoreRoot {
     static func prepare(
         _ given: String, now: Date, interruption: () -> Int32? = { InterruptSignal.received }
     ) throws -> RestoreRoot {
-        var path = Device.assembling(at: given).root
-        if let status = try FileStatus.ifExists(path), status.kind == .symlink, let resolved = realpath(path, nil) {
-            path = String(cString: resolved)
-            free(resolved)
-        }
+        let path = try RootPath.resolve(given)
         while true {
             if let root = try attempt(path, now: now, interruption: interruption) { return root }
         }

@@ -33,7 +33,7 @@ extension RestoreSession {
     /// data and App Group containers from the archive are found by identifier and kept), then places any
     /// widget the manifest lists that the restored home screen lacks.
     private func reinstallApps(_ header: Manifest.Header) throws {
-        let device = Device.assembling(at: staging.path)
+        let device = Device.assembling(in: try staging.containedRoot())
         var containers = ContainerIndex(device: device)
         for app in header.apps {
             do {

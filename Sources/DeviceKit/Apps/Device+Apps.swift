@@ -9,11 +9,11 @@ extension Device {
         var apps: [InstalledApp] = []
         for bundle in try containers(.bundle) {
             let infoPath = try infoPlistPath(in: bundle)
-            guard let info = try PropertyListFile.readDictionary(infoPath) else {
-                throw DeviceError.malformedPlist(path: infoPath, reason: "missing")
+            guard let info = try PropertyListFile.readDictionary(infoPath, in: directory) else {
+                throw DeviceError.malformedPlist(path: path(infoPath), reason: "missing")
             }
             guard let dataContainer = data.first(where: { $0.identifier == bundle.identifier }) else { continue }
-            apps.append(try InstalledApp(info: info, path: infoPath, bundle: bundle, data: dataContainer))
+            apps.append(try InstalledApp(info: info, path: path(infoPath), bundle: bundle, data: dataContainer))
         }
         return apps.sorted { $0.bundleId < $1.bundleId }
     }
@@ -44,16 +44,16 @@ extension Device {
         try Device.validate(identifier: request.bundleId)
         for group in request.groups { try Device.validate(identifier: group) }
         let bundle = try index.ensure(.bundle, identifier: request.bundleId)
-        let infoPath = "\(bundle.path)/\(request.displayName).app/Info.plist"
+        let infoPath = "\(bundle.relativePath)/\(request.displayName).app/Info.plist"
         if let existing = try? infoPlistPath(in: bundle), existing != infoPath {
-            try? FileManager.default.removeItem(atPath: AtomicFile.parent(of: existing))
+            try directory.removeTree(RootPath.parent(of: existing))
         }
         let info = try InstalledApp.infoPlist(for: request)
-        try PropertyListFile.write(info, to: infoPath)
+        try PropertyListFile.write(info, to: infoPath, in: directory)
         let data = try index.ensure(.data, identifier: request.bundleId)
         for group in request.groups { try index.ensure(.group, identifier: group) }
         if request.widget != nil { try index.ensure(.plugin, identifier: "\(request.bundleId).NudgeWidget") }
-        return try InstalledApp(info: info, path: infoPath, bundle: bundle, data: data)
+        return try InstalledApp(info: info, path: path(infoPath), bundle: bundle, data: data)
     }
 
     /// The App Group container `groupId`; throws `DeviceError.unknownGroup` when missing.
@@ -62,12 +62,13 @@ extension Device {
         return container
     }
 
-    /// `<bundle container>/<Name>.app/Info.plist`: the one `.app` directory in the container.
+    /// `<bundle container>/<Name>.app/Info.plist` relative to ROOT: the first `.app` directory in the container.
     func infoPlistPath(in bundle: Container) throws -> String {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: bundle.path)) ?? []
-        guard let app = names.sorted().first(where: { $0.hasSuffix(".app") }) else {
+        let names = (try directory.names(bundle.relativePath)) ?? []
+        let app = names.lazy.map { String(decoding: $0, as: UTF8.self) }.first { $0.hasSuffix(".app") }
+        guard let app else {
             throw DeviceError.malformedPlist(path: "\(bundle.path)/<Name>.app/Info.plist", reason: "missing")
         }
-        return "\(bundle.path)/\(app)/Info.plist"
+        return "\(bundle.relativePath)/\(app)/Info.plist"
     }
 }

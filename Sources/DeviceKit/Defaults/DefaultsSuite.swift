@@ -7,17 +7,28 @@ import SystemKit
 public struct DefaultsSuite: Sendable {
     /// The domain: a bundle id or an App Group id.
     public let domain: String
-    /// The plist's absolute path.
-    public let path: String
+    /// The plist's path relative to the device root.
+    public let relativePath: String
+    /// The device root the plist is reached through.
+    public let directory: ContainedRoot
 
-    public init(domain: String, path: String) {
+    public init(domain: String, relativePath: String, in directory: ContainedRoot) {
         self.domain = domain
-        self.path = path
+        self.relativePath = relativePath
+        self.directory = directory
+    }
+
+    /// The plist's absolute path, for messages.
+    public var path: String { directory.display(relativePath) }
+
+    /// Whether the suite's plist exists.
+    public func exists() throws -> Bool {
+        try directory.status(relativePath) != nil
     }
 
     /// Every key and value (empty when the suite has never been written).
     public func dictionary() throws -> [String: Any] {
-        try PropertyListFile.readDictionary(path) ?? [:]
+        try PropertyListFile.readDictionary(relativePath, in: directory, limit: PropertyListFile.dataLimit) ?? [:]
     }
 
     /// The value for `key`, or nil.
@@ -29,19 +40,18 @@ public struct DefaultsSuite: Sendable {
     public func set(_ key: String, to value: Any) throws {
         var all = try dictionary()
         all[key] = value
-        try PropertyListFile.write(all, to: path)
+        try PropertyListFile.write(all, to: relativePath, in: directory)
     }
 
     /// Removes `key`; throws `DeviceError.missingKey` when it is absent.
     public func remove(_ key: String) throws {
         var all = try dictionary()
         guard all.removeValue(forKey: key) != nil else { throw DeviceError.missingKey(domain: domain, key: key) }
-        try PropertyListFile.write(all, to: path)
+        try PropertyListFile.write(all, to: relativePath, in: directory)
     }
 
     /// Removes the whole domain.
     public func removeAll() throws {
-        if unlink(path) != 0 && errno != ENOENT { throw SystemError("unlink", path: path) }
+        try directory.remove(relativePath)
     }
 }
-

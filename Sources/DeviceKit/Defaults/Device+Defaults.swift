@@ -6,10 +6,12 @@ extension Device {
     /// (`<group container>/Library/Preferences/<group id>.plist`).
     public func defaults(_ domain: String) throws -> DefaultsSuite {
         if let data = try container(.data, identifier: domain) {
-            return DefaultsSuite(domain: domain, path: "\(data.path)/Library/Preferences/\(domain).plist")
+            return DefaultsSuite(
+                domain: domain, relativePath: "\(data.relativePath)/Library/Preferences/\(domain).plist", in: directory)
         }
         if let group = try container(.group, identifier: domain) {
-            return DefaultsSuite(domain: domain, path: "\(group.path)/Library/Preferences/\(domain).plist")
+            return DefaultsSuite(
+                domain: domain, relativePath: "\(group.relativePath)/Library/Preferences/\(domain).plist", in: directory)
         }
         throw DeviceError.unknownDomain(domain)
     }

@@ -7,7 +7,7 @@ public struct Container: Sendable, Equatable {
     public let identifier: String
     /// The directory name under the kind's class directory.
     public let uuid: String
-    /// Absolute path of the container directory.
+    /// Absolute path of the container directory, for messages (files are reached through the device root).
     public let path: String
 
     public init(kind: ContainerKind, identifier: String, uuid: String, path: String) {

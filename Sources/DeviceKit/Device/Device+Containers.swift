@@ -6,16 +6,24 @@ import SystemKit
 extension Device {
     /// Every container of `kind`, in directory-name order.
     public func containers(_ kind: ContainerKind) throws -> [Container] {
-        let directory = path(kind.directory)
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
+        guard let names = try directory.names(kind.directory) else { return [] }
         var result: [Container] = []
-        for name in names.sorted() where !name.hasPrefix(".") {
-            let metadataPath = "\(directory)/\(name)/\(DeviceLayout.containerMetadata)"
-            guard let metadata = try PropertyListFile.readDictionary(metadataPath) else { continue }
+        for bytes in names where bytes.first != UInt8(ascii: ".") {
+            let name = String(decoding: bytes, as: UTF8.self)
+            guard Array(name.utf8) == bytes else { continue }
+            let relative = "\(kind.directory)/\(name)"
+            let metadataPath = "\(relative)/\(DeviceLayout.containerMetadata)"
+            guard try directory.status(relative)?.kind == .directory,
+                let metadata = try PropertyListFile.readDictionary(metadataPath, in: directory)
+            else { continue }
             guard let identifier = metadata["MCMMetadataIdentifier"] as? String else {
-                throw DeviceError.malformedPlist(path: metadataPath, reason: "no MCMMetadataIdentifier string")
+                throw DeviceError.malformedPlist(path: path(metadataPath), reason: "no MCMMetadataIdentifier string")
             }
-            result.append(Container(kind: kind, identifier: identifier, uuid: name, path: "\(directory)/\(name)"))
+            guard Device.isValidIdentifier(identifier) else {
+                throw DeviceError.malformedPlist(
+                    path: path(metadataPath), reason: "MCMMetadataIdentifier is not a valid identifier")
+            }
+            result.append(Container(kind: kind, identifier: identifier, uuid: name, path: path(relative)))
         }
         return result
     }
@@ -35,23 +43,25 @@ extension Device {
 
     /// Creates a container of `kind` for `identifier` (a new UUID, its metadata and standard directories).
     func createContainer(_ kind: ContainerKind, identifier: String) throws -> Container {
+        try Device.validate(identifier: identifier)
         let uuid = UUID().uuidString
-        let container = Container(kind: kind, identifier: identifier, uuid: uuid, path: path("\(kind.directory)/\(uuid)"))
-        try AtomicFile.makeDirectories(container.path)
+        let relative = "\(kind.directory)/\(uuid)"
+        let container = Container(kind: kind, identifier: identifier, uuid: uuid, path: path(relative))
+        try directory.makeDirectories(relative)
         let metadata: [String: Any] = [
             "MCMMetadataIdentifier": identifier,
             "MCMMetadataUUID": uuid,
             "MCMMetadataContentClass": kind.contentClass,
             "MCMMetadataVersion": 1,
         ]
-        try PropertyListFile.write(metadata, to: "\(container.path)/\(DeviceLayout.containerMetadata)")
+        try PropertyListFile.write(metadata, to: "\(relative)/\(DeviceLayout.containerMetadata)", in: directory)
         switch kind {
         case .data, .plugin:
             for sub in ["Documents", "Library/Preferences", "Library/Caches", "tmp"] {
-                try AtomicFile.makeDirectories("\(container.path)/\(sub)")
+                try directory.makeDirectories("\(relative)/\(sub)")
             }
         case .group:
-            try AtomicFile.makeDirectories("\(container.path)/Library/Preferences")
+            try directory.makeDirectories("\(relative)/Library/Preferences")
         case .bundle:
             break
         }
@@ -61,7 +71,7 @@ extension Device {
     /// Checks that `identifier` is a plausible bundle or group id (no path separators or traversal).
     static func validate(identifier: String) throws {
         let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
-        guard !identifier.isEmpty, identifier.count <= 255, identifier.allSatisfy({ allowed.contains($0) }),
+        guard !identifier.isEmpty, identifier.utf8.count <= 255, identifier.allSatisfy({ allowed.contains($0) }),
             identifier != ".", identifier != ".."
         else { throw DeviceError.invalidIdentifier(identifier) }
     }

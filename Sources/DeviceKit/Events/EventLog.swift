@@ -5,11 +5,16 @@ import SystemKit
 
 /// Appends events as JSON lines and reads them back oldest first. Device-local: never backed up.
 public struct EventLog: Sendable {
-    public let path: String
+    /// The largest log read whole (about a million events).
+    public static let limit = 256 << 20
+    let directory: ContainedRoot
 
     public init(device: Device) {
-        path = device.path(DeviceLayout.events)
+        directory = device.directory
     }
+
+    /// The log's absolute path, for messages.
+    public var path: String { directory.display(DeviceLayout.events) }
 
     /// Appends `event` with one `write(2)` on an `O_APPEND` descriptor, fsynced.
     public func append(_ event: DeviceEvent) throws {
@@ -17,7 +22,7 @@ public struct EventLog: Sendable {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         var line = Array(try encoder.encode(event))
         line.append(UInt8(ascii: "\n"))
-        let file = try FileDescriptor.open(path, flags: O_WRONLY | O_APPEND | O_CREAT, mode: 0o644)
+        let file = try directory.open(DeviceLayout.events, flags: O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW, mode: 0o644)
         try file.write(line)
         try file.sync()
         try file.close()
@@ -25,7 +30,13 @@ public struct EventLog: Sendable {
 
     /// Every event, oldest first (stable by time; equal times keep log order).
     public func events() throws -> [DeviceEvent] {
-        guard let bytes = try? FileDescriptor.open(path, flags: O_RDONLY).readAll() else { return [] }
+        let bytes: [UInt8]
+        do {
+            guard let read = try directory.read(DeviceLayout.events, limit: EventLog.limit) else { return [] }
+            bytes = read
+        } catch {
+            throw DeviceError.malformedFile(path: path, reason: "cannot be read: \(error.reason)")
+        }
         let decoder = JSONDecoder()
         var events: [DeviceEvent] = []
         for (number, line) in bytes.split(separator: UInt8(ascii: "\n")).enumerated() where !line.isEmpty {

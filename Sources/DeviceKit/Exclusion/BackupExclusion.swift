@@ -4,30 +4,42 @@ import SystemKit
 
 /// Marks files excluded from backup the way iOS and macOS do (the xattr with Apple's exact bytes).
 public enum BackupExclusion {
-    /// Sets `user.com.apple.metadata:com_apple_backup_excludeItem` on `path`.
-    public static func add(_ path: String) throws {
-        do {
-            try ExtendedAttributes.set(BackupExclusionAttribute.apple, to: BackupExclusionAttribute.appleValue, at: path)
-        } catch {
-            if error.code == ENOTSUP || error.code == EOPNOTSUPP { throw DeviceError.xattrsUnsupported(path: path) }
-            throw error
-        }
+    /// The flags `remove` clears: Apple's, the legacy iOS one and xdg's.
+    static let clearedNames = [
+        BackupExclusionAttribute.apple, BackupExclusionAttribute.legacyMobileBackup,
+        BackupExclusionAttribute.xdgRobotsBackup,
+    ]
+
+    /// Sets `user.com.apple.metadata:com_apple_backup_excludeItem` on `relative` beneath the device root.
+    public static func add(_ relative: String, in directory: ContainedRoot) throws {
+        try add(try directory.open(relative, flags: FileDescriptor.locateOnly))
     }
 
-    /// Clears the flag (the legacy iOS and xdg flags too); a path without them is left as it is.
+    /// Sets the flag on `path`, a file the user named (not followed when it is a symlink).
+    public static func add(_ path: String) throws {
+        try add(try FileDescriptor.open(path, flags: FileDescriptor.locateOnly))
+    }
+
+    /// Clears the flag (the legacy iOS and xdg flags too) from `path`, a file the user named; a path without
+    /// them is left as it is.
     public static func remove(_ path: String) throws {
-        _ = try FileStatus.of(path)
-        let names = [
-            BackupExclusionAttribute.apple, BackupExclusionAttribute.legacyMobileBackup,
-            BackupExclusionAttribute.xdgRobotsBackup,
-        ]
-        for name in names {
+        let file = try FileDescriptor.open(path, flags: FileDescriptor.locateOnly)
+        for name in clearedNames {
             do {
-                try ExtendedAttributes.remove(name, at: path)
+                try ExtendedAttributes.remove(name, from: file)
             } catch {
                 if error.code == ENOTSUP || error.code == EOPNOTSUPP { throw DeviceError.xattrsUnsupported(path: path) }
                 throw error
             }
+        }
+    }
+
+    private static func add(_ file: FileDescriptor) throws {
+        do {
+            try ExtendedAttributes.set(BackupExclusionAttribute.apple, to: BackupExclusionAttribute.appleValue, on: file)
+        } catch {
+            if error.code == ENOTSUP || error.code == EOPNOTSUPP { throw DeviceError.xattrsUnsupported(path: file.path) }
+            throw error
         }
     }
 }

@@ -3,9 +3,10 @@
 extension Device {
     /// The home-screen layout (empty when the device has never had a widget placed).
     public func homeScreen() throws -> HomeScreen {
-        let file = path(DeviceLayout.homeScreen)
-        guard let plist = try PropertyListFile.readDictionary(file) else { return HomeScreen() }
-        return try HomeScreen(plist: plist, path: file)
+        guard let plist = try PropertyListFile.readDictionary(DeviceLayout.homeScreen, in: directory) else {
+            return HomeScreen()
+        }
+        return try HomeScreen(plist: plist, path: path(DeviceLayout.homeScreen))
     }
 
     /// Places `bundleId`'s widget at the end of the home screen (once; placing it again changes nothing).
@@ -15,6 +16,6 @@ extension Device {
         var layout = try homeScreen()
         guard !layout.widgets.contains(bundleId) else { return }
         layout.widgets.append(bundleId)
-        try PropertyListFile.write(layout.plist, to: path(DeviceLayout.homeScreen))
+        try PropertyListFile.write(layout.plist, to: DeviceLayout.homeScreen, in: directory)
     }
 }

@@ -37,19 +37,47 @@ extension Device {
             let group = try groupContainer(groupId)
             let suite = try defaults(groupId)
             _ = try suite.dictionary()
-            shared = (suite, "\(group.path)/\(widget.markerFileName)", widget.flagKey)
+            shared = (suite, "\(group.relativePath)/\(widget.markerFileName)", widget.flagKey)
         }
         try notifications.settle(at: now)
+        // The marker first, flagged, so a file system without user xattrs fails before anything is logged.
+        if let shared { try createMarker(shared.marker) }
         try log.append(DeviceEvent(time: now, type: "launch", app: bundleId, details: ["source": source.rawValue]))
-        if let shared {
-            let file = try FileDescriptor.open(shared.marker, flags: O_WRONLY | O_CREAT | O_NOFOLLOW, mode: 0o644)
-            try file.close()
-            try BackupExclusion.add(shared.marker)
-            try shared.suite.set(shared.flagKey, to: true)
-        }
+        if let shared { try shared.suite.set(shared.flagKey, to: true) }
         let cancelled = try notifications.cancelPending(app: bundleId, at: now)
         try log.append(DeviceEvent(time: now, type: "device-token-sent", app: bundleId, details: ["token": token]))
-        return LaunchResult(app: bundleId, deviceToken: token, markerPath: shared?.marker, cancelledNotifications: cancelled)
+        return LaunchResult(
+            app: bundleId, deviceToken: token, markerPath: shared.map { path($0.marker) },
+            cancelledNotifications: cancelled)
+    }
+
+    /// Creates the empty marker file (or keeps the one there) and sets the exclusion flag on it; a marker this
+    /// call created is removed again when the flag cannot be set. Anything but a regular file there is refused.
+    private func createMarker(_ relative: String) throws {
+        let created = try openMarker(relative)
+        do {
+            try BackupExclusion.add(relative, in: directory)
+        } catch {
+            if created { try? directory.remove(relative) }
+            throw error
+        }
+    }
+
+    /// Creates the marker when missing (true) or checks that the one there is a regular file (false).
+    private func openMarker(_ relative: String) throws -> Bool {
+        let flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW
+        switch Result(catching: { () throws(SystemError) in try directory.open(relative, flags: flags, mode: 0o644) }) {
+        case .success(let file):
+            try file.close()
+            return true
+        case .failure(let error) where error.code == EEXIST:
+            guard try directory.status(relative)?.kind == .regular else {
+                throw DeviceError.malformedFile(path: path(relative), reason: "the marker is not a regular file")
+            }
+            return false
+        case .failure(let error):
+            throw error
+        }
     }
 
     /// The last device token `bundleId` sent from this device, from the event log.

@@ -12,7 +12,10 @@ public struct NotificationStore: Sendable {
 
     /// Every notification, in scheduling order.
     public func all() throws -> [LocalNotification] {
-        guard let value = try PropertyListFile.read(path) else { return [] }
+        let store = DeviceLayout.notifications
+        guard let value = try PropertyListFile.read(store, in: device.directory, limit: PropertyListFile.dataLimit) else {
+            return []
+        }
         guard let entries = value as? [[String: Any]] else {
             throw DeviceError.malformedPlist(path: path, reason: "the top level is not an array of notifications")
         }
@@ -81,6 +84,6 @@ public struct NotificationStore: Sendable {
     }
 
     private func save(_ notifications: [LocalNotification]) throws {
-        try PropertyListFile.write(notifications.map(\.plist), to: path)
+        try PropertyListFile.write(notifications.map(\.plist), to: DeviceLayout.notifications, in: device.directory)
     }
 }

@@ -1,42 +1,74 @@
-// PropertyListFile: reads and atomically writes binary property lists.
+// PropertyListFile: reads and atomically writes binary property lists, beneath a contained root.
 import Foundation
 import Glibc
 import SystemKit
 
-/// Binary property list files, read with errors that name the file and written atomically
-/// (temporary file beside the target, fsync, rename).
+/// Binary property list files, read with a size cap checked before reading and errors that name the file,
+/// and written atomically (temporary file beside the target, fsync, rename). Every file is reached through a
+/// `ContainedRoot`, so a plist's location can never lead outside the tree it belongs to.
 public enum PropertyListFile {
-    /// Reads the plist at `path` as a dictionary; nil when the file does not exist.
-    public static func readDictionary(_ path: String) throws -> [String: Any]? {
-        guard let value = try read(path) else { return nil }
+    /// The largest plist a device's own structure may hold (container metadata, Info.plist, the home screen):
+    /// real ones are a few KiB; parsing is what costs memory, so this caps a hostile file's cost.
+    public static let structureLimit = 1 << 20
+    /// The largest defaults suite or device-local store read whole (an app's preferences can be large).
+    public static let dataLimit = 8 << 20
+
+    /// Reads `relative` beneath `root` as a dictionary; nil when the file does not exist.
+    public static func readDictionary(
+        _ relative: String, in root: ContainedRoot, limit: Int = structureLimit
+    ) throws -> [String: Any]? {
+        guard let value = try read(relative, in: root, limit: limit) else { return nil }
         guard let dictionary = value as? [String: Any] else {
-            throw DeviceError.malformedPlist(path: path, reason: "the top level is not a dictionary")
+            throw DeviceError.malformedPlist(path: root.display(relative), reason: "the top level is not a dictionary")
         }
         return dictionary
     }
 
-    /// Reads the plist at `path`; nil when the file does not exist.
-    public static func read(_ path: String) throws -> Any? {
+    /// Reads `relative` beneath `root`; nil when the file does not exist. A file over `limit` bytes, or one
+    /// that is not a regular file, is a malformed plist naming the file (nothing of it is read).
+    public static func read(_ relative: String, in root: ContainedRoot, limit: Int = structureLimit) throws -> Any? {
+        let shown = root.display(relative)
         let bytes: [UInt8]
         do {
-            let file = try FileDescriptor.open(path, flags: O_RDONLY | O_NOFOLLOW)
-            bytes = try file.readAll()
-            try file.close()
+            guard let read = try root.read(relative, limit: limit) else { return nil }
+            bytes = read
         } catch {
-            guard error.code == ENOENT else { throw error }
-            return nil
+            switch error.code {
+            case EFBIG: throw DeviceError.malformedPlist(path: shown, reason: "larger than \(limit >> 10) KiB")
+            case EINVAL, EISDIR, ELOOP: throw DeviceError.malformedPlist(path: shown, reason: "not a regular file")
+            default: throw error
+            }
         }
         do {
             return try PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: nil)
         } catch {
             let reason = bytes.isEmpty ? "the file is empty" : "not a property list"
-            throw DeviceError.malformedPlist(path: path, reason: reason)
+            throw DeviceError.malformedPlist(path: shown, reason: reason)
         }
     }
 
-    /// Writes `value` to `path` as a binary plist, atomically. Creates missing parent directories.
-    public static func write(_ value: Any, to path: String) throws {
+    /// Writes `value` to `relative` beneath `root` as a binary plist, atomically; creates missing parents.
+    public static func write(_ value: Any, to relative: String, in root: ContainedRoot) throws {
         let data = try PropertyListSerialization.data(fromPropertyList: value, format: .binary, options: 0)
-        try AtomicFile.write(Array(data), to: path)
+        try root.writeAtomically(Array(data), to: relative)
+    }
+
+    // MARK: - A file the user named
+
+    /// Reads the plist at `path` (a file the user named, outside any device root) as a dictionary.
+    public static func readDictionary(_ path: String, limit: Int = dataLimit) throws -> [String: Any]? {
+        let (root, name) = try parent(of: path)
+        return try readDictionary(name, in: root, limit: limit)
+    }
+
+    /// Writes `value` to `path` (a file the user named) as a binary plist, atomically.
+    public static func write(_ value: Any, to path: String) throws {
+        let (root, name) = try parent(of: path)
+        try write(value, to: name, in: root)
+    }
+
+    private static func parent(of path: String) throws -> (ContainedRoot, String) {
+        let resolved = try RootPath.resolve(RootPath.parent(of: path))
+        return (try ContainedRoot(opening: resolved), RootPath.name(of: path))
     }
 }

@@ -155,7 +155,7 @@ enum DefaultsCommand {
                     try suite.remove(key)
                 } else {
                     // A malformed suite may be deleted whole: that is how to recover from it.
-                    guard FileManager.default.fileExists(atPath: suite.path) else {
+                    guard try suite.exists() else {
                         throw EmptyDomain(domain: target.domain)
                     }
                     try suite.removeAll()

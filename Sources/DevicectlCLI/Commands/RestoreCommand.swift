@@ -28,9 +28,11 @@ enum RestoreCommand: Command {
         guard let archive = arguments.positional(0), !archive.isEmpty else {
             throw UsageError("ARCHIVE must not be empty", command: spec.name)
         }
-        guard let root = arguments.positional(1), !root.isEmpty else {
+        guard let given = arguments.positional(1), !given.isEmpty else {
             throw UsageError("ROOT must not be empty", command: spec.name)
         }
+        // Resolved once, as the shell means it: the restore, its messages and its JSON name the same directory.
+        let root = try RootPath.resolve(given)
         var options = RestoreOptions()
         options.now = try context.now(arguments)
         let bar = ProgressBar(console: context.console, enabled: context.showsProgress(arguments), label: "restoring")
@@ -55,7 +57,7 @@ enum RestoreCommand: Command {
 
     static func json(_ report: RestoreReport, root: String) -> [String: Any] {
         [
-            "root": Device.assembling(at: root).root, "files": report.files, "bytes": report.bytes,
+            "root": root, "files": report.files, "bytes": report.bytes,
             "directories": report.directories, "symlinks": report.symlinks, "hardlinks": report.hardlinks,
             "verified": report.verified, "metadataVerified": report.metadataVerified, "apps": report.apps,
             "initialized": report.initialized, "sourceUDID": report.sourceUDID ?? NSNull(),

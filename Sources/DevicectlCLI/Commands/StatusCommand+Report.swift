@@ -44,11 +44,11 @@ extension StatusCommand {
                 if let widget = app.widget, let groupId = app.groups.first,
                     let group = try device.container(.group, identifier: groupId)
                 {
-                    let marker = "\(group.path)/\(widget.markerFileName)"
-                    markerPath = DeviceArguments.relative(marker, to: device)
-                    present = try FileStatus.ifExists(marker) != nil
+                    let marker = "\(group.relativePath)/\(widget.markerFileName)"
+                    markerPath = marker
+                    present = try device.directory.status(marker) != nil
                     if present {
-                        excluded = try ExtendedAttributes.value(BackupExclusionAttribute.apple, at: marker) != nil
+                        excluded = try device.directory.attribute(BackupExclusionAttribute.apple, of: marker) != nil
                     }
                     flag = try device.defaults(groupId).value(widget.flagKey)
                 }

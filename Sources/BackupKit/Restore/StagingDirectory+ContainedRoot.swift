@@ -1,0 +1,12 @@
+// StagingDirectory+ContainedRoot: the staged tree as a contained root, for DeviceKit's reinstall.
+import Glibc
+import SystemKit
+
+extension StagingDirectory {
+    /// A `ContainedRoot` on the staging directory (its own duplicate descriptor): everything DeviceKit
+    /// reads or writes while reinstalling apps stays beneath it, whatever the archive's files say.
+    func containedRoot() throws -> ContainedRoot {
+        let fd = try SystemError.check("dup", path: path) { fcntl(directory.rawValue, F_DUPFD_CLOEXEC, 0) }
+        return ContainedRoot(adopting: fd, path: path)
+    }
+}
