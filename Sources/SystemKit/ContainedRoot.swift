@@ -58,6 +58,15 @@ public final class ContainedRoot: Sendable {
         return FileDescriptor(rawValue: fd, path: shown)
     }
 
+    /// Opens `relative` as a regular file (created with `mode` under `O_CREAT`) without ever blocking: a FIFO,
+    /// a device or a directory planted there fails (EINVAL, EISDIR) instead of waiting for a partner.
+    public func openRegular(_ relative: String, flags: Int32, mode: mode_t = 0o644) throws(SystemError) -> FileDescriptor {
+        let file = try open(relative, flags: flags | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, mode: mode)
+        let kind = try file.status().kind
+        guard kind == .regular else { throw SystemError("open", path: file.path, code: kind == .directory ? EISDIR : EINVAL) }
+        return file
+    }
+
     /// Opens the directory `relative` for listing, `*at` calls and fsync.
     public func openDirectory(_ relative: String) throws(SystemError) -> FileDescriptor {
         try open(relative, flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW)
@@ -81,14 +90,13 @@ public final class ContainedRoot: Sendable {
     public func read(_ relative: String, limit: Int) throws(SystemError) -> [UInt8]? {
         let file: FileDescriptor
         do {
-            file = try open(relative, flags: O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
+            file = try openRegular(relative, flags: O_RDONLY)
         } catch where error.code == ENOENT {
             return nil
+        } catch {
+            throw SystemError("read", path: error.path, code: error.code)
         }
         let status = try file.status()
-        guard status.kind == .regular else {
-            throw SystemError("read", path: file.path, code: status.kind == .directory ? EISDIR : EINVAL)
-        }
         guard status.size <= UInt64(limit) else { throw SystemError("read", path: file.path, code: EFBIG) }
         let bytes = try file.readAll(limit: limit)
         try file.close()
@@ -115,6 +123,7 @@ public final class ContainedRoot: Sendable {
     /// non-directory (or symlink) on the way fails. Returns the deepest directory, open.
     @discardableResult
     public func makeDirectories(_ relative: String, mode: mode_t = 0o755) throws(SystemError) -> FileDescriptor {
+        guard !relative.hasPrefix("/") else { throw SystemError("mkdirat", path: relative, code: EXDEV) }
         var current = try openDirectory("")
         var walked = ""
         for component in relative.split(separator: "/", omittingEmptySubsequences: true) {

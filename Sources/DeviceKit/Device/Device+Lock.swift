@@ -15,7 +15,7 @@ extension Device {
     /// Takes the device lock (the lock file is created beneath ROOT when missing); without `wait`, throws
     /// `SystemError` with EWOULDBLOCK when another process holds it.
     public func lock(wait: Bool) throws(SystemError) -> FileLock {
-        let file = try directory.open(DeviceLayout.lock, flags: O_RDWR | O_CREAT | O_NOFOLLOW, mode: 0o644)
+        let file = try directory.openRegular(DeviceLayout.lock, flags: O_RDWR | O_CREAT, mode: 0o644)
         return try FileLock(file: file, wait: wait)
     }
 }

@@ -22,7 +22,7 @@ public struct EventLog: Sendable {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         var line = Array(try encoder.encode(event))
         line.append(UInt8(ascii: "\n"))
-        let file = try directory.open(DeviceLayout.events, flags: O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW, mode: 0o644)
+        let file = try directory.openRegular(DeviceLayout.events, flags: O_WRONLY | O_APPEND | O_CREAT, mode: 0o644)
         try file.write(line)
         try file.sync()
         try file.close()
