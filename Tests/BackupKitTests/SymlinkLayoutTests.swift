@@ -7,6 +7,8 @@
 @testable import BackupKit
 import DeviceKit
 import Foundation
+import Glibc
+import SystemKit
 import TestSupport
 import Testing
 
@@ -191,6 +193,46 @@ import Testing
                 let resolved = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
                 #expect(resolved == root + "/" + leadsTo, "\(link.path)")
             }
+        }
+    }
+
+    /// The refusal names the link and the cause in the user's terms.
+    @Test func refusalNamesTheLinkAndDeviceLocal() throws {
+        try withTemporaryDirectory { base in
+            let scratch = try RestoreScratch(base: base)
+            try scratch.write(Self.lifted("DeviceLocal/identity.plist"))
+            do {
+                try scratch.restore()
+                Issue.record("the restore must fail")
+            } catch let error as RestoreError {
+                let text = "\(error)"
+                #expect(text.contains("member '\(Self.deep)/x'"), "\(text)")
+                #expect(text.contains("inside DeviceLocal") && text.contains("nothing was restored"), "\(text)")
+            }
+        }
+    }
+
+    /// The kernel's second check, on its own (the walk not run first): with the DeviceLocal placeholder a chain
+    /// into DeviceLocal fails with EXDEV, a chain ending at the staging directory is refused, and the
+    /// placeholder is gone afterwards.
+    @Test(arguments: [
+        ("b/../DeviceLocal/identity.plist", true), ("b/../DeviceLocal", true), ("b/..", true), ("b/../.", true),
+        ("b/../m", false), ("b/../missing/..", false),
+    ])
+    func kernelCheckSeesDeviceLocalAndTheRoot(_ target: String, _ refused: Bool) throws {
+        try withTemporaryDirectory { base in
+            let staging = try FileDescriptor.open(base, flags: O_RDONLY | O_DIRECTORY)
+            let tree = StagingTree(root: staging, objectLimit: 100)
+            try tree.createDirectory(MemberPath(Array("m".utf8)), permissions: 0o755, mtime: nil)
+            try tree.createSymlink(MemberPath(Array("p1/p2/b".utf8)), target: Array("../../m".utf8))
+            try tree.createSymlink(MemberPath(Array("p1/p2/x".utf8)), target: Array(target.utf8))
+            let deviceLocal = Array("DeviceLocal".utf8)
+            if refused {
+                #expect(throws: RestoreError.self) { try tree.checkSymlinkChains(deviceLocal: deviceLocal) }
+            } else {
+                try tree.checkSymlinkChains(deviceLocal: deviceLocal)
+            }
+            #expect(try FileStatus.ifExists(base + "/DeviceLocal") == nil)
         }
     }
 
