@@ -260,5 +260,13 @@ import Testing
             }
         }
         #expect(capped.bytes <= SymlinkResolver.maxBytes)
+        // 1990 new places per link (`uN/a/a/…`): past the node limit, refused rather than walked.
+        let wide = SymlinkResolver(deviceLocal: Array("DeviceLocal".utf8), nodeLimit: 20_000)
+        let links = 20_000 / 1990 + 1
+        for index in 0..<links {
+            let target = ["u\(index)"] + [String](repeating: "a", count: 1990)
+            try wide.add(MemberPath(Array("w\(index)".utf8)), target: Array(target.joined(separator: "/").utf8))
+        }
+        #expect(throws: RestoreError.self) { try wide.check() }
     }
 }

@@ -10,7 +10,7 @@
 // resolution loops or follows more than `maxFollowed` links resolves nowhere, as in the kernel (ELOOP).
 //
 // Each link's target is walked once (results are kept per link), so the work is linear in the bytes of names
-// and targets, which `maxBytes` caps before any link is created.
+// and targets, which `maxBytes` caps before any link is created; `maxNodes` caps the places they name (memory).
 
 /// The restored symlinks of one restore, by their place in the tree, and the walk that judges them.
 final class SymlinkResolver {
@@ -20,6 +20,8 @@ final class SymlinkResolver {
     static let maxBytes = 8 << 20
     /// What one link costs in memory beyond its bytes, counted against `maxBytes`.
     static let perLinkBytes = 96
+    /// Distinct places (parent and name) the links and their walks may name: about 40 bytes each.
+    static let maxNodes = 1 << 20
 
     private enum State {
         case unresolved, inProgress, nowhere
@@ -27,11 +29,21 @@ final class SymlinkResolver {
     }
 
     private struct Link {
-        let path: [UInt8]
-        let target: [UInt8]
+        /// The link's path and target, as indices in `sources`.
+        let path: Int32
+        let target: Int32
         /// The node of the directory holding the link (where its target is resolved from).
         let parent: Int32
         var state: State
+    }
+
+    /// One name in the tree: its parent, its bytes (a range of one of `sources`), the link there if any.
+    private struct Node {
+        let parent: Int32
+        let source: Int32
+        let start: Int32
+        let end: Int32
+        var link: Int32 = -1
     }
 
     /// One link being resolved: its target's next byte, where the walk is, how many links it has followed.
@@ -42,25 +54,29 @@ final class SymlinkResolver {
         var followed: Int
     }
 
-    /// Node 0 is ROOT; `parents[node]` is its parent (ROOT's is itself, never used: `..` at ROOT escapes).
-    private var parents: [Int32] = [0]
-    /// (parent node << 32 | name id) -> node.
+    /// The bytes names refer to: every link's path and target, and the DeviceLocal name.
+    private var sources: [[UInt8]]
+    /// Node 0 is ROOT (its parent is itself, never used: `..` at ROOT escapes).
+    private var nodes = [Node(parent: 0, source: 0, start: 0, end: 0)]
+    /// Hash of (parent, name) -> node; a key taken by another name is probed at the next value.
     private var children: [UInt64: Int32] = [:]
-    private var nameIDs: [ArraySlice<UInt8>: UInt32] = [:]
-    /// Node -> index in `links`.
-    private var linkAt: [Int32: Int32] = [:]
     private var links: [Link] = []
     private var deviceLocalNode: Int32 = 0
     /// Bytes counted against `maxBytes`.
     private(set) var bytes = 0
 
+    /// Places past which the walk refuses (`maxNodes` unless a test says otherwise).
+    let nodeLimit: Int
+
     /// `deviceLocal`: the top-level name no link may reach.
-    init(deviceLocal: [UInt8]) {
-        deviceLocalNode = child(of: 0, named: deviceLocal[...])
+    init(deviceLocal: [UInt8], nodeLimit: Int = SymlinkResolver.maxNodes) {
+        self.nodeLimit = nodeLimit
+        sources = [deviceLocal]
+        deviceLocalNode = child(of: 0, in: 0, deviceLocal.indices)!
     }
 
     /// The paths of the links added, in order.
-    var paths: [[UInt8]] { links.map(\.path) }
+    var paths: [[UInt8]] { links.map { sources[Int($0.path)] } }
 
     /// Records the link `path` -> `target` (before it is created). Throws when the links would take more than
     /// `maxBytes`.
@@ -73,14 +89,18 @@ final class SymlinkResolver {
                     "the archive's symlinks take more than \(SymlinkResolver.maxBytes >> 20) MiB of names and targets")
         }
         bytes += cost
+        let pathSource = Int32(sources.count)
+        sources.append(path.bytes)
         var node: Int32 = 0
         for component in path.parent.split(separator: UInt8(ascii: "/")) {
-            node = child(of: node, named: component)
+            guard let next = child(of: node, in: pathSource, component.indices) else { throw tooMany(path.text) }
+            node = next
         }
-        let place = child(of: node, named: path.name)
-        guard linkAt[place] == nil else { return }  // a duplicate: creating it fails (EEXIST)
-        linkAt[place] = Int32(links.count)
-        links.append(Link(path: path.bytes, target: target, parent: node, state: .unresolved))
+        guard let place = child(of: node, in: pathSource, path.name.indices) else { throw tooMany(path.text) }
+        guard nodes[Int(place)].link < 0 else { return }  // a duplicate: creating it fails (EEXIST)
+        nodes[Int(place)].link = Int32(links.count)
+        sources.append(target)
+        links.append(Link(path: pathSource, target: pathSource + 1, parent: node, state: .unresolved))
     }
 
     /// Follows every link; throws a refusal naming the first link that leaves ROOT, reaches DeviceLocal or
@@ -97,7 +117,8 @@ final class SymlinkResolver {
         let dot = UInt8(ascii: ".")
         while let top = frames.indices.last {
             let link = Int(frames[top].link)
-            let target = links[link].target
+            let source = links[link].target
+            let target = sources[Int(source)]
             var start = frames[top].cursor
             while start < target.count && target[start] == slash { start += 1 }
             if start == target.count {
@@ -118,12 +139,15 @@ final class SymlinkResolver {
             if length == 1 && target[start] == dot { continue }
             if length == 2 && target[start] == dot && target[start + 1] == dot {
                 guard frames[top].node != 0 else { throw refusal(link, MemberPathProblem.linkEscapes) }
-                frames[top].node = parents[Int(frames[top].node)]
+                frames[top].node = nodes[Int(frames[top].node)].parent
                 continue
             }
-            let next = child(of: frames[top].node, named: target[start..<end])
+            guard let next = child(of: frames[top].node, in: source, start..<end) else {
+                throw tooMany(String(decoding: sources[Int(links[link].path)], as: UTF8.self))
+            }
             if next == deviceLocalNode { throw refusal(link, MemberPathProblem.linkIntoDeviceLocal) }
-            guard let inner = linkAt[next] else {
+            let inner = nodes[Int(next)].link
+            guard inner >= 0 else {
                 frames[top].node = next
                 continue
             }
@@ -150,24 +174,36 @@ final class SymlinkResolver {
     private func refusal(_ link: Int, _ problem: MemberPathProblem) -> RestoreError {
         let entry = links[link]
         return RestoreError.refusedMember(
-            String(decoding: entry.path, as: UTF8.self),
+            String(decoding: sources[Int(entry.path)], as: UTF8.self),
             reason: "\(problem) once followed through the restored symlinks "
-                + "('\(String(decoding: entry.target, as: UTF8.self))')")
+                + "('\(String(decoding: sources[Int(entry.target)], as: UTF8.self))')")
     }
 
-    /// The node for `name` in `parent` (made when new).
-    private func child(of parent: Int32, named name: ArraySlice<UInt8>) -> Int32 {
-        let id: UInt32
-        if let known = nameIDs[name] {
-            id = known
-        } else {
-            id = UInt32(nameIDs.count)
-            nameIDs[name] = id
+    private func tooMany(_ member: String) -> RestoreError {
+        RestoreError.refusedMember(
+            member, reason: "the archive's symlinks lead through more than \(nodeLimit) distinct places")
+    }
+
+    /// The node for the name `sources[source][range]` in `parent` (made when new; nil past `nodeLimit`).
+    private func child(of parent: Int32, in source: Int32, _ range: Range<Int>) -> Int32? {
+        let name = sources[Int(source)][range]
+        var hasher = Hasher()
+        hasher.combine(parent)
+        name.withUnsafeBytes { hasher.combine(bytes: $0) }
+        var key = UInt64(bitPattern: Int64(hasher.finalize()))
+        while let node = children[key] {
+            let known = nodes[Int(node)]
+            if known.parent == parent
+                && sources[Int(known.source)][Int(known.start)..<Int(known.end)].elementsEqual(name)
+            {
+                return node
+            }
+            key &+= 1
         }
-        let key = UInt64(UInt32(bitPattern: parent)) << 32 | UInt64(id)
-        if let node = children[key] { return node }
-        let node = Int32(parents.count)
-        parents.append(parent)
+        guard nodes.count < nodeLimit else { return nil }
+        let node = Int32(nodes.count)
+        nodes.append(
+            Node(parent: parent, source: source, start: Int32(range.lowerBound), end: Int32(range.upperBound)))
         children[key] = node
         return node
     }
