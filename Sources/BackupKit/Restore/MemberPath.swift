@@ -67,8 +67,10 @@ public struct MemberPath: Equatable, Sendable {
 
     /// Checks the symlink `target`, placed at this path, resolving it textually from the link's directory: it
     /// must not be absolute, climb above the root, resolve to the root itself, or point into `DeviceLocal`
-    /// (device-local state is never reachable from restored data). Chains of links are checked afterwards by
-    /// the kernel (`StagingTree.checkSymlinkChains`).
+    /// (device-local state is never reachable from restored data). An early, per-link check: it takes every
+    /// component for a directory, so `link/..` looks like the link's own directory. Once every member is in,
+    /// `SymlinkResolver` follows each link through the other restored links against ROOT's final layout, and the
+    /// kernel checks the chains again (`StagingTree.checkSymlinkChains`).
     public func checkSymlinkTarget(_ target: [UInt8], deviceLocal: [UInt8]) throws(MemberPathProblem) {
         guard !target.isEmpty else { throw .emptyLinkTarget }
         guard !target.contains(0) else { throw .nul }

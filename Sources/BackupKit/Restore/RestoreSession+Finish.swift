@@ -1,4 +1,5 @@
-// RestoreSession+Finish: after the last member: check link chains, reinstall apps, fix directories, move in.
+// RestoreSession+Finish: after the last member: judge the links, reinstall apps, check the links again with the
+// kernel, fix directories, move in, fix the top-level directories.
 import CSupport
 import DeviceKit
 import Glibc
@@ -8,25 +9,25 @@ extension RestoreSession {
     /// Completes the staged tree and moves it into ROOT. Until the moves, nothing outside the staging
     /// directory has changed; if a move fails, the moves already made are undone.
     func finish(rootDescriptor root: FileDescriptor) throws {
-        try tree.checkSymlinkChains()
+        // Every link judged against ROOT's final layout before anything follows a path through the staged tree.
+        try tree.checkSymlinks()
         // Container class directories must be real directories (DeviceKit works with paths), and the fresh
         // device's skeleton must survive the exchange of top-level entries.
         for kind in ContainerKind.allCases { try tree.ensureDirectory(kind.directory) }
         let homeScreen = DeviceLayout.homeScreen
         try tree.ensureDirectory(String(homeScreen[..<(homeScreen.lastIndex(of: "/") ?? homeScreen.startIndex)]))
         if let header = outcome?.header { try reinstallApps(header) }
-        let topLevelTimes = tree.topLevelDirectoryTimes
+        // The kernel's check on the tree as it will be in ROOT: skeleton, reinstalled apps, DeviceLocal.
+        try tree.checkSymlinkChains(deviceLocal: RestoreSession.deviceLocal)
+        // Modes last: a directory restored as 0500 or 0000 must not stop the writes above or the move below.
         try tree.finishDirectories()
         if options.syncsBeforeMove {
             try SystemError.check("syncfs", path: staging.path) { csupport_syncfs(staging.directory.rawValue) }
         }
         try checkInterruption()
         _ = try staging.moveIntoPlace(sync: options.syncsBeforeMove)
-        // A directory moved to a new parent may have its times touched by some file systems: set them again.
-        for (name, mtime) in topLevelTimes {
-            var times = [timespec(tv_sec: 0, tv_nsec: CSUPPORT_UTIME_OMIT), mtime]
-            _ = CName(name).withPointer { utimensat(root.rawValue, $0, &times, AT_SYMLINK_NOFOLLOW) }
-        }
+        // The top-level directories' modes and times, now in ROOT (a move to a new parent may touch the times).
+        warnings.unappliedModes = tree.finishTopLevelDirectories(in: root, rootPath: staging.rootPath)
     }
 
     /// Reinstalls every app the manifest lists into the staged tree (bundle containers are never backed up;

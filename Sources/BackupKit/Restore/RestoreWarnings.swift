@@ -13,6 +13,8 @@ struct RestoreWarnings {
     var noManifest = false
     /// Staging directories of killed restores removed first.
     var staleStaging: [String] = []
+    /// Top-level directories whose mode or mtime could not be set after the move (the errors).
+    var unappliedModes: [String] = []
 
     mutating func skippedXattr(_ name: String) {
         otherXattrs += 1
@@ -42,6 +44,9 @@ struct RestoreWarnings {
         }
         for name in staleStaging {
             lines.append("removed \(name), left by an interrupted restore")
+        }
+        for failure in unappliedModes {
+            lines.append("restored, but could not set a directory's permissions or time: \(failure)")
         }
         return lines
     }

@@ -5,6 +5,7 @@
 // name, with O_EXCL / O_NOFOLLOW (or mkdirat/symlinkat/linkat, which never follow a final symlink). So no
 // name, symlink or race can make a write land outside the staging directory, and nothing is ever replaced.
 import CSupport
+import DeviceKit
 import Glibc
 import SystemKit
 
@@ -26,8 +27,8 @@ final class StagingTree {
     /// Explicit directory members by path: a second one at the same path is a duplicate.
     private var explicitDirectories: Set<[UInt8]> = []
     private(set) var deferred: [DeferredDirectory] = []
-    /// Symlinks created, checked once the tree is complete (their chains must resolve inside).
-    private(set) var symlinks: [[UInt8]] = []
+    /// Symlinks created, judged once the tree is complete (`checkSymlinks`, `checkSymlinkChains`).
+    let symlinks = SymlinkResolver(deviceLocal: Array(DeviceLayout.deviceLocal.utf8))
     /// Inodes created (files, directories, symlinks; hard links do not count).
     private(set) var objects: UInt64 = 0
     /// Fail when `objects` would exceed this.
@@ -93,11 +94,11 @@ final class StagingTree {
     func createSymlink(_ path: MemberPath, target: [UInt8]) throws {
         let parent = try parentDirectory(of: path)
         try count()
+        try symlinks.add(path, target: target)
         let name = CName(path.name)
         let destination = CName(target)
         let status = destination.withPointer { target in name.withPointer { symlinkat(target, parent, $0) } }
         if status != 0 { throw StagingTree.refusal(errno, path, creating: "symlink") }
-        symlinks.append(path.bytes)
     }
 
     /// Links `path` to the regular file `target`, which an earlier member must have created.
@@ -176,34 +177,77 @@ final class StagingTree {
         _ = try openDirectory(Array(relative.utf8)[...], display: relative, create: true)
     }
 
-    /// The explicit top-level directories and their mtimes (re-applied after the move into ROOT).
-    var topLevelDirectoryTimes: [(name: [UInt8], mtime: timespec)] {
-        deferred.compactMap { directory in
-            guard directory.depth == 1, let mtime = directory.mtime else { return nil }
-            return (directory.path, mtime)
-        }
-    }
-
-    /// Applies every deferred directory's mode and mtime, deepest first.
+    /// Applies the mode and mtime of every deferred directory below the top level, deepest first (after every
+    /// write into the staged tree). Top-level directories keep the owner's rwx they were made with until
+    /// `finishTopLevelDirectories`, after the move: moving a directory to a new parent needs write permission on
+    /// it (its `..` changes), so one restored as 0500 could not be moved as a user other than root.
     func finishDirectories() throws {
         deferred.sort { $0.depth > $1.depth }
-        for directory in deferred {
+        for directory in deferred where directory.depth > 1 {
             let display = String(decoding: directory.path, as: UTF8.self)
             let fd = try openDirectory(directory.path[...], display: display, create: false, flags: O_RDONLY)
-            try SystemError.check("fchmod", path: display) { fchmod(fd.rawValue, directory.permissions) }
-            if let mtime = directory.mtime {
-                var times = [timespec(tv_sec: 0, tv_nsec: CSUPPORT_UTIME_OMIT), mtime]
-                try SystemError.check("futimens", path: display) { futimens(fd.rawValue, &times) }
-            }
-            try fd.close()
+            try StagingTree.apply(directory, to: fd, display: display)
         }
-        deferred = []
+        deferred.removeAll { $0.depth > 1 }
     }
 
-    /// Checks every symlink's full chain with the kernel: following it beneath the staging directory must not
-    /// leave it (EXDEV). Dangling links and loops resolve nowhere, so they cannot lead outside.
-    func checkSymlinkChains() throws {
-        for link in symlinks {
+    /// Applies the top-level directories' modes and mtimes in `root` (ROOT, once the staged tree is in place),
+    /// opening each by its name beneath ROOT without following a symlink. The restore is complete by then, so
+    /// a failure is returned as a message (naming the directory), not thrown.
+    func finishTopLevelDirectories(in root: FileDescriptor, rootPath: String) -> [String] {
+        var failures: [String] = []
+        for directory in deferred where directory.depth == 1 {
+            let display = String(decoding: directory.path, as: UTF8.self)
+            let name = CName(directory.path)
+            let fd = name.withPointer {
+                csupport_openat2(
+                    root.rawValue, $0, UInt64(UInt32(bitPattern: O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)), 0,
+                    StagingTree.beneath)
+            }
+            do {
+                guard fd >= 0 else { throw SystemError("openat2", path: "\(rootPath)/\(display)") }
+                try StagingTree.apply(
+                    directory, to: FileDescriptor(rawValue: fd, path: display), display: "\(rootPath)/\(display)")
+            } catch {
+                failures.append("\(error)")
+            }
+        }
+        deferred = []
+        return failures
+    }
+
+    private static func apply(_ directory: DeferredDirectory, to fd: FileDescriptor, display: String) throws {
+        try SystemError.check("fchmod", path: display) { fchmod(fd.rawValue, directory.permissions) }
+        if let mtime = directory.mtime {
+            var times = [timespec(tv_sec: 0, tv_nsec: CSUPPORT_UTIME_OMIT), mtime]
+            try SystemError.check("futimens", path: display) { futimens(fd.rawValue, &times) }
+        }
+        try fd.close()
+    }
+
+    /// Judges every symlink against ROOT's final layout by following it through the other restored links
+    /// (`SymlinkResolver`): none may leave ROOT, reach `DeviceLocal/` or resolve to ROOT itself. Runs on the
+    /// recorded links alone, before anything (the reinstall) follows a path through the staged tree.
+    func checkSymlinks() throws {
+        try symlinks.check()
+    }
+
+    /// Checks every symlink's full chain with the kernel, on the staged tree shaped as ROOT will be (run after
+    /// the reinstall): `deviceLocal` is present meanwhile as a placeholder symlink to `/`, which
+    /// RESOLVE_BENEATH refuses (EXDEV) like any way out, so a chain reaching it or leaving the staging directory
+    /// fails, and so does one that ends at the staging directory itself (ROOT after the move). Dangling links
+    /// and loops resolve nowhere, so they cannot lead outside. The placeholder is gone when this returns.
+    func checkSymlinkChains(deviceLocal: [UInt8]) throws {
+        let placeholder = CName(deviceLocal)
+        guard placeholder.withPointer({ symlinkat("/", root.rawValue, $0) }) == 0 else {
+            let code = errno
+            throw code == EEXIST
+                ? RestoreError.aborted("the staged tree has a \(placeholder.text) entry, which a restore never makes")
+                : SystemError("symlinkat", path: placeholder.text, code: code)
+        }
+        defer { _ = placeholder.withPointer { unlinkat(root.rawValue, $0, 0) } }
+        let top = try root.status()
+        for link in symlinks.paths {
             let name = CName(link)
             let fd = name.withPointer {
                 csupport_openat2(
@@ -211,9 +255,15 @@ final class StagingTree {
                     CSUPPORT_RESOLVE_BENEATH | CSUPPORT_RESOLVE_NO_MAGICLINKS)
             }
             if fd >= 0 {
-                Glibc.close(fd)
+                let resolved = FileDescriptor(rawValue: fd, path: name.text)
+                let status = try resolved.status()
+                try resolved.close()
+                if status.device == top.device && status.inode == top.inode {
+                    throw RestoreError.refusedMember(name.text, reason: "symlink chain resolves to the restore root")
+                }
             } else if errno == EXDEV {
-                throw RestoreError.refusedMember(name.text, reason: "symlink chain resolves outside the restore root")
+                throw RestoreError.refusedMember(
+                    name.text, reason: "symlink chain resolves outside the restore root or into \(placeholder.text)")
             }
         }
     }
