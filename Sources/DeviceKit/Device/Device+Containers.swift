@@ -15,6 +15,11 @@ extension Device {
             guard let identifier = metadata["MCMMetadataIdentifier"] as? String else {
                 throw DeviceError.malformedPlist(path: metadataPath, reason: "no MCMMetadataIdentifier string")
             }
+            do {
+                try DeviceValue.identifier(identifier, field: "MCMMetadataIdentifier")
+            } catch {
+                throw DeviceError.malformedPlist(path: metadataPath, reason: "\(error)")
+            }
             result.append(Container(kind: kind, identifier: identifier, uuid: name, path: "\(directory)/\(name)"))
         }
         return result
@@ -60,9 +65,8 @@ extension Device {
 
     /// Checks that `identifier` is a plausible bundle or group id (no path separators or traversal).
     static func validate(identifier: String) throws {
-        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
-        guard !identifier.isEmpty, identifier.count <= 255, identifier.allSatisfy({ allowed.contains($0) }),
-            identifier != ".", identifier != ".."
-        else { throw DeviceError.invalidIdentifier(identifier) }
+        guard (try? DeviceValue.identifier(identifier, field: "identifier")) != nil else {
+            throw DeviceError.invalidIdentifier(identifier)
+        }
     }
 }

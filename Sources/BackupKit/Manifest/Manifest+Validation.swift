@@ -1,0 +1,87 @@
+// Manifest+Validation: the header of a manifest read from an archive (hostile) checked as a whole before
+// a restore uses any of it, with DeviceKit's validators, the same that `devicectl install` applies to its options.
+import DeviceKit
+
+extension Manifest.Header {
+    /// Apps a header may list. A restore reinstalls each one (four containers and an Info.plist): 1,000 is
+    /// far beyond any real phone's widget-carrying apps and restores in about a second.
+    public static let maxApps = 1000
+    /// App Groups a header may list: every app its own group plus shared ones.
+    public static let maxGroups = 2 * maxApps
+    /// The `tool` and `created` strings (shown by `list`).
+    public static let maxToolBytes = 256
+    public static let maxCreatedBytes = 64
+    /// A source UDID (devicectl's are UUIDs, 36 bytes).
+    public static let maxUDIDBytes = 64
+
+    /// Checks every value the header holds, as a restore and verify read it (`ManifestCheck`):
+    /// `tool`, `created` (an ISO-8601 time), `source.udid`, each app (`AppInstallation.validate`: bundle
+    /// id, name, groups, widget settings) with no bundle id twice, `groups` (identifiers, no duplicates,
+    /// exactly the groups the apps belong to, as a backup writes it) and `widgets` (each naming a listed app
+    /// that has a widget, none twice), and the caps on apps and groups. Throws the first problem, naming the
+    /// field (`apps[3].widget.markerFileName`) and the value.
+    public func validate() throws(DeviceValueError) {
+        try DeviceValue.text(tool, field: "tool", maxBytes: Manifest.Header.maxToolBytes)
+        if created.utf8.count > Manifest.Header.maxCreatedBytes || Timestamp.parse(created) == nil {
+            throw DeviceValueError(field: "created", value: created, problem: .notTimestamp)
+        }
+        if let udid = source.udid {
+            try DeviceValue.identifier(udid, field: "source.udid", maxBytes: Manifest.Header.maxUDIDBytes)
+        }
+        try DeviceValue.count(apps.count, field: "apps", limit: Manifest.Header.maxApps)
+        try DeviceValue.count(groups.count, field: "groups", limit: Manifest.Header.maxGroups)
+        try DeviceValue.count(widgets.count, field: "widgets", limit: Manifest.Header.maxApps)
+        var appIndex: [String: Int] = [:]
+        for (index, app) in apps.enumerated() {
+            let field = "apps[\(index)]."
+            do {
+                try DeviceValue.appName(app.name, field: "name")
+                try app.installation.validate()
+            } catch {
+                throw error.within(field)
+            }
+            if let first = appIndex[app.bundleId] {
+                throw DeviceValueError(
+                    field: field + "bundleId", value: app.bundleId, problem: .duplicate(first: "apps[\(first)]"))
+            }
+            appIndex[app.bundleId] = index
+        }
+        try AppInstallation.validate(groups: groups, field: "groups")
+        let listed = Set(groups)
+        var used = Set<String>()
+        for (index, app) in apps.enumerated() {
+            for (position, group) in app.groups.enumerated() {
+                guard listed.contains(group) else {
+                    throw DeviceValueError(
+                        field: "apps[\(index)].groups[\(position)]", value: group,
+                        problem: .unlisted("the header's groups"))
+                }
+                used.insert(group)
+            }
+        }
+        if let index = groups.firstIndex(where: { !used.contains($0) }) {
+            throw DeviceValueError(
+                field: "groups[\(index)]", value: groups[index], problem: .unlisted("the groups of the header's apps"))
+        }
+        var placed: [String: Int] = [:]
+        for (index, widget) in widgets.enumerated() {
+            let field = "widgets[\(index)].app"
+            try DeviceValue.bundleIdentifier(widget.app, field: field)
+            guard let app = appIndex[widget.app], apps[app].widget != nil else {
+                throw DeviceValueError(
+                    field: field, value: widget.app, problem: .unlisted("the header's apps with a widget"))
+            }
+            if let first = placed[widget.app] {
+                throw DeviceValueError(field: field, value: widget.app, problem: .duplicate(first: "widgets[\(first)]"))
+            }
+            placed[widget.app] = index
+        }
+    }
+}
+
+extension Manifest.App {
+    /// The install request that reinstalls this app.
+    public var installation: AppInstallation {
+        AppInstallation(bundleId: bundleId, name: name, groups: groups, widget: widget)
+    }
+}
