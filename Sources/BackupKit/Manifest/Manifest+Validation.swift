@@ -29,7 +29,6 @@ extension Manifest.Header {
             try DeviceValue.identifier(udid, field: "source.udid", maxBytes: Manifest.Header.maxUDIDBytes)
         }
         try DeviceValue.count(apps.count, field: "apps", limit: Manifest.Header.maxApps)
-        try DeviceValue.count(groups.count, field: "groups", limit: Manifest.Header.maxGroups)
         try DeviceValue.count(widgets.count, field: "widgets", limit: Manifest.Header.maxApps)
         var appIndex: [String: Int] = [:]
         for (index, app) in apps.enumerated() {
@@ -46,7 +45,7 @@ extension Manifest.Header {
             }
             appIndex[app.bundleId] = index
         }
-        try AppInstallation.validate(groups: groups, field: "groups")
+        try AppInstallation.validate(groups: groups, field: "groups", limit: Manifest.Header.maxGroups)
         let listed = Set(groups)
         var used = Set<String>()
         for (index, app) in apps.enumerated() {

@@ -35,6 +35,11 @@ extension RestoreSession {
     /// listing for the run, the widgets placed at once among the apps just installed (never re-read per
     /// widget), and an interruption check between apps. The header was validated (`ManifestCheck`).
     private func reinstallApps(_ header: Manifest.Header) throws {
+        // The staged tree is flushed at once (syncfs) before it is moved in: no flush per plist written.
+        try AtomicFile.$syncsEachWrite.withValue(false) { try reinstallEachApp(header) }
+    }
+
+    private func reinstallEachApp(_ header: Manifest.Header) throws {
         let device = Device.assembling(at: staging.path)
         var containers = ContainerIndex(device: device)
         var installed: [InstalledApp] = []

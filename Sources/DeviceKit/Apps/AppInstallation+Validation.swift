@@ -15,9 +15,11 @@ extension AppInstallation {
         }
     }
 
-    /// Checks a list of App Group identifiers: the cap, each one, no duplicates.
-    public static func validate(groups: [String], field: String = "groups") throws(DeviceValueError) {
-        try DeviceValue.count(groups.count, field: field, limit: DeviceValue.maxGroupsPerApp)
+    /// Checks a list of App Group identifiers: at most `limit`, each one, no duplicates.
+    public static func validate(
+        groups: [String], field: String = "groups", limit: Int = DeviceValue.maxGroupsPerApp
+    ) throws(DeviceValueError) {
+        try DeviceValue.count(groups.count, field: field, limit: limit)
         var seen: [String: Int] = [:]
         for (index, group) in groups.enumerated() {
             try DeviceValue.identifier(group, field: "\(field)[\(index)]")

@@ -4,6 +4,11 @@ import SystemKit
 
 /// Whole-file writes that are never seen half-written.
 public enum AtomicFile {
+    /// Whether each write is flushed (the file, then its directory) before it returns. A restore turns it off
+    /// while it reinstalls apps into its staging directory, which it flushes at once (syncfs) before moving
+    /// it into place: thousands of flushes of files nobody can see yet made the reinstall five times slower.
+    @TaskLocal public static var syncsEachWrite = true
+
     /// Writes `bytes` to `path` via a temporary file beside it; creates missing parent directories.
     public static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o644) throws {
         let directory = parent(of: path)
@@ -12,14 +17,14 @@ public enum AtomicFile {
         do {
             let file = try FileDescriptor.open(temporary, flags: O_WRONLY | O_CREAT | O_EXCL, mode: mode)
             try file.write(bytes)
-            try file.sync()
+            if syncsEachWrite { try file.sync() }
             try file.close()
             try SystemError.check("rename", path: path) { rename(temporary, path) }
         } catch {
             unlink(temporary)
             throw error
         }
-        if let dir = try? FileDescriptor.open(directory, flags: O_RDONLY | O_DIRECTORY) {
+        if syncsEachWrite, let dir = try? FileDescriptor.open(directory, flags: O_RDONLY | O_DIRECTORY) {
             _ = fsync(dir.rawValue)
         }
     }
