@@ -108,6 +108,8 @@ import Testing
         // The rest of the header.
         Case("created not a time", "created", q("yesterday"), mentions: "created"),
         Case("created a number", "created", "5", mentions: decoding),
+        Case("created on February 30", "created", q("2026-02-30T12:00:00Z"), mentions: "created"),
+        Case("created with a control character", "created", q("2026-11-29T12:00:00\u{7}Z"), mentions: "created"),
         Case("source udid climbing out", "source.udid", q("../x"), mentions: "source.udid"),
         Case("tool with escape codes", "tool", q("devicectl\u{1B}]0;owned\u{7}"), mentions: "tool"),
         Case("1,001 apps", [("apps", thousandAndOneApps), ("groups", "[]"), ("widgets", "[]")], mentions: "too many apps"),
@@ -162,6 +164,17 @@ import Testing
         return try #require(header as? [String: Any])
     }
 
+    @Test(arguments: ["2026-11-29T12:00:00Z", "2026-11-29T12:00:00.123Z", "2024-02-29T23:59:59.5Z"])
+    func aBackupsCreatedTimeIsAccepted(_ created: String) throws {
+        var header = Self.validHeader()
+        header["created"] = created
+        let report = try withTemporaryDirectory { base in
+            try Data(Self.archive(header: header)).write(to: URL(fileURLWithPath: base + "/a.tar"))
+            return try ArchiveVerification.verify(archive: base + "/a.tar")
+        }
+        #expect(report.isValid, "\(report.problems)")
+    }
+
     @Test func theValidHeaderRestoresAndVerifies() throws {
         try withTemporaryDirectory { base in
             let scratch = try RestoreScratch(base: base)
@@ -205,8 +218,14 @@ import Testing
         }
     }
 
+    /// On tmpfs when there is one: this measures devicectl, not the disk (on this project's ext4 disk, shared and
+    /// under load, the same restore took 3.0 to 4.2 s, nearly all of it in the kernel's mkdir).
     @Test func aThousandAppsRestoreInUnderFiveSeconds() throws {
-        try withTemporaryDirectory { base in
+        let parent = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : (ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp")
+        var template = Array("\(parent)/devicectl-apps.XXXXXX".utf8CString)
+        let base = String(cString: try #require(mkdtemp(&template)))
+        defer { removeTree(base) }
+        do {
             let scratch = try RestoreScratch(base: base)
             let apps = Self.apps(Manifest.Header.maxApps)
             try scratch.write(TarBuilder.archive([.directory("Documents")], apps: apps, widgets: apps.map(\.bundleId)))

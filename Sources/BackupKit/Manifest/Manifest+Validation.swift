@@ -22,7 +22,7 @@ extension Manifest.Header {
     /// field (`apps[3].widget.markerFileName`) and the value.
     public func validate() throws(DeviceValueError) {
         try DeviceValue.text(tool, field: "tool", maxBytes: Manifest.Header.maxToolBytes)
-        if created.utf8.count > Manifest.Header.maxCreatedBytes || Timestamp.parse(created) == nil {
+        if created.utf8.count > Manifest.Header.maxCreatedBytes || !Manifest.Header.isTimestamp(created) {
             throw DeviceValueError(field: "created", value: created, problem: .notTimestamp)
         }
         if let udid = source.udid {
@@ -75,6 +75,34 @@ extension Manifest.Header {
             }
             placed[widget.app] = index
         }
+    }
+
+    /// Whether `text` is a UTC time as backups write it (`UTCTimestamp`): `YYYY-MM-DDTHH:MM:SS`, an optional
+    /// fraction of 1 to 9 digits, `Z`; each field in range (the day for its month). Checked by hand, not with
+    /// Foundation's ISO 8601 parser, which loads ICU's time zone data into every restore and verify.
+    static func isTimestamp(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.count >= 20, bytes.last == UInt8(ascii: "Z") else { return false }
+        func number(_ range: Range<Int>) -> Int? {
+            var value = 0
+            for byte in bytes[range] {
+                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+                value = value * 10 + Int(byte - UInt8(ascii: "0"))
+            }
+            return value
+        }
+        let separators: [(Int, Character)] = [(4, "-"), (7, "-"), (10, "T"), (13, ":"), (16, ":")]
+        guard separators.allSatisfy({ bytes[$0.0] == $0.1.asciiValue }),
+            let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+            let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
+            (1...12).contains(month), hour < 24, minute < 60, second < 61
+        else { return false }
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        let days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
+        guard (1...days).contains(day) else { return false }
+        let fraction = 19..<(bytes.count - 1)
+        if fraction.isEmpty { return true }
+        return bytes[19] == UInt8(ascii: ".") && (2...10).contains(fraction.count) && number(20..<(bytes.count - 1)) != nil
     }
 }
 
