@@ -112,7 +112,9 @@ import Testing
         Case("created with a control character", "created", q("2026-11-29T12:00:00\u{7}Z"), mentions: "created"),
         Case("source udid climbing out", "source.udid", q("../x"), mentions: "source.udid"),
         Case("tool with escape codes", "tool", q("devicectl\u{1B}]0;owned\u{7}"), mentions: "tool"),
-        Case("1,001 apps", [("apps", thousandAndOneApps), ("groups", "[]"), ("widgets", "[]")], mentions: "too many apps"),
+        Case(
+            "1,001 apps", [("apps", thousandAndOneApps), ("groups", "[]"), ("widgets", "[]")],
+            mentions: "too many apps"),
         Case("apps a string", "apps", q("x"), mentions: decoding),
     ]
 
@@ -126,7 +128,10 @@ import Testing
             "kind": "header", "format": "devicectl-backup", "formatVersion": 1, "tool": "devicectl test",
             "created": "2026-11-29T12:00:00Z", "source": ["udid": "SOURCE-UDID"],
             "apps": [
-                ["bundleId": "com.example.news", "name": "News", "groups": ["group.com.example.news"], "widget": widget],
+                [
+                    "bundleId": "com.example.news", "name": "News", "groups": ["group.com.example.news"],
+                    "widget": widget,
+                ],
                 ["bundleId": "com.example.mail", "name": "Mail", "groups": [String]()],
             ],
             "groups": ["group.com.example.news"], "widgets": [["app": "com.example.news"]],
@@ -221,7 +226,8 @@ import Testing
     /// On tmpfs when there is one: this measures devicectl, not the disk (on this project's ext4 disk, shared and
     /// under load, the same restore took 3.0 to 4.2 s, nearly all of it in the kernel's mkdir).
     @Test func aThousandAppsRestoreInUnderFiveSeconds() throws {
-        let parent = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : (ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp")
+        let parent =
+            access("/dev/shm", W_OK) == 0 ? "/dev/shm" : (ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp")
         var template = Array("\(parent)/devicectl-apps.XXXXXX".utf8CString)
         let base = String(cString: try #require(mkdtemp(&template)))
         defer { removeTree(base) }

@@ -148,7 +148,8 @@ import Testing
     ])
     func installOptionsAreRefusedAsTheManifestRefusesThem(_ option: String, _ value: String) throws {
         let words = option == "--app" ? ["/r", "--app", value] : ["/r", "--app", "com.a", option, value]
-        let error = try #require(Self.usageError { _ = try InstallCommand.options(Self.parse(InstallCommand.spec, words)) })
+        let error = try #require(
+            Self.usageError { _ = try InstallCommand.options(Self.parse(InstallCommand.spec, words)) })
         var settings = NudgeSettings()
         var installation = AppInstallation(bundleId: "com.a", groups: [])
         switch option {
@@ -165,7 +166,7 @@ import Testing
         let problem = try #require(refused?.problem)
         #expect(error.message.hasPrefix("invalid value '"), "\(error.message)")
         #expect(error.message.hasSuffix(" for \(option): \(problem)"), "\(error.message) vs \(problem)")
-        #expect(!error.message.contains("\u{0}") && !error.message.contains("\u{1B}") && !error.message.contains("\u{7}"))
+        #expect(!error.message.unicodeScalars.contains { $0.value < 0x20 }, "\(error.message)")
     }
 
     @Test func thirtyThreeGroupsAreTooMany() throws {

@@ -29,15 +29,21 @@ import Testing
         Case(
             description: "marker name climbing out to the sentinel", file: "info", mentions: "markerFileName",
             edit: widget("markerFileName", "../../../../../sentinel/EVIL")),
-        Case(description: "marker name with '/'", file: "info", mentions: "markerFileName", edit: widget("markerFileName", "a/b")),
+        Case(
+            description: "marker name with '/'", file: "info", mentions: "markerFileName",
+            edit: widget("markerFileName", "a/b")),
         Case(description: "delay 1e308", file: "info", mentions: "delaySeconds", edit: widget("delaySeconds", 1e308)),
         Case(description: "delay -1", file: "info", mentions: "delaySeconds", edit: widget("delaySeconds", -1.0)),
-        Case(description: "delay 'NaN' as a string", file: "info", mentions: "widget settings", edit: widget("delaySeconds", "NaN")),
+        Case(
+            description: "delay 'NaN' as a string", file: "info", mentions: "widget settings",
+            edit: widget("delaySeconds", "NaN")),
         Case(description: "flag key empty", file: "info", mentions: "flagKey", edit: widget("flagKey", "")),
         Case(
             description: "title of 2000 bytes", file: "info", mentions: "title",
             edit: widget("title", String(repeating: "t", count: 2000))),
-        Case(description: "app name climbing out", file: "info", mentions: "CFBundleName") { $0["CFBundleName"] = "../x" },
+        Case(description: "app name climbing out", file: "info", mentions: "CFBundleName") {
+            $0["CFBundleName"] = "../x"
+        },
         Case(description: "bundle id climbing out", file: "info", mentions: "CFBundleIdentifier") {
             $0["CFBundleIdentifier"] = "../x"
         },
@@ -47,7 +53,10 @@ import Testing
         Case(description: "groups not strings", file: "info", mentions: "DevicectlAppGroups") {
             $0["DevicectlAppGroups"] = [1, 2]
         },
-        Case(description: "container identifier climbing out", file: "group metadata", mentions: "MCMMetadataIdentifier") {
+        Case(
+            description: "container identifier climbing out", file: "group metadata",
+            mentions: "MCMMetadataIdentifier"
+        ) {
             $0["MCMMetadataIdentifier"] = "../../x"
         },
         Case(description: "home-screen widget app climbing out", file: "iconstate", mentions: "widgets[0].app") {
@@ -67,8 +76,10 @@ import Testing
             try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
                 .write(to: URL(fileURLWithPath: path))
             let before = try FaultScratch.snapshot(scratch.base)
-            for command in [["status", root], ["launch", root, "--app", "com.example.news"], ["widget-refresh", root]] {
-                let result = try scratch.fails(command, mentioning: [path, "malformed property list", hostile.mentions])
+            let commands = [["status", root], ["launch", root, "--app", "com.example.news"], ["widget-refresh", root]]
+            for command in commands {
+                let result = try scratch.fails(
+                    command, mentioning: [path, "malformed property list", hostile.mentions])
                 #expect(result.status < 128, "\(command[0]): exit \(result.status)")
                 let after = try FaultScratch.snapshot(scratch.base)
                 #expect(after == before, "\(command[0]): \(snapshotDifference(before, after))")

@@ -16,7 +16,8 @@ import Testing
             var index = ContainerIndex(device: device)
             var installed: [InstalledApp] = []
             for number in 0..<count {
-                let app = AppInstallation(bundleId: "com.example.app\(number)", groups: ["group.com.example.app\(number)"])
+                let app = AppInstallation(
+                    bundleId: "com.example.app\(number)", groups: ["group.com.example.app\(number)"])
                 installed.append(try device.install(app, using: &index))
             }
             try device.placeWidgets(apps: installed.map(\.bundleId), installed: installed)

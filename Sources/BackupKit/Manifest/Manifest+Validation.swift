@@ -71,7 +71,8 @@ extension Manifest.Header {
                     field: field, value: widget.app, problem: .unlisted("the header's apps with a widget"))
             }
             if let first = placed[widget.app] {
-                throw DeviceValueError(field: field, value: widget.app, problem: .duplicate(first: "widgets[\(first)]"))
+                throw DeviceValueError(
+                    field: field, value: widget.app, problem: .duplicate(first: "widgets[\(first)]"))
             }
             placed[widget.app] = index
         }
@@ -102,7 +103,8 @@ extension Manifest.Header {
         guard (1...days).contains(day) else { return false }
         let fraction = 19..<(bytes.count - 1)
         if fraction.isEmpty { return true }
-        return bytes[19] == UInt8(ascii: ".") && (2...10).contains(fraction.count) && number(20..<(bytes.count - 1)) != nil
+        return bytes[19] == UInt8(ascii: ".") && (2...10).contains(fraction.count)
+            && number(20..<(bytes.count - 1)) != nil
     }
 }
 

@@ -91,7 +91,8 @@ public enum DeviceValue {
     /// At most `limit` entries in `count`.
     public static func count(_ count: Int, field: String, limit: Int) throws(DeviceValueError) {
         guard count <= limit else {
-            throw DeviceValueError(field: field, displayValue: "\(count)", problem: .tooMany(count: count, limit: limit))
+            throw DeviceValueError(
+                field: field, displayValue: "\(count)", problem: .tooMany(count: count, limit: limit))
         }
     }
 
@@ -119,7 +120,9 @@ public enum DeviceValue {
         }
     }
 
-    private static func name(_ value: String, field: String, limit: Int, kind: String) throws(DeviceValueError) -> String {
+    private static func name(
+        _ value: String, field: String, limit: Int, kind: String
+    ) throws(DeviceValueError) -> String {
         try length(value, field: field, limit: limit)
         if value == "." || value == ".." { throw DeviceValueError(field: field, value: value, problem: .dotName) }
         if value.utf8.contains(UInt8(ascii: "/")) {

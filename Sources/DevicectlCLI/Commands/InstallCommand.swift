@@ -109,7 +109,9 @@ enum InstallCommand: Command {
         _ key: String, _ arguments: ParsedArguments, _ check: (String, String) throws(DeviceValueError) -> Void
     ) throws(UsageError) -> String? {
         guard let text = arguments.value(key) else { return nil }
-        try DeviceArguments.checked(text, for: key, arguments) { text throws(DeviceValueError) in try check(text, key) }
+        try DeviceArguments.checked(text, for: key, arguments) { text throws(DeviceValueError) in
+            try check(text, key)
+        }
         return text
     }
 
