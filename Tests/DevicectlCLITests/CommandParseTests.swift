@@ -169,6 +169,14 @@ import Testing
         #expect(!error.message.unicodeScalars.contains { $0.value < 0x20 }, "\(error.message)")
     }
 
+    @Test(arguments: ["../x", "a/b", "..", "g\u{0}"])
+    func aDefaultsDomainIsAnIdentifier(_ domain: String) throws {
+        let error = Self.usageError {
+            _ = try DefaultsCommand.target(Self.parse(DefaultsCommand.Read.spec, ["/r", domain]))
+        }
+        #expect(error?.message.hasPrefix("invalid value '") == true && error?.message.contains(" for DOMAIN: ") == true)
+    }
+
     @Test func thirtyThreeGroupsAreTooMany() throws {
         let words = ["/r", "--app", "com.a"] + (0..<33).flatMap { ["--group", "group.g\($0)"] }
         let error = Self.usageError { _ = try InstallCommand.options(Self.parse(InstallCommand.spec, words)) }
