@@ -53,8 +53,10 @@ import Testing
             let again = clock.now
             let restored = try scratch.ok(["restore", archive, root, "--json"])
             let elapsed = clock.now - again
-            print("ReinstallInterruptionTests: \(renames) renames after SIGINT at the 200th; full restore \(elapsed)")
-            #expect(elapsed < .seconds(5))
+            print("ReinstallInterruptionTests: \(renames) renames in all (SIGINT at the 200th); full restore \(elapsed)")
+            // Linear: quadratic, 800 apps took 262 s (issue 13). The < 5 s target is measured without extracting
+            // this backup's 14,000 entries, in HostileHeaderTests; here, on the loaded test machine, 3.2 to 5.2 s.
+            #expect(elapsed < .seconds(30))
             #expect(restored.stdout.contains("com.example.app999"))
         }
     }
