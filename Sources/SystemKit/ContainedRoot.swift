@@ -15,6 +15,9 @@ public final class ContainedRoot: Sendable {
     public let path: String
     /// The directory descriptor every call resolves beneath.
     public let descriptor: Int32
+    /// Whether `writeAtomically` flushes each file and its directory before it returns (off for a tree that
+    /// is flushed whole before anyone can see it, such as a restore's staging directory).
+    public let syncsEachWrite: Bool
 
     /// Opens the existing directory at the absolute `path` (resolved by `RootPath.resolve`), refusing a
     /// symlink in its last component.
@@ -24,12 +27,14 @@ public final class ContainedRoot: Sendable {
         }
         self.path = path
         self.descriptor = fd
+        self.syncsEachWrite = true
     }
 
     /// Takes ownership of an open directory descriptor (e.g. a staging directory made beneath another root).
-    public init(adopting descriptor: Int32, path: String) {
+    public init(adopting descriptor: Int32, path: String, syncsEachWrite: Bool = true) {
         self.path = path
         self.descriptor = descriptor
+        self.syncsEachWrite = syncsEachWrite
     }
 
     deinit {
@@ -153,7 +158,7 @@ public final class ContainedRoot: Sendable {
             }
             let file = FileDescriptor(rawValue: fd, path: shown)
             try file.write(bytes)
-            try file.sync()
+            if syncsEachWrite { try file.sync() }
             try file.close()
             try SystemError.check("renameat", path: shown) {
                 temporary.withCString { from in name.withCString { renameat(directory.rawValue, from, directory.rawValue, $0) } }
@@ -162,7 +167,7 @@ public final class ContainedRoot: Sendable {
             _ = temporary.withCString { unlinkat(directory.rawValue, $0, 0) }
             throw error
         }
-        _ = fsync(directory.rawValue)
+        if syncsEachWrite { _ = fsync(directory.rawValue) }
     }
 
     /// Removes the file or empty directory `relative`; absent is not an error.

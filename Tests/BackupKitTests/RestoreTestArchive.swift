@@ -159,16 +159,18 @@ struct TarBuilder {
         }
     }
 
-    /// The manifest member, as the last member (call `end()` after it).
+    /// The manifest member, as the last member (call `end()` after it). `headerLine` replaces the header
+    /// built from `apps` and `widgets` (a hostile one); the members line covers it, as a backup's would.
     mutating func manifest(
-        apps: [Manifest.App] = [], widgets: [String] = [], udid: String? = "SOURCE-UDID", withMembers: Bool = true
+        apps: [Manifest.App] = [], widgets: [String] = [], udid: String? = "SOURCE-UDID", withMembers: Bool = true,
+        headerLine: [UInt8]? = nil
     ) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let manifestHeader = Manifest.Header(
             tool: "devicectl test", created: "2026-11-29T12:00:00Z", source: Manifest.Source(udid: udid), apps: apps,
             groups: Array(Set(apps.flatMap(\.groups))).sorted(), widgets: widgets.map(Manifest.Widget.init))
-        var text = Array(try! encoder.encode(manifestHeader)) + [0x0A]
+        var text = (headerLine ?? Array(try! encoder.encode(manifestHeader))) + [0x0A]
         for line in fileLines {
             text +=
                 Array(try! encoder.encode(Manifest.File(path: line.path, size: UInt64(line.size), sha256: line.sha256)))

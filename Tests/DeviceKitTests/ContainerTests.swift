@@ -109,12 +109,14 @@ import Testing
     func invalidIdentifiersAreRefused(_ identifier: String) throws {
         #expect(!Device.isValidIdentifier(identifier))
         try DeviceKitFixture.withDevice { device in
-            #expect(throws: DeviceError.invalidIdentifier(identifier)) {
+            let bundle = #expect(throws: DeviceValueError.self) {
                 try device.install(AppInstallation(bundleId: identifier))
             }
-            #expect(throws: DeviceError.invalidIdentifier(identifier)) {
+            #expect(bundle?.field == "bundleId")
+            let group = #expect(throws: DeviceValueError.self) {
                 try device.install(AppInstallation(bundleId: "com.example.ok", groups: [identifier]))
             }
+            #expect(group?.field == "groups[0]")
             let fresh = try device.isFresh()
             #expect(fresh)
         }

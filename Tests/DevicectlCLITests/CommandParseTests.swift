@@ -138,6 +138,51 @@ import Testing
         #expect(error?.message.contains(message) == true, "\(words): \(String(describing: error))")
     }
 
+    /// Install's options go through the validators a manifest header and an Info.plist go through: the same
+    /// value is refused with the same problem, only the field differs (`--marker-name`, `widget.markerFileName`).
+    @Test(arguments: [
+        ("--marker-name", "a/b"), ("--marker-name", "m\u{1B}x"), ("--marker-name", String(repeating: "m", count: 256)),
+        ("--flag-key", "k\u{0}"), ("--flag-key", String(repeating: "k", count: 256)),
+        ("--nudge-title", String(repeating: "t", count: 1025)), ("--nudge-body", "a\u{7}b"),
+        ("--nudge-delay", "367d"), ("--app", String(repeating: "a", count: 244)), ("--group", "g\u{0}"),
+    ])
+    func installOptionsAreRefusedAsTheManifestRefusesThem(_ option: String, _ value: String) throws {
+        let words = option == "--app" ? ["/r", "--app", value] : ["/r", "--app", "com.a", option, value]
+        let error = try #require(
+            Self.usageError { _ = try InstallCommand.options(Self.parse(InstallCommand.spec, words)) })
+        var settings = NudgeSettings()
+        var installation = AppInstallation(bundleId: "com.a", groups: [])
+        switch option {
+        case "--marker-name": settings.markerFileName = value
+        case "--flag-key": settings.flagKey = value
+        case "--nudge-title": settings.title = value
+        case "--nudge-body": settings.body = value
+        case "--nudge-delay": settings.delaySeconds = try #require(NudgeSettings.parseDuration(value))
+        case "--app": installation.bundleId = value
+        default: installation.groups = [value]
+        }
+        installation.widget = settings
+        let refused = #expect(throws: DeviceValueError.self) { try installation.validate() }
+        let problem = try #require(refused?.problem)
+        #expect(error.message.hasPrefix("invalid value '"), "\(error.message)")
+        #expect(error.message.hasSuffix(" for \(option): \(problem)"), "\(error.message) vs \(problem)")
+        #expect(!error.message.unicodeScalars.contains { $0.value < 0x20 }, "\(error.message)")
+    }
+
+    @Test(arguments: ["../x", "a/b", "..", "g\u{0}"])
+    func aDefaultsDomainIsAnIdentifier(_ domain: String) throws {
+        let error = Self.usageError {
+            _ = try DefaultsCommand.target(Self.parse(DefaultsCommand.Read.spec, ["/r", domain]))
+        }
+        #expect(error?.message.hasPrefix("invalid value '") == true && error?.message.contains(" for DOMAIN: ") == true)
+    }
+
+    @Test func thirtyThreeGroupsAreTooMany() throws {
+        let words = ["/r", "--app", "com.a"] + (0..<33).flatMap { ["--group", "group.g\($0)"] }
+        let error = Self.usageError { _ = try InstallCommand.options(Self.parse(InstallCommand.spec, words)) }
+        #expect(error?.message == "too many --group: 33 entries, more than the 32 allowed")
+    }
+
     // MARK: - defaults
 
     @Test(arguments: [

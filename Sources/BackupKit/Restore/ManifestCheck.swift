@@ -132,6 +132,11 @@ final class ManifestCheck {
                         + "(this devicectl reads \(Manifest.formatVersion))"
                 )
             }
+            do {
+                try value.validate()
+            } catch {
+                throw RestoreError.badManifest("header: \(error)")
+            }
             header = value
             return
         }

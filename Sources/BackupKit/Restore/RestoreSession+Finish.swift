@@ -32,15 +32,19 @@ extension RestoreSession {
 
     /// Reinstalls every app the manifest lists into the staged tree (bundle containers are never backed up;
     /// data and App Group containers from the archive are found by identifier and kept), then places any
-    /// widget the manifest lists that the restored home screen lacks.
+    /// widget the manifest lists that the restored home screen lacks. Linear in the apps: one container
+    /// listing for the run, the widgets placed at once among the apps just installed (never re-read per
+    /// widget), and an interruption check between apps. The header was validated (`ManifestCheck`).
     private func reinstallApps(_ header: Manifest.Header) throws {
+        // The staging root flushes nothing per plist: the staged tree is flushed at once (syncfs) before the move.
         let device = Device.assembling(in: try staging.containedRoot())
         var containers = ContainerIndex(device: device)
+        var installed: [InstalledApp] = []
+        installed.reserveCapacity(header.apps.count)
         for app in header.apps {
+            try checkInterruption()
             do {
-                try device.install(
-                    AppInstallation(bundleId: app.bundleId, name: app.name, groups: app.groups, widget: app.widget),
-                    using: &containers)
+                installed.append(try device.install(app.installation, using: &containers))
             } catch {
                 throw RestoreError.badManifest("cannot reinstall app '\(app.bundleId)': \(archiveNamed(error))")
             }
@@ -56,11 +60,9 @@ extension RestoreSession {
                 }
             }
         }
+        try checkInterruption()
         do {
-            let placed = try device.homeScreen().widgets
-            for widget in header.widgets where !placed.contains(widget.app) {
-                try device.placeWidget(app: widget.app)
-            }
+            try device.placeWidgets(apps: header.widgets.map(\.app), installed: installed)
         } catch {
             throw RestoreError.aborted("cannot place the restored widgets: \(archiveNamed(error))")
         }

@@ -39,10 +39,9 @@ extension Device {
     /// `install`, finding and creating containers through `index` (for installing many apps in a row).
     @discardableResult
     public func install(_ request: AppInstallation, using index: inout ContainerIndex) throws -> InstalledApp {
+        try request.validate()
         var request = request
         if request.groups.isEmpty && request.widget != nil { request.groups = ["group.\(request.bundleId)"] }
-        try Device.validate(identifier: request.bundleId)
-        for group in request.groups { try Device.validate(identifier: group) }
         let bundle = try index.ensure(.bundle, identifier: request.bundleId)
         let infoPath = "\(bundle.relativePath)/\(request.displayName).app/Info.plist"
         if let existing = try? infoPlistPath(in: bundle), existing != infoPath {

@@ -35,20 +35,44 @@ public struct InstalledApp: Sendable, Equatable {
         return info
     }
 
+    /// Reads an Info.plist. A device root is hostile: every value is checked with `DeviceValue` (the
+    /// bundle id, name, groups and widget settings), and a bad one is a malformed plist naming `path`.
     init(info: [String: Any], path: String, bundle: Container, data: Container) throws {
         guard let bundleId = info["CFBundleIdentifier"] as? String else {
             throw DeviceError.malformedPlist(path: path, reason: "no CFBundleIdentifier string")
         }
+        let name = info["CFBundleName"] ?? bundleId
+        guard let name = name as? String else {
+            throw DeviceError.malformedPlist(path: path, reason: "CFBundleName is not a string")
+        }
+        let groups = info[Key.groups] ?? [String]()
+        guard let groups = groups as? [String] else {
+            throw DeviceError.malformedPlist(path: path, reason: "\(Key.groups) is not an array of strings")
+        }
+        do {
+            try DeviceValue.bundleIdentifier(bundleId, field: "CFBundleIdentifier")
+            try DeviceValue.appName(name, field: "CFBundleName")
+            try AppInstallation.validate(groups: groups, field: Key.groups)
+        } catch {
+            throw DeviceError.malformedPlist(path: path, reason: "\(error)")
+        }
         self.bundleId = bundleId
-        self.name = info["CFBundleName"] as? String ?? bundleId
-        self.groups = info[Key.groups] as? [String] ?? []
+        self.name = name
+        self.groups = groups
         if let raw = info[Key.widget] {
+            let widget: NudgeSettings
             do {
                 let data = try PropertyListSerialization.data(fromPropertyList: raw, format: .binary, options: 0)
-                self.widget = try PropertyListDecoder().decode(NudgeSettings.self, from: data)
+                widget = try PropertyListDecoder().decode(NudgeSettings.self, from: data)
             } catch {
                 throw DeviceError.malformedPlist(path: path, reason: "\(Key.widget) is not valid widget settings")
             }
+            do {
+                try widget.validate()
+            } catch {
+                throw DeviceError.malformedPlist(path: path, reason: "\(error.within(Key.widget + "."))")
+            }
+            self.widget = widget
         } else {
             self.widget = nil
         }

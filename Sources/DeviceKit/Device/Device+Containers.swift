@@ -19,9 +19,10 @@ extension Device {
             guard let identifier = metadata["MCMMetadataIdentifier"] as? String else {
                 throw DeviceError.malformedPlist(path: path(metadataPath), reason: "no MCMMetadataIdentifier string")
             }
-            guard Device.isValidIdentifier(identifier) else {
-                throw DeviceError.malformedPlist(
-                    path: path(metadataPath), reason: "MCMMetadataIdentifier is not a valid identifier")
+            do {
+                try DeviceValue.identifier(identifier, field: "MCMMetadataIdentifier")
+            } catch {
+                throw DeviceError.malformedPlist(path: path(metadataPath), reason: "\(error)")
             }
             result.append(Container(kind: kind, identifier: identifier, uuid: name, path: path(relative)))
         }
@@ -70,9 +71,8 @@ extension Device {
 
     /// Checks that `identifier` is a plausible bundle or group id (no path separators or traversal).
     static func validate(identifier: String) throws {
-        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
-        guard !identifier.isEmpty, identifier.utf8.count <= 255, identifier.allSatisfy({ allowed.contains($0) }),
-            identifier != ".", identifier != ".."
-        else { throw DeviceError.invalidIdentifier(identifier) }
+        guard (try? DeviceValue.identifier(identifier, field: "identifier")) != nil else {
+            throw DeviceError.invalidIdentifier(identifier)
+        }
     }
 }

@@ -17,9 +17,14 @@ public struct HomeScreen: Sendable, Equatable {
         guard let entries = plist["widgets"] as? [[String: Any]] else {
             throw DeviceError.malformedPlist(path: path, reason: "no 'widgets' array")
         }
-        widgets = try entries.map { entry in
+        widgets = try entries.enumerated().map { index, entry in
             guard let app = entry["app"] as? String else {
                 throw DeviceError.malformedPlist(path: path, reason: "a widget without an 'app' string")
+            }
+            do {
+                try DeviceValue.bundleIdentifier(app, field: "widgets[\(index)].app")
+            } catch {
+                throw DeviceError.malformedPlist(path: path, reason: "\(error)")
             }
             return app
         }

@@ -42,6 +42,7 @@ enum DefaultsCommand {
     static func target(_ arguments: ParsedArguments) throws(UsageError) -> Target {
         let domain = arguments.positional(1) ?? ""
         guard !domain.isEmpty else { throw UsageError("DOMAIN must not be empty", command: arguments.spec.name) }
+        _ = try DeviceArguments.identifier(domain, for: "DOMAIN", arguments)
         return Target(root: try DeviceArguments.root(arguments), domain: domain, key: arguments.positional(2))
     }
 

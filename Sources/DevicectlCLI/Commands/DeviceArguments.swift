@@ -11,7 +11,7 @@ enum DeviceArguments {
         return root
     }
 
-    /// The value of a required identifier option (`--app`), checked as a bundle or group id.
+    /// The value of a required bundle id option (`--app`), checked as `DeviceValue.bundleIdentifier`.
     static func requiredIdentifier(_ key: String, _ arguments: ParsedArguments) throws(UsageError) -> String {
         guard let value = arguments.value(key) else {
             let meta =
@@ -21,18 +21,34 @@ enum DeviceArguments {
                 } ?? "VALUE"
             throw UsageError("missing required option \(key) \(meta)", command: arguments.spec.name)
         }
-        return try identifier(value, for: key, arguments)
+        try checked(value, for: key, arguments) { text throws(DeviceValueError) in
+            try DeviceValue.bundleIdentifier(text, field: key)
+        }
+        return value
     }
 
     /// `value` if it is a valid identifier, else a usage error naming `key` and the value.
     static func identifier(_ value: String, for key: String, _ arguments: ParsedArguments) throws(UsageError) -> String
     {
-        guard Device.isValidIdentifier(value) else {
-            throw UsageError(
-                "invalid value '\(value)' for \(key): an identifier uses letters, digits, '-', '_' and '.'",
-                command: arguments.spec.name)
+        try checked(value, for: key, arguments) { text throws(DeviceValueError) in
+            try DeviceValue.identifier(text, field: key)
         }
         return value
+    }
+
+    /// Runs a `DeviceValue` check on the option value `text`; a refusal is a usage error worded as the
+    /// manifest and plist checks word it (`invalid value 'TEXT' for KEY: problem`).
+    static func checked(
+        _ text: String, for key: String, _ arguments: ParsedArguments,
+        _ check: (String) throws(DeviceValueError) -> Void
+    ) throws(UsageError) {
+        do {
+            try check(text)
+        } catch {
+            throw UsageError(
+                DeviceValueError(field: key, value: text, problem: error.problem).description,
+                command: arguments.spec.name)
+        }
     }
 
     /// Opens the device at `root` and reads its identity, so a missing root, a directory that is not

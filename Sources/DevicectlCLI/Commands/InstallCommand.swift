@@ -54,6 +54,13 @@ enum InstallCommand: Command {
             if groups.contains(group) { throw UsageError("--group '\(group)' given twice", command: spec.name) }
             groups.append(group)
         }
+        if groups.count > DeviceValue.maxGroupsPerApp {
+            throw UsageError(
+                DeviceValueError(
+                    field: "--group", displayValue: "\(groups.count)",
+                    problem: .tooMany(count: groups.count, limit: DeviceValue.maxGroupsPerApp)
+                ).description, command: spec.name)
+        }
         var installation = AppInstallation(bundleId: bundleId, groups: groups, widget: nil)
         if arguments.flag("--no-widget") {
             if let option = nudgeOptions.first(where: { arguments.value($0) != nil }) {
@@ -73,18 +80,39 @@ enum InstallCommand: Command {
         let delay = try arguments.value("--nudge-delay", as: "a non-negative duration such as 24h, 90m, 1h30m or 0s") {
             NudgeSettings.parseDuration($0)
         }
-        let title = try arguments.value("--nudge-title", as: "a non-empty title") { $0.isEmpty ? nil : $0 }
-        let body = try arguments.value("--nudge-body", as: "a non-empty body") { $0.isEmpty ? nil : $0 }
-        let marker = try arguments.value("--marker-name", as: "a file name without '/'") { name in
-            name.isEmpty || name == "." || name == ".." || name.contains("/") || name.contains("\0")
-                || name.utf8.count > 255 ? nil : name
+        if let delay, let text = arguments.value("--nudge-delay") {
+            try DeviceArguments.checked(text, for: "--nudge-delay", arguments) { _ throws(DeviceValueError) in
+                try DeviceValue.delay(delay, field: "--nudge-delay")
+            }
         }
-        let flagKey = try arguments.value("--flag-key", as: "a non-empty key") { $0.isEmpty ? nil : $0 }
+        let title = try option("--nudge-title", arguments) { text, key throws(DeviceValueError) in
+            try DeviceValue.text(text, field: key, maxBytes: DeviceValue.maxTitleBytes)
+        }
+        let body = try option("--nudge-body", arguments) { text, key throws(DeviceValueError) in
+            try DeviceValue.text(text, field: key, maxBytes: DeviceValue.maxBodyBytes)
+        }
+        let marker = try option("--marker-name", arguments) { text, key throws(DeviceValueError) in
+            try DeviceValue.fileName(text, field: key)
+        }
+        let flagKey = try option("--flag-key", arguments) { text, key throws(DeviceValueError) in
+            try DeviceValue.flagKey(text, field: key)
+        }
         return NudgeSettings(
             policy: policy ?? .once, delaySeconds: delay ?? NudgeSettings.defaultDelaySeconds, title: title, body: body,
             markerFileName: marker ?? NudgeSettings.defaultMarkerFileName,
             flagKey: flagKey ?? NudgeSettings.defaultFlagKey,
             appName: appName)
+    }
+
+    /// The value of `key` checked by `check` (the validator a manifest's and an Info.plist's value passes).
+    private static func option(
+        _ key: String, _ arguments: ParsedArguments, _ check: (String, String) throws(DeviceValueError) -> Void
+    ) throws(UsageError) -> String? {
+        guard let text = arguments.value(key) else { return nil }
+        try DeviceArguments.checked(text, for: key, arguments) { text throws(DeviceValueError) in
+            try check(text, key)
+        }
+        return text
     }
 
     static func run(_ arguments: ParsedArguments, _ context: CommandContext) throws -> Int32 {
