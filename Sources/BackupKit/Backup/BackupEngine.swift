@@ -33,11 +33,27 @@ public enum BackupEngine {
     }
 
     /// Test hooks: `afterRead` runs after each file's data is read, before its status is rechecked;
+    /// `duringRead` after each read that leaves more of the file to read (path, bytes read so far);
     /// `hashing` pins where SHA-256 runs (by default `HashPlacement.default(for:)`).
     static func backup(
         _ request: BackupRequest, progress: ((BackupProgress) -> Void)?, warning: @escaping (String) -> Void,
-        afterRead: ((String) -> Void)?, hashing: HashPlacement? = nil
+        afterRead: ((String) -> Void)?, duringRead: ((String, UInt64) -> Void)? = nil, hashing: HashPlacement? = nil
     ) throws -> BackupSummary {
+        // Where the archive goes is settled before the device is read or locked: a directory, a block device or a
+        // missing directory fails at once, and a closed standard output cannot be taken by the lock file.
+        let archive: String
+        let target: ArchiveTarget?
+        switch request.output {
+        case .file(let path):
+            archive = path
+            target = try ArchiveTarget.resolve(path)
+        case .standardOutput:
+            archive = "standard output"
+            target = nil
+            if fcntl(STDOUT_FILENO, F_GETFD) == -1 {
+                throw BackupError.output("standard output is closed; run with it open or use -o FILE")
+            }
+        }
         try checkRoot(request.root)
         if let level = request.level {
             guard let levels = request.compression.levels, levels.contains(level) else {
@@ -54,27 +70,36 @@ public enum BackupEngine {
             root: request.root, deviceRoot: deviceRoot, created: UTCTimestamp.format(request.created), tool: request.tool)
 
         var output: AtomicArchiveFile?
+        var stream: StreamArchiveFile?
         let descriptor: Int32
         let spillDirectory: String
-        switch request.output {
-        case .file(let path):
-            let file = try AtomicArchiveFile(destination: path)
+        let name: String
+        switch target {
+        case .replace(let resolved)?:
+            let file = try AtomicArchiveFile(destination: resolved)
             output = file
             descriptor = file.descriptor
             spillDirectory = file.directory
-        case .standardOutput:
+            name = ArchiveTarget.shown(archive, resolved)
+        case .stream(let resolved)?:
+            let device = try StreamArchiveFile(path: resolved, shown: ArchiveTarget.shown(archive, resolved))
+            stream = device
+            descriptor = device.descriptor
+            spillDirectory = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
+            name = device.shown
+        case nil:
             if isatty(STDOUT_FILENO) == 1 {
                 throw BackupError.output("refusing to write an archive to a terminal; redirect standard output or use -o FILE")
             }
             descriptor = STDOUT_FILENO
             spillDirectory = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
+            name = archive
         }
         do {
             let writer: ArchiveWriter
             do {
                 writer = try ArchiveWriter(
-                    descriptor: descriptor, compression: request.compression, level: request.level,
-                    name: output?.destination ?? "standard output")
+                    descriptor: descriptor, compression: request.compression, level: request.level, name: name)
             } catch { throw BackupError.archive(error) }
             let manifest = ManifestWriter(spillDirectory: spillDirectory)
             let inline = formatsInline(request.compression)
@@ -85,7 +110,7 @@ public enum BackupEngine {
                 writer: writer, hasher: hasher, pipe: pipe, members: members)
             let visitor = try ArchivingVisitor(
                 pipe: pipe, progress: ProgressThrottle(progress), warn: warning,
-                afterRead: afterRead, placement: hashing ?? .default(for: request.compression))
+                afterRead: afterRead, duringRead: duringRead, placement: hashing ?? .default(for: request.compression))
             let rules = ExclusionRules(deviceRoot: deviceRoot, patterns: request.patterns)
             if inline { consumer.runInline() } else { consumer.start() }
             do {
@@ -112,6 +137,7 @@ public enum BackupEngine {
                 throw BackupError.system(error)
             }
             for note in writer.notes { warning(note) }
+            try stream?.finish()
             try output?.commit()
             visitor.finishProgress()
             let tally = visitor.tally
