@@ -67,8 +67,8 @@ import Testing
     @Test func everyClosedDescriptorIsNamed() throws {
         let result = try Self.run(closing: [0, 1], ["--version"])
         #expect(result.status == 1)
-        #expect(
-            result.stderr.hasPrefix("devicectl: \(Self.names[0]!) and \(Self.names[1]!) are closed"), "\(result.stderr)")
+        let both = "devicectl: \(Self.names[0]!) and \(Self.names[1]!) are closed"
+        #expect(result.stderr.hasPrefix(both), "\(result.stderr)")
         // All open: the same command runs.
         let open = try Self.run(closing: [], ["--version"])
         #expect(open.status == 0 && open.stdout.hasPrefix("devicectl "), "\(open.stderr)")
