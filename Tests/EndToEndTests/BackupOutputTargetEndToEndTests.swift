@@ -96,17 +96,18 @@ import Testing
         try Self.withSource { dir, source in
             let fifo = dir + "/pipe.tar"
             try #require(mkfifo(fifo, 0o600) == 0)
+            // The test holds the FIFO open too (O_RDWR opens a FIFO without waiting), so whatever the backup does
+            // (even replacing the FIFO), closing it gives the reader its end of file and the test never hangs.
+            let keeper = open(fifo, O_RDWR | O_CLOEXEC)
+            try #require(keeper >= 0)
             // The reader copies whatever comes through the FIFO into a file, and ends at its end.
             let reader = Process()
             reader.executableURL = URL(fileURLWithPath: "/bin/sh")
             reader.arguments = ["-c", "exec cat \"$1\" > \"$2\"", "sh", fifo, dir + "/received.tar"]
             try reader.run()
             let result = try BackupCheck.devicectl(["backup", source, "-o", fifo])
+            close(keeper)
             #expect(result.status == 0, "\(result.stderr)")
-            // Had the backup never opened the FIFO, the reader would still wait for a writer: be one (O_RDWR
-            // opens a FIFO without waiting) and close, so it ends either way.
-            let release = open(fifo, O_RDWR | O_CLOEXEC)
-            if release >= 0 { close(release) }
             reader.waitUntilExit()
             #expect(reader.terminationStatus == 0)
             #expect(try FileStatus.of(fifo).kind == .fifo)
