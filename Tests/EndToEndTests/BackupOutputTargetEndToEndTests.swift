@@ -116,6 +116,49 @@ import Testing
         }
     }
 
+    @Test func aBackupWaitingForItsFIFOsReaderHoldsNoDeviceLock() throws {
+        try withTemporaryDirectory { dir in
+            let root = dir + "/phone", fifo = dir + "/pipe.tar"
+            for setup in [["init", root], ["install", root, "--app", "com.example.news"]] {
+                let result = try BackupCheck.devicectl(setup)
+                try #require(result.status == 0, "\(setup): \(result.stderr)")
+            }
+            try #require(mkfifo(fifo, 0o600) == 0)
+            let backup = Process()
+            backup.executableURL = URL(fileURLWithPath: DevicectlBinary.path)
+            backup.arguments = ["backup", root, "-o", fifo, "--no-progress"]
+            backup.standardInput = FileHandle.nullDevice
+            backup.standardOutput = FileHandle.nullDevice
+            backup.standardError = FileHandle.nullDevice
+            try backup.run()
+            defer { if backup.isRunning { kill(backup.processIdentifier, SIGKILL) } }
+            // Wait (up to 20 s) until the backup sleeps in open(2) waiting for a reader of the FIFO.
+            let wchan = "/proc/\(backup.processIdentifier)/wchan"
+            let deadline = Date().addingTimeInterval(20)
+            while Date() < deadline, backup.isRunning,
+                (try? String(contentsOfFile: wchan, encoding: .utf8)) != "wait_for_partner"
+            {
+                usleep(1000)
+            }
+            try #require(try String(contentsOfFile: wchan, encoding: .utf8) == "wait_for_partner")
+            // A command that takes the device's lock runs meanwhile (killed after 20 s: a held lock fails, not hangs;
+            // SIGKILL, since a child of the test runner may inherit SIGTERM blocked).
+            let launch = try Shell.run(
+                "timeout", ["-s", "KILL", "20", DevicectlBinary.path, "launch", root, "--app", "com.example.news"],
+                environment: ["DEVICECTL_NOW": BackupCheck.now])
+            #expect(launch.status == 0, "\(launch.stderr)")
+            let reader = try Shell.run(
+                "/bin/sh", ["-c", "exec timeout -s KILL 20 cat \"$1\" > \"$2\"", "sh", fifo, dir + "/received.tar"])
+            #expect(reader.status == 0)
+            let end = Date().addingTimeInterval(60)
+            while backup.isRunning && Date() < end { usleep(1000) }
+            try #require(!backup.isRunning, "the backup did not end after its reader read the FIFO")
+            #expect(backup.terminationStatus == 0)
+            let verified = try BackupCheck.devicectl(["verify", dir + "/received.tar"])
+            #expect(verified.status == 0, "\(verified.stderr)")
+        }
+    }
+
     @Test func devNullStaysTheNullDevice() throws {
         let before = try FileStatus.of("/dev/null")
         #expect(before.kind == .characterDevice)

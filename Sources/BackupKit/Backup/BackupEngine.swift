@@ -60,6 +60,11 @@ public enum BackupEngine {
                 throw BackupError.output("compression level \(level) is not valid for \(request.compression.rawValue)")
             }
         }
+        // A FIFO is opened (which waits for its reader) before the device is locked, so waiting holds no lock.
+        var stream: StreamArchiveFile?
+        if case .stream(let resolved)? = target {
+            stream = try StreamArchiveFile(path: resolved, shown: ArchiveTarget.shown(archive, resolved))
+        }
         let deviceRoot = Device.isDevice(at: request.root)
         // On a device, hold its lock while reading: devicectl commands that change the device (install,
         // launch, defaults write ...) wait, so the archive is one consistent state. Best effort: a reader
@@ -70,24 +75,20 @@ public enum BackupEngine {
             root: request.root, deviceRoot: deviceRoot, created: UTCTimestamp.format(request.created), tool: request.tool)
 
         var output: AtomicArchiveFile?
-        var stream: StreamArchiveFile?
         let descriptor: Int32
         let spillDirectory: String
         let name: String
-        switch target {
-        case .replace(let resolved)?:
+        if let stream {
+            descriptor = stream.descriptor
+            spillDirectory = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
+            name = stream.shown
+        } else if case .replace(let resolved)? = target {
             let file = try AtomicArchiveFile(destination: resolved)
             output = file
             descriptor = file.descriptor
             spillDirectory = file.directory
             name = ArchiveTarget.shown(archive, resolved)
-        case .stream(let resolved)?:
-            let device = try StreamArchiveFile(path: resolved, shown: ArchiveTarget.shown(archive, resolved))
-            stream = device
-            descriptor = device.descriptor
-            spillDirectory = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
-            name = device.shown
-        case nil:
+        } else {
             if isatty(STDOUT_FILENO) == 1 {
                 throw BackupError.output("refusing to write an archive to a terminal; redirect standard output or use -o FILE")
             }
