@@ -33,8 +33,8 @@ public enum Devicectl {
     /// Runs devicectl with `arguments` (without the program name); returns the exit status. Refuses to run
     /// (exit 1, before any file is opened) when standard input, output or error is closed.
     public static func main(_ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment) -> Int32 {
-        // First of all: with descriptor 1 closed the device's lock file would become standard output, and
-        // `backup -o -` would write the archive into it (coreutils' rule: a standard descriptor is never reused).
+        // First of all: with descriptor 1 closed the first file opened (the device's lock file) would become
+        // standard output, and `backup -o -` would write the archive into it.
         let closed = StandardDescriptors.closed()
         guard closed.isEmpty else { return refuseClosed(closed) }
         // A write past RLIMIT_FSIZE must fail with EFBIG (so the temporary archive or the staged restore is

@@ -74,8 +74,8 @@ final class AtomicArchiveFile {
         if lstat(destination, &status) == 0 && status.st_mode & S_IFMT != S_IFREG {
             discard()
             throw BackupError.unwritable(
-                archive: destination, reason: "it was replaced by a \(Self.kindName(status.st_mode)) while "
-                    + "the backup ran; it was left as it is and the archive was not written", cause: nil)
+                archive: destination, reason: "it became a \(Self.kindName(status.st_mode)) while the backup ran; "
+                    + "it was left as it is and the archive was not written", cause: nil)
         }
         do {
             try SystemError.check("fsync", path: temporaryPath) { fsync(descriptor) }
