@@ -159,6 +159,20 @@ import Testing
         }
     }
 
+    @Test func devStdoutOnAPipeIsWrittenThroughTheLink() throws {
+        try Self.withSource { dir, source in
+            // /dev/stdout -> /proc/self/fd/1 -> "pipe:[N]": the link's text names nothing; the kernel opens the pipe.
+            let script = "{ \"$0\" backup \"$1\" -o /dev/stdout; echo $? > \"$3\"; } | cat > \"$2\""
+            let received = dir + "/received.tar", status = dir + "/status"
+            let result = try Shell.run(
+                "/bin/sh", ["-c", script, DevicectlBinary.path, source, received, status],
+                environment: ["DEVICECTL_NOW": BackupCheck.now])
+            #expect(result.status == 0)
+            #expect(try String(contentsOfFile: status, encoding: .utf8) == "0\n", "\(result.stderr)")
+            try Self.expectIntact(received)
+        }
+    }
+
     @Test func devNullStaysTheNullDevice() throws {
         let before = try FileStatus.of("/dev/null")
         #expect(before.kind == .characterDevice)

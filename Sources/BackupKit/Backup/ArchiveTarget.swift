@@ -6,7 +6,8 @@ import SystemKit
 /// - a regular file, or a name nothing uses yet, is replaced atomically (`AtomicArchiveFile`);
 /// - a character device (`/dev/null`) or a FIFO is written in place (`StreamArchiveFile`), never replaced;
 /// - a symlink is followed, as cp, tar and gzip write through one: `latest.tar -> real/2026.tar` replaces
-///   `real/2026.tar` atomically and leaves the link as it is; a dangling link creates its target;
+///   `real/2026.tar` atomically and leaves the link as it is; a dangling link creates its target; a link to a
+///   device or FIFO (`/dev/stdout` on a pipe) is opened through the link;
 /// - a directory, a block device, a socket, a loop of symlinks (more than 40 links, the kernel's limit) and a
 ///   missing or non-directory parent are refused naming the path.
 enum ArchiveTarget: Equatable {
@@ -45,6 +46,12 @@ enum ArchiveTarget: Equatable {
             case .characterDevice, .fifo:
                 return .stream(path: current)
             case .symlink:
+                // A link to a device or FIFO is opened through the link, as the kernel resolves it: /dev/stdout
+                // and /dev/fd/N are links whose text ("pipe:[N]") names nothing.
+                var resolved = stat()
+                if stat(current, &resolved) == 0, [.characterDevice, .fifo].contains(FileKind(mode: resolved.st_mode)) {
+                    return .stream(path: current)
+                }
                 links += 1
                 guard links <= symlinkLimit else {
                     throw refusal(

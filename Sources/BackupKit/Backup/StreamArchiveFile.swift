@@ -11,13 +11,13 @@ final class StreamArchiveFile {
     let shown: String
     private(set) var descriptor: Int32
 
-    /// Opens `path` (a character device or FIFO by `ArchiveTarget`) without following a symlink, and checks
-    /// that what was opened is still one.
+    /// Opens `path` (a character device or FIFO, or a symlink to one, by `ArchiveTarget`) and checks that what
+    /// was opened is one: anything else that took its place is closed unwritten.
     init(path: String, shown: String) throws(BackupError) {
         self.shown = shown
         let fd: Int32
         do {
-            fd = try SystemError.check("open", path: path) { open(path, O_WRONLY | O_NOCTTY | O_NOFOLLOW | O_CLOEXEC) }
+            fd = try SystemError.check("open", path: path) { open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC) }
         } catch {
             throw BackupError.unwritable(archive: shown, reason: error.reason, cause: error)
         }
