@@ -30,7 +30,7 @@ int csupport_renameat2(int olddirfd, const char *oldpath, int newdirfd, const ch
 int csupport_statx(int dirfd, const char *path, int extra_flags, csupport_stat *out) {
     struct statx sx;
     unsigned mask = STATX_TYPE | STATX_MODE | STATX_NLINK | STATX_UID | STATX_GID | STATX_MTIME |
-                    STATX_ATIME | STATX_INO | STATX_SIZE;
+                    STATX_ATIME | STATX_CTIME | STATX_INO | STATX_SIZE;
     if (statx(dirfd, path, AT_SYMLINK_NOFOLLOW | AT_STATX_SYNC_AS_STAT | extra_flags, mask, &sx) != 0) {
         return -1;
     }
@@ -47,6 +47,8 @@ int csupport_statx(int dirfd, const char *path, int extra_flags, csupport_stat *
     out->atime_sec = sx.stx_atime.tv_sec;
     out->atime_nsec = sx.stx_atime.tv_nsec;
     out->nodump = (sx.stx_attributes_mask & STATX_ATTR_NODUMP) && (sx.stx_attributes & STATX_ATTR_NODUMP) ? 1 : 0;
+    out->ctime_sec = sx.stx_ctime.tv_sec;
+    out->ctime_nsec = sx.stx_ctime.tv_nsec;
     return 0;
 }
 

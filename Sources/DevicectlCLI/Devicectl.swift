@@ -1,6 +1,7 @@
 // Devicectl: the entry point: pick the command, parse its arguments, run it, map errors to exit codes.
 import Foundation
 import Glibc
+import SystemKit
 
 /// The devicectl command line.
 public enum Devicectl {
@@ -29,8 +30,13 @@ public enum Devicectl {
         CommandEntry(EventsCommand.self),
     ]
 
-    /// Runs devicectl with `arguments` (without the program name); returns the exit status.
+    /// Runs devicectl with `arguments` (without the program name); returns the exit status. Refuses to run
+    /// (exit 1, before any file is opened) when standard input, output or error is closed.
     public static func main(_ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment) -> Int32 {
+        // First of all: with descriptor 1 closed the first file opened (the device's lock file) would become
+        // standard output, and `backup -o -` would write the archive into it.
+        let closed = StandardDescriptors.closed()
+        guard closed.isEmpty else { return refuseClosed(closed) }
         // A write past RLIMIT_FSIZE must fail with EFBIG (so the temporary archive or the staged restore is
         // removed and the error names the file), not kill the process with SIGXFSZ and leave them behind.
         signal(SIGXFSZ, SIG_IGN)
@@ -55,6 +61,17 @@ public enum Devicectl {
             console.err("devicectl: \(error)")
             return 1
         }
+    }
+
+    /// Says (on standard error, when that is open) which standard descriptors are closed; returns 1.
+    private static func refuseClosed(_ closed: [Int32]) -> Int32 {
+        guard !closed.contains(STDERR_FILENO) else { return 1 }
+        let names = closed.map(StandardDescriptors.name).joined(separator: " and ")
+        let (verb, pronoun) = closed.count == 1 ? ("is", "it") : ("are", "them")
+        var text = "devicectl: \(names) \(verb) closed; nothing was done "
+            + "(open \(pronoun), e.g. on /dev/null, and run again)\n"
+        text.withUTF8 { _ = write(STDERR_FILENO, $0.baseAddress, $0.count) }
+        return 1
     }
 
     /// Finds the command named by the first words of `arguments`. Returns nil after printing help or version.

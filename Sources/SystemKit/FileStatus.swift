@@ -33,6 +33,10 @@ public struct FileStatus: Sendable, Equatable {
     public var mtimeNanoseconds: UInt32
     /// The `nodump` inode flag (`chattr +d`), read by statx without opening the file.
     public var noDump: Bool
+    /// The status change time (ctime): moves on every write and metadata change, and unlike mtime cannot be
+    /// set back (`touch -d`, `utimensat`), so a file rewritten with its mtime restored still shows it.
+    public var ctimeSeconds: Int64
+    public var ctimeNanoseconds: UInt32
 
     public var kind: FileKind { FileKind(mode: mode) }
     /// Permission bits including setuid, setgid and sticky.
@@ -71,5 +75,7 @@ public struct FileStatus: Sendable, Equatable {
         mtimeSeconds = raw.mtime_sec
         mtimeNanoseconds = raw.mtime_nsec
         noDump = raw.nodump != 0
+        ctimeSeconds = raw.ctime_sec
+        ctimeNanoseconds = raw.ctime_nsec
     }
 }

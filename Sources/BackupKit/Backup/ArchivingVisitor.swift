@@ -8,7 +8,9 @@ import SystemKit
 /// directly into the batch that carries it to the writing thread, which archives it and hashes it, unless
 /// this thread does: whenever the writing thread has fallen behind (half the pipe waiting for it), so the
 /// two sides share SHA-256 by what each has to spare.
-/// A file whose size, mtime or inode differ after reading, or that reads short, fails the backup naming it.
+/// A file whose size, mtime, inode or ctime differ after reading, or that reads short, fails the backup naming it.
+/// ctime (as GNU tar compares it) catches a file rewritten in place with its mtime put back, which would
+/// otherwise be archived torn (the old start, the new end) under a digest that verifies.
 final class ArchivingVisitor: TreeVisitor {
     private let pipe: BatchPipe
     /// Hashes the files this thread takes (see `regularFile`).
@@ -20,6 +22,8 @@ final class ArchivingVisitor: TreeVisitor {
     private let warn: (String) -> Void
     /// Tests only: runs after a file's data was read, before its status is checked again.
     private let afterRead: ((String) -> Void)?
+    /// Tests only: runs after each read of a file's data that leaves more to read (path, bytes read so far).
+    private let duringRead: ((String, UInt64) -> Void)?
     /// Encoded `user.*` attributes of the current entry (reused).
     private var attributeScratch: [UInt8] = []
     private(set) var tally = BackupTally()
@@ -27,7 +31,8 @@ final class ArchivingVisitor: TreeVisitor {
 
     init(
         pipe: BatchPipe, progress: ProgressThrottle, warn: @escaping (String) -> Void,
-        afterRead: ((String) -> Void)? = nil, placement: HashPlacement = .shared
+        afterRead: ((String) -> Void)? = nil, duringRead: ((String, UInt64) -> Void)? = nil,
+        placement: HashPlacement = .shared
     ) throws {
         self.pipe = pipe
         self.placement = placement
@@ -35,6 +40,7 @@ final class ArchivingVisitor: TreeVisitor {
         self.progress = progress
         self.warn = warn
         self.afterRead = afterRead
+        self.duringRead = duringRead
         attributeScratch.reserveCapacity(1024)
     }
 
@@ -196,6 +202,7 @@ final class ArchivingVisitor: TreeVisitor {
             recordData += n
             remaining -= UInt64(n)
             if expected > 1 << 20 { progress.tick(files: tally.files, bytes: tally.bytes + expected - remaining) }
+            if remaining > 0, let duringRead { duringRead(walked.displayPath, expected - remaining) }
         }
         current.base.storeBytes(of: UInt32(recordData), toByteOffset: lengthField, as: UInt32.self)
         current.used = min((current.used + 7) & ~7, current.capacity)
@@ -237,6 +244,13 @@ final class ArchivingVisitor: TreeVisitor {
         }
         if after.inode != before.inode || after.device != before.device {
             throw BackupError.changed(path: walked.displayPath, detail: "it was replaced by another file")
+        }
+        // Same statx as above (STATX_CTIME is in its mask): no extra system call per file.
+        if after.ctimeSeconds != before.ctimeSeconds || after.ctimeNanoseconds != before.ctimeNanoseconds {
+            throw BackupError.changed(
+                path: walked.displayPath,
+                detail: "its status change time moved: it was written to or its attributes changed, "
+                    + "even though its modification time is the same")
         }
     }
 

@@ -51,7 +51,8 @@ final class AtomicArchiveFile {
         guard fd >= 0 else {
             let failure = SystemError("open", path: temporaryPath)
             SignalCleanup.clear()
-            throw BackupError.system(failure)
+            throw BackupError.unwritable(
+                archive: destination, reason: "cannot create a file in \(directory): \(failure.reason)", cause: failure)
         }
         descriptor = fd
         _ = flock(fd, LOCK_EX | LOCK_NB)
@@ -66,8 +67,16 @@ final class AtomicArchiveFile {
 
     /// Flushes the data to disk, renames the file into place and flushes the directory entry. The file
     /// stays open (and locked) until it has been renamed: unlocked, another backup would take it for a
-    /// killed run's leftover and remove it.
+    /// killed run's leftover and remove it. Only a regular file (or nothing) at the destination is replaced:
+    /// one that became a directory, device, FIFO or symlink while the backup ran is left alone.
     func commit() throws(BackupError) {
+        var status = stat()
+        if lstat(destination, &status) == 0 && status.st_mode & S_IFMT != S_IFREG {
+            discard()
+            throw BackupError.unwritable(
+                archive: destination, reason: "it became a \(Self.kindName(status.st_mode)) while the backup ran; "
+                    + "it was left as it is and the archive was not written", cause: nil)
+        }
         do {
             try SystemError.check("fsync", path: temporaryPath) { fsync(descriptor) }
             try SystemError.check("rename", path: "\(temporaryPath) -> \(destination)") {
@@ -102,6 +111,14 @@ final class AtomicArchiveFile {
         if descriptor >= 0 {
             close(descriptor)
             descriptor = -1
+        }
+    }
+
+    private static func kindName(_ mode: UInt32) -> String {
+        switch FileKind(mode: mode) {
+        case .directory: "directory"
+        case .symlink: "symbolic link"
+        case let kind: ArchivingVisitor.kindName(kind)
         }
     }
 

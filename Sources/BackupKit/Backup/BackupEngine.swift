@@ -33,16 +33,37 @@ public enum BackupEngine {
     }
 
     /// Test hooks: `afterRead` runs after each file's data is read, before its status is rechecked;
+    /// `duringRead` after each read that leaves more of the file to read (path, bytes read so far);
     /// `hashing` pins where SHA-256 runs (by default `HashPlacement.default(for:)`).
     static func backup(
         _ request: BackupRequest, progress: ((BackupProgress) -> Void)?, warning: @escaping (String) -> Void,
-        afterRead: ((String) -> Void)?, hashing: HashPlacement? = nil
+        afterRead: ((String) -> Void)?, duringRead: ((String, UInt64) -> Void)? = nil, hashing: HashPlacement? = nil
     ) throws -> BackupSummary {
+        // Where the archive goes is settled before the device is read or locked: a directory, a block device or a
+        // missing directory fails at once, and a closed standard output cannot be taken by the lock file.
+        let archive: String
+        let target: ArchiveTarget?
+        switch request.output {
+        case .file(let path):
+            archive = path
+            target = try ArchiveTarget.resolve(path)
+        case .standardOutput:
+            archive = "standard output"
+            target = nil
+            if fcntl(STDOUT_FILENO, F_GETFD) == -1 {
+                throw BackupError.output("standard output is closed; run with it open or use -o FILE")
+            }
+        }
         try checkRoot(request.root)
         if let level = request.level {
             guard let levels = request.compression.levels, levels.contains(level) else {
                 throw BackupError.output("compression level \(level) is not valid for \(request.compression.rawValue)")
             }
+        }
+        // A FIFO is opened (which waits for its reader) before the device is locked, so waiting holds no lock.
+        var stream: StreamArchiveFile?
+        if case .stream(let resolved)? = target {
+            stream = try StreamArchiveFile(path: resolved, shown: ArchiveTarget.shown(archive, resolved))
         }
         let deviceRoot = Device.isDevice(at: request.root)
         // On a device, hold its lock while reading: devicectl commands that change the device (install,
@@ -56,25 +77,30 @@ public enum BackupEngine {
         var output: AtomicArchiveFile?
         let descriptor: Int32
         let spillDirectory: String
-        switch request.output {
-        case .file(let path):
-            let file = try AtomicArchiveFile(destination: path)
+        let name: String
+        if let stream {
+            descriptor = stream.descriptor
+            spillDirectory = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
+            name = stream.shown
+        } else if case .replace(let resolved)? = target {
+            let file = try AtomicArchiveFile(destination: resolved)
             output = file
             descriptor = file.descriptor
             spillDirectory = file.directory
-        case .standardOutput:
+            name = ArchiveTarget.shown(archive, resolved)
+        } else {
             if isatty(STDOUT_FILENO) == 1 {
                 throw BackupError.output("refusing to write an archive to a terminal; redirect standard output or use -o FILE")
             }
             descriptor = STDOUT_FILENO
             spillDirectory = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
+            name = archive
         }
         do {
             let writer: ArchiveWriter
             do {
                 writer = try ArchiveWriter(
-                    descriptor: descriptor, compression: request.compression, level: request.level,
-                    name: output?.destination ?? "standard output")
+                    descriptor: descriptor, compression: request.compression, level: request.level, name: name)
             } catch { throw BackupError.archive(error) }
             let manifest = ManifestWriter(spillDirectory: spillDirectory)
             let inline = formatsInline(request.compression)
@@ -85,7 +111,7 @@ public enum BackupEngine {
                 writer: writer, hasher: hasher, pipe: pipe, members: members)
             let visitor = try ArchivingVisitor(
                 pipe: pipe, progress: ProgressThrottle(progress), warn: warning,
-                afterRead: afterRead, placement: hashing ?? .default(for: request.compression))
+                afterRead: afterRead, duringRead: duringRead, placement: hashing ?? .default(for: request.compression))
             let rules = ExclusionRules(deviceRoot: deviceRoot, patterns: request.patterns)
             if inline { consumer.runInline() } else { consumer.start() }
             do {
@@ -112,6 +138,7 @@ public enum BackupEngine {
                 throw BackupError.system(error)
             }
             for note in writer.notes { warning(note) }
+            try stream?.finish()
             try output?.commit()
             visitor.finishProgress()
             let tally = visitor.tally

@@ -15,8 +15,11 @@ public enum BackupError: Error, CustomStringConvertible, Sendable {
     case archive(ArchiveWriterError)
     /// SHA-256 could not be set up.
     case digest(DigestError)
-    /// The output is unusable (a terminal, a directory ...).
+    /// The output is unusable (a terminal, the writer stopped ...).
     case output(String)
+    /// `-o ARCHIVE` names something an archive cannot be written to (a directory, a block device, a name in a
+    /// missing directory ...). `archive` is the user's path (and where its symlinks led); `cause` the failed call.
+    case unwritable(archive: String, reason: String, cause: SystemError?)
 
     public var description: String {
         switch self {
@@ -35,6 +38,8 @@ public enum BackupError: Error, CustomStringConvertible, Sendable {
             return error.description
         case .output(let message):
             return message
+        case .unwritable(let archive, let reason, _):
+            return "cannot write the archive to \(archive): \(reason)"
         }
     }
 }

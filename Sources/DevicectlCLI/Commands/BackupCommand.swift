@@ -21,6 +21,8 @@ enum BackupCommand: Command {
             device root the app bundles, Library/Caches and tmp of data containers, and DeviceLocal.
             A GLOB without '/' also matches the last path component (so '*.log' skips .log files anywhere).
             The extension picks the compression: .tar, .tar.gz/.tgz, .tar.zst, .tar.xz.
+            ARCHIVE, a file, is replaced only once the backup completed; a FIFO or character device (/dev/null)
+            is written in place; a symlink is followed. Directories and block devices are refused.
             DEVICECTL_NOW pins the manifest's creation time (reproducible archives).
             """
     )
