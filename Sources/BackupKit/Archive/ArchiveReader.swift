@@ -251,7 +251,15 @@ public final class ArchiveReader {
                 return -1
             }
             var ready = pollfd(fd: input.rawValue, events: Int16(POLLIN), revents: 0)
-            if poll(&ready, 1, 100) == 0 { continue }
+            let polled = poll(&ready, 1, 100)
+            if polled == 0 { continue }
+            if polled < 0 {
+                // EINTR: a signal arrived while waiting; the check above sees it. Reading now would block
+                // in read(2) on a stalled pipe until the next signal.
+                if errno == EINTR { continue }
+                callbackError = SystemError("poll", path: name)
+                return -1
+            }
             let count = Glibc.read(input.rawValue, inputBuffer.baseAddress, inputBuffer.count)
             if count < 0 {
                 if errno == EINTR { continue }
