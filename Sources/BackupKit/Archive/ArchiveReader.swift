@@ -19,6 +19,8 @@ public final class ArchiveReader {
         /// Refuse an archive whose sparse members add up to more than this many bytes (their holes cost nothing
         /// to store but must be hashed and restored: a sparse bomb).
         public var maxSparseBytes: UInt64 = 1 << 36
+        /// The file data and uncompressed stream accepted (restore replaces it with ROOT's budget once known).
+        public var limit = ExpansionLimit.reading
         /// Polled between blocks; a non-nil signal number stops the read with `.interrupted`.
         public var interruption: @Sendable () -> Int32? = { InterruptSignal.received }
 
@@ -46,14 +48,17 @@ public final class ArchiveReader {
     private var lastMember: [UInt8]?
     /// Logical bytes of the sparse members so far.
     private var sparseBytes: UInt64 = 0
+    /// Declared bytes of the regular members so far (sparse ones at their logical size).
+    private var declaredBytes: UInt64 = 0
     var framing = FramingAudit()
 
     /// Raw bytes read from the input (compressed size).
     public private(set) var inputBytes: UInt64 = 0
     /// Bytes of the uncompressed tar stream so far.
     public private(set) var streamBytes: UInt64 = 0
-    /// Fail once the uncompressed tar stream exceeds this many bytes (a decompression bomb).
-    public var maxStreamBytes: UInt64 = .max
+    /// Fail at the member whose declared size takes the file data past the limit, and once the uncompressed tar
+    /// stream exceeds its share (a decompression bomb). Starts as `Options.limit`.
+    public var limit: ExpansionLimit
 
     /// Opens `path` (or stdin for `-`) and starts decoding. Throws `SystemError` or `ArchiveReaderError`.
     public convenience init(path: String, options: Options = Options()) throws {
@@ -73,6 +78,7 @@ public final class ArchiveReader {
         self.input = input
         self.name = name
         self.options = options
+        limit = options.limit
         inputBuffer = .allocate(byteCount: max(4096, options.blockSize), alignment: 64)
         framing.enabled = options.auditsFraming
         decoder = archive_read_new()
@@ -144,6 +150,13 @@ public final class ArchiveReader {
             sparseBytes = sparseBytes.addingReportingOverflow(UInt64(max(0, member.size))).partialValue
             if sparseBytes > options.maxSparseBytes || member.size < 0 {
                 throw ArchiveReaderError.sparseTooLarge(member: member.path, limit: options.maxSparseBytes)
+            }
+        }
+        if member.kind == .regular {
+            let (total, overflow) = declaredBytes.addingReportingOverflow(UInt64(max(0, member.size)))
+            declaredBytes = overflow ? .max : total
+            if declaredBytes > limit.dataBytes {
+                throw ArchiveReaderError.dataTooLarge(member: member.path, total: declaredBytes, limit: limit.dataBytes)
             }
         }
         return member
@@ -229,8 +242,8 @@ public final class ArchiveReader {
                 let block = UnsafeRawBufferPointer(start: buffer, count: size)
                 try framing.consume(block, at: streamBytes)
                 streamBytes += UInt64(size)
-                if streamBytes > maxStreamBytes {
-                    throw ArchiveReaderError.streamTooLarge(limit: maxStreamBytes)
+                if streamBytes > limit.streamBytes {
+                    throw ArchiveReaderError.streamTooLarge(limit: limit.streamBytes)
                 }
                 out.pointee = buffer
                 return size

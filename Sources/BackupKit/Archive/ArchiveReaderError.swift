@@ -12,6 +12,8 @@ public enum ArchiveReaderError: Error, CustomStringConvertible, Equatable, Senda
     case interrupted(signal: Int32)
     /// The uncompressed stream exceeded the limit (a decompression bomb, or not enough room).
     case streamTooLarge(limit: UInt64)
+    /// Regular members declare more file data than the reader's `ExpansionLimit` (`total` bytes with `member`).
+    case dataTooLarge(member: String, total: UInt64, limit: UInt64)
     /// Sparse members declare more logical bytes than `ArchiveReader.Options.maxSparseBytes` (a sparse bomb).
     case sparseTooLarge(member: String, limit: UInt64)
     /// The tar framing is damaged where libarchive does not look (non-zero padding, trailing garbage).
@@ -32,6 +34,9 @@ public enum ArchiveReaderError: Error, CustomStringConvertible, Equatable, Senda
             return "interrupted by \(signal == 15 ? "SIGTERM" : signal == 2 ? "SIGINT" : "signal \(signal)")"
         case .streamTooLarge(let limit):
             return "the archive expands beyond \(limit) bytes: refusing (decompression bomb or not enough space)"
+        case .dataTooLarge(let member, let total, let limit):
+            return "member '\(member)': the archive's files add up to \(total) bytes or more, beyond the limit of "
+                + "\(limit) bytes: refusing (decompression bomb or not enough space)"
         case .sparseTooLarge(let member, let limit):
             return "sparse member '\(member)': the archive's sparse files add up to more than \(limit) bytes: "
                 + "refusing (sparse bomb)"

@@ -92,6 +92,10 @@ public enum ArchiveRestore {
             return error
         case ArchiveReaderError.interrupted(let signal):
             return RestoreError.interrupted(signal: signal)
+        case ArchiveReaderError.dataTooLarge(let member, let total, let limit):
+            return RestoreError.noSpace(
+                "member '\(member)' brings the archive's files to \(total) bytes but only \(limit) may be written "
+                    + "(free space on ROOT's file system, or the limit)")
         case let error as ArchiveReaderError:
             return RestoreError.damaged(error.description)
         case let error as SystemError where [ENOSPC, EDQUOT, EFBIG].contains(error.code):

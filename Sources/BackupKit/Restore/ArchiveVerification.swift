@@ -8,13 +8,16 @@ public enum ArchiveVerification {
     /// Reads `archive` (a path or `-`) once: hashes every file, checks each member the way restore would
     /// (names, types, link targets), and compares everything with the manifest. Problems are collected, not
     /// thrown; a damaged or truncated stream ends the read with a problem saying where.
-    /// Throws only when the archive file cannot be opened (a damaged stream is a problem in the report).
+    /// An archive expanding beyond `limit` is refused at the member that crosses it (restore's check, with the
+    /// budget a restore has onto ROOT). Throws only when the archive file cannot be opened (a damaged stream is
+    /// a problem in the report).
     public static func verify(
-        archive: String, problemLimit: Int = 1000,
+        archive: String, problemLimit: Int = 1000, limit: ExpansionLimit = .reading,
         interruption: @escaping @Sendable () -> Int32? = { InterruptSignal.received }
     ) throws -> VerifyReport {
         var options = ArchiveReader.Options()
         options.interruption = interruption
+        options.limit = limit
         var report = VerifyReport()
         let reader: ArchiveReader
         do {

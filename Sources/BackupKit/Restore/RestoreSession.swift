@@ -45,8 +45,8 @@ final class RestoreSession {
             space.f_files == 0
             ? UInt64.max : (freeInodes > options.reserveInodes ? freeInodes - options.reserveInodes : 0)
         tree = StagingTree(root: staging.directory, objectLimit: inodeLimit)
-        // Headers, padding and skipped data come on top of file data; a stream far beyond it is a bomb.
-        reader.maxStreamBytes = byteBudget == .max ? .max : byteBudget &+ (byteBudget / 4) &+ (256 << 20)
+        // The reader refuses file data beyond the budget at the member's header, and a stream far beyond it.
+        reader.limit = ExpansionLimit(dataBytes: byteBudget)
         log = DigestLog(spillDirectory: staging.directory)
         digest = try SHA256Digest()
         memberDigest = try Manifest.MemberDigest()
