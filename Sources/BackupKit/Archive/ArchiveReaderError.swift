@@ -16,6 +16,10 @@ public enum ArchiveReaderError: Error, CustomStringConvertible, Equatable, Senda
     case dataTooLarge(member: String, total: UInt64, limit: UInt64)
     /// Sparse members declare more logical bytes than `ArchiveReader.Options.maxSparseBytes` (a sparse bomb).
     case sparseTooLarge(member: String, limit: UInt64)
+    /// The compressed stream is damaged at `offset` of the archive file (a checksum, data after its end, ...).
+    case badCompression(filter: String, offset: UInt64, reason: String)
+    /// More than one compression layer (outermost first): no backup tool writes that.
+    case compressedTwice(filters: [String])
     /// The tar framing is damaged where libarchive does not look (non-zero padding, trailing garbage).
     case damaged(offset: UInt64, reason: String)
 
@@ -40,6 +44,11 @@ public enum ArchiveReaderError: Error, CustomStringConvertible, Equatable, Senda
         case .sparseTooLarge(let member, let limit):
             return "sparse member '\(member)': the archive's sparse files add up to more than \(limit) bytes: "
                 + "refusing (sparse bomb)"
+        case .badCompression(let filter, let offset, let reason):
+            return "damaged \(filter) compression at byte \(offset) of the archive: \(reason)"
+        case .compressedTwice(let filters):
+            return "the archive is compressed twice (\(filters.joined(separator: ", then "))): no backup tool writes "
+                + "that; refusing (the shape of a decompression bomb)"
         case .damaged(let offset, let reason):
             return "damaged tar archive at byte \(offset) of the tar stream: \(reason)"
         }
