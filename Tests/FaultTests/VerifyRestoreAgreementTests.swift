@@ -129,6 +129,87 @@ import Testing
         }
     }
 
+    /// A plist restore parses after extracting (the home screen, container metadata) made unreadable in the tree
+    /// before the backup, so the manifest matches it; the words restore and verify both say.
+    struct BadPlist: CustomStringConvertible, Sendable {
+        let description: String
+        let message: String
+        let path: String
+        let make: @Sendable (_ file: String) throws -> Void
+    }
+
+    static func binaryPlist(_ value: Any) throws -> Data {
+        try PropertyListSerialization.data(fromPropertyList: value, format: .binary, options: 0)
+    }
+
+    static let metadata =
+        "Containers/Shared/AppGroup/3AC162B4-0000-4000-8000-000000000001/.com.apple.mobile_container_manager.metadata.plist"
+
+    static let badPlists: [BadPlist] = [
+        BadPlist(
+            description: "a home screen that is not a plist", message: "malformed property list (not a property list)",
+            path: "Library/SpringBoard/IconState.plist"
+        ) { try Data("not a plist".utf8).write(to: URL(fileURLWithPath: $0)) },
+        BadPlist(
+            description: "a home screen without its widgets", message: "no 'widgets' array",
+            path: "Library/SpringBoard/IconState.plist"
+        ) { try binaryPlist(["icons": [1, 2]]).write(to: URL(fileURLWithPath: $0)) },
+        BadPlist(
+            description: "a home screen that is an array", message: "the top level is not a dictionary",
+            path: "Library/SpringBoard/IconState.plist"
+        ) { try binaryPlist([1, 2]).write(to: URL(fileURLWithPath: $0)) },
+        BadPlist(
+            description: "a home screen of 2 MiB", message: "more than one may hold",
+            path: "Library/SpringBoard/IconState.plist"
+        ) { try Data(count: 2 << 20).write(to: URL(fileURLWithPath: $0)) },
+        BadPlist(
+            description: "a home screen that is a symlink", message: "a device plist that is a symlink",
+            path: "Library/SpringBoard/IconState.plist"
+        ) { _ = symlink("elsewhere.plist", $0) },
+        BadPlist(
+            description: "container metadata without an identifier", message: "no MCMMetadataIdentifier string",
+            path: metadata
+        ) { try binaryPlist(["MCMMetadataIdentifier": 7]).write(to: URL(fileURLWithPath: $0)) },
+        BadPlist(
+            description: "container metadata that is empty", message: "malformed property list (the file is empty)",
+            path: metadata
+        ) { try Data().write(to: URL(fileURLWithPath: $0)) },
+    ]
+
+    /// Restore would fail reading the plist back after extraction (or read it whole into memory): it refuses the
+    /// member while extracting it, and verify names it, with the same words.
+    @Test(arguments: badPlists)
+    func restoreAndVerifyRefuseTheSameDevicePlist(_ bad: BadPlist) throws {
+        try withTemporaryDirectory { dir in
+            try FuzzSeeds.makeMixedTree(dir + "/src")
+            let file = dir + "/src/" + bad.path
+            try FileManager.default.createDirectory(
+                atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try bad.make(file)
+            let archive = dir + "/backup.tar"
+            _ = try BackupEngine.backup(
+                BackupRequest(
+                    root: dir + "/src", output: .file(archive), created: FuzzSeeds.created, tool: "devicectl test"),
+                warning: { _ in })
+            let report = try ArchiveVerification.verify(archive: archive)
+            #expect(
+                report.problems.contains { $0.contains("member '\(bad.path)'") && $0.contains(bad.message) },
+                "verify: \(report.problems)")
+            let root = dir + "/phone"
+            try Device.initialize(root)
+            let before = try TreeSnapshot.take(root)
+            var options = RestoreOptions()
+            options.syncsBeforeMove = false
+            let refused = #expect(throws: RestoreError.self, "restore accepted \(bad)") {
+                try ArchiveRestore.restore(archive: archive, root: root, options: options)
+            }
+            #expect(
+                refused.map { "\($0)".contains("member '\(bad.path)'") && "\($0)".contains(bad.message) } == true,
+                "restore: \(String(describing: refused))")
+            #expect(try TreeSnapshot.take(root) == before)
+        }
+    }
+
     /// The controls: the same backup intact, gzip'd whole or as two concatenated gzip members (gzip -d accepts
     /// both), is accepted by all three.
     @Test(arguments: ["plain", "gzip", "two gzip members"])

@@ -83,6 +83,15 @@ public enum ArchiveVerification {
                     report.files += 1
                     report.bytes &+= UInt64(max(0, member.size))
                     try digest.reset()
+                    // A device plist restore parses: checked as restore checks it (RestoreSession.extractFile).
+                    let plist = path.top.elementsEqual(RestoreSession.deviceLocal)
+                        ? nil : DevicePlist(relativePath: path.text)
+                    var plistBytes: [UInt8]? = plist == nil ? nil : []
+                    if plist != nil && member.size > DevicePlist.maxBytes {
+                        let problem = RestoreSession.plistProblem(size: UInt64(member.size))
+                        report.add("member '\(member.path)': \(problem) (restore refuses it)", limit: problemLimit)
+                        plistBytes = nil
+                    }
                     // Restore's rules (copyData): holes only in sparse members, blocks in order within the size.
                     var position: Int64 = 0
                     var broken: String?
@@ -91,6 +100,10 @@ public enum ArchiveVerification {
                             broken = broken ?? "data blocks overlap or run past the member's size"
                         } else if block.offset > position {
                             try hashZeros(UInt64(block.offset - position), into: digest, interruption)
+                        }
+                        if plistBytes != nil && broken == nil {
+                            plistBytes!.append(contentsOf: repeatElement(0, count: Int(block.offset - position)))
+                            plistBytes!.append(contentsOf: block.bytes)
                         }
                         digest.update(block.bytes)
                         position = block.offset + Int64(block.bytes.count)
@@ -104,6 +117,11 @@ public enum ArchiveVerification {
                     }
                     if let broken {
                         report.add("member '\(member.path)': \(broken) (restore refuses it)", limit: problemLimit)
+                    } else if let plist, var bytes = plistBytes {
+                        bytes.append(contentsOf: repeatElement(0, count: Int(max(0, member.size) - position)))
+                        if let problem = RestoreSession.plistProblem(plist, bytes, member: member) {
+                            report.add("member '\(member.path)': \(problem) (restore refuses it)", limit: problemLimit)
+                        }
                     }
                     try log.append(path: path.bytes, size: UInt64(max(0, member.size)), digest: digest.finalize())
                 case .directory:
@@ -149,6 +167,9 @@ public enum ArchiveVerification {
         _ member: ArchiveReader.Member, _ path: MemberPath, into report: inout VerifyReport, limit: Int
     ) {
         let name = member.path
+        if let problem = RestoreSession.devicePlistKindProblem(member, path) {
+            report.add("member '\(name)': \(problem) (restore refuses it)", limit: limit)
+        }
         if let problem = RestoreSession.xattrProblem(member) {
             report.add("member '\(name)': \(problem) (restore refuses it)", limit: limit)
         }

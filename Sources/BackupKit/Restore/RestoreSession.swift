@@ -144,6 +144,9 @@ final class RestoreSession {
                 member.path, reason: "the name is reserved for restore staging directories")
         }
         let deviceLocal = path.top.elementsEqual(RestoreSession.deviceLocal)
+        if let problem = RestoreSession.devicePlistKindProblem(member, path) {
+            throw RestoreError.refusedMember(member.path, reason: problem)
+        }
         switch member.kind {
         case .regular:
             observed.files += 1
@@ -228,6 +231,15 @@ final class RestoreSession {
     }
 
     // MARK: - Helpers
+
+    /// A device plist restore reads back (`DevicePlist`) must be a regular file or a hard link to one: DeviceKit
+    /// opens it with O_NOFOLLOW, so a symlink or a directory there would fail the restore after extraction.
+    static func devicePlistKindProblem(_ member: ArchiveReader.Member, _ path: MemberPath) -> String? {
+        guard member.kind != .regular, member.kind != .hardLink, DevicePlist(relativePath: path.text) != nil else {
+            return nil
+        }
+        return "a device plist that is a \(member.kind.name), not a regular file"
+    }
 
     /// In an archive with a manifest (a devicectl backup), pax keys libarchive does not know mean alteration.
     static func unknownPaxProblem(_ reader: ArchiveReader) -> String? {

@@ -12,9 +12,7 @@ extension Device {
         for name in names.sorted() where !name.hasPrefix(".") {
             let metadataPath = "\(directory)/\(name)/\(DeviceLayout.containerMetadata)"
             guard let metadata = try PropertyListFile.readDictionary(metadataPath) else { continue }
-            guard let identifier = metadata["MCMMetadataIdentifier"] as? String else {
-                throw DeviceError.malformedPlist(path: metadataPath, reason: "no MCMMetadataIdentifier string")
-            }
+            let identifier = try Container.identifier(metadata: metadata, path: metadataPath)
             result.append(Container(kind: kind, identifier: identifier, uuid: name, path: "\(directory)/\(name)"))
         }
         return result

@@ -26,6 +26,11 @@ public enum PropertyListFile {
             guard error.code == ENOENT else { throw error }
             return nil
         }
+        return try parse(bytes, path: path)
+    }
+
+    /// Parses `bytes`, the content of the plist at `path` (named in the error), as `read` does.
+    public static func parse(_ bytes: [UInt8], path: String) throws -> Any {
         do {
             return try PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: nil)
         } catch {
