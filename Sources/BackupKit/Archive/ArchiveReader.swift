@@ -157,7 +157,8 @@ public final class ArchiveReader {
                 throw ArchiveReaderError.sparseTooLarge(member: member.path, limit: options.maxSparseBytes)
             }
         }
-        if member.kind == .regular {
+        // The manifest is read, never written: its size counts against the stream, not the file data.
+        if member.kind == .regular && !ArchiveReader.isManifest(member.pathBytes) {
             let (total, overflow) = declaredBytes.addingReportingOverflow(UInt64(max(0, member.size)))
             declaredBytes = overflow ? .max : total
             if declaredBytes > limit.dataBytes {
@@ -166,6 +167,14 @@ public final class ArchiveReader {
         }
         return member
     }
+
+    /// Whether `path` names the manifest member (as restore normalises names; checked only when it ends so).
+    static func isManifest(_ path: [UInt8]) -> Bool {
+        path.count >= manifestName.count && path.suffix(manifestName.count).elementsEqual(manifestName)
+            && (try? MemberPath(path))?.bytes == manifestName
+    }
+
+    private static let manifestName = Array(Manifest.memberName.utf8)
 
     /// The next block of the current member's data, or nil at its end.
     public func readBlock() throws -> DataBlock? {

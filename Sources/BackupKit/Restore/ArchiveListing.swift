@@ -44,6 +44,9 @@ public enum ArchiveListing {
                 summary.header = outcome.header
                 summary.totals = outcome.totals
                 summary.manifestProblem = outcome.problems.first
+            } catch RestoreError.badManifest(let reason) {
+                summary.manifestProblem = reason
+                try reader.skipData()
             } catch let error as RestoreError {
                 summary.manifestProblem = "\(error)".replacingOccurrences(of: "; nothing was restored", with: "")
                 try reader.skipData()
