@@ -139,6 +139,11 @@ extension DecompressionBombTests {
                 #expect(result.status == (arguments[0] == "verify" ? 1 : 0), "\(arguments): \(result.stderr)")
                 #expect(peak <= Self.memoryBound, "\(arguments[0]): peak RSS \(peak >> 10) KiB")
             }
+            // Told a smaller limit, verify and list refuse the member at its header.
+            for command in ["verify", "list"] {
+                try scratch.fails(
+                    [command, "--max-bytes", "255M", bomb], mentioning: ["beyond the limit of 267386880 bytes"])
+            }
         }
     }
 }

@@ -16,6 +16,22 @@ public struct ExpansionLimit: Sendable, Equatable, CustomStringConvertible {
         self.dataBytes = dataBytes
     }
 
+    /// A limit written as a byte count with an optional binary suffix: `1000000`, `512M`, `200G`, `2T` (K, M, G,
+    /// T: powers of 1024); nil when it is not one (or does not fit in 64 bits).
+    public init?(parsing text: String) {
+        let shifts: [Character: UInt64] = ["K": 10, "M": 20, "G": 30, "T": 40]
+        var digits = Substring(text)
+        var shift: UInt64 = 0
+        if let last = text.last, let value = shifts[Character(last.uppercased())] {
+            shift = value
+            digits = digits.dropLast()
+        }
+        guard !digits.isEmpty, digits.allSatisfy(\.isASCII), let count = UInt64(digits),
+            count <= UInt64.max >> shift
+        else { return nil }
+        self.init(dataBytes: count << shift)
+    }
+
     /// No limit (a reader for a trusted stream, e.g. tests of the reader itself).
     public static let unlimited = ExpansionLimit(dataBytes: .max)
 
