@@ -280,8 +280,8 @@ public final class ArchiveReader {
             let block: UnsafeRawBufferPointer
             if !sniffed {
                 sniffed = true
-                let first = try readRaw(atLeast: 2)
-                if first.count >= 2 && first[0] == 0x1F && first[1] == 0x8B {
+                let first = try readRaw(atLeast: 3)
+                if first.count >= 3 && first[0] == 0x1F && first[1] == 0x8B && first[2] == 8 {  // gzip, deflate
                     gzip = try GzipDecoder(outputSize: inputBuffer.count)
                     firstBlock = first
                 } else {
