@@ -79,7 +79,8 @@ import Testing
         },
         Damage(description: "a NUL inside a GNU long name", message: "NUL byte inside the GNU long name") { tar in
             let name = Array("docs/shown".utf8) + [0] + Array("/hidden-by-libarchive".utf8)
-            let longName = TarLayout.header(name: Array("././@LongLink".utf8), type: UInt8(ascii: "L"), size: name.count)
+            let longName = TarLayout.header(
+                name: Array("././@LongLink".utf8), type: UInt8(ascii: "L"), size: name.count)
             let member = TarLayout.header(name: Array("docs/placeholder".utf8), type: UInt8(ascii: "0"), size: 0)
             return longName + TarLayout.padding(name) + member + tar
         },
@@ -143,7 +144,8 @@ import Testing
     }
 
     static let metadata =
-        "Containers/Shared/AppGroup/3AC162B4-0000-4000-8000-000000000001/.com.apple.mobile_container_manager.metadata.plist"
+        "Containers/Shared/AppGroup/3AC162B4-0000-4000-8000-000000000001/"
+        + ".com.apple.mobile_container_manager.metadata.plist"
 
     static let badPlists: [BadPlist] = [
         BadPlist(

@@ -84,8 +84,7 @@ public enum ArchiveVerification {
                     report.bytes &+= UInt64(max(0, member.size))
                     try digest.reset()
                     // A device plist restore parses: checked as restore checks it (RestoreSession.extractFile).
-                    let plist = path.top.elementsEqual(RestoreSession.deviceLocal)
-                        ? nil : DevicePlist(relativePath: path.text)
+                    let plist = RestoreSession.devicePlist(path)
                     var plistBytes: [UInt8]? = plist == nil ? nil : []
                     if plist != nil && member.size > DevicePlist.maxBytes {
                         let problem = RestoreSession.plistProblem(size: UInt64(member.size))

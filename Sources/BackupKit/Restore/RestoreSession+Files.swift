@@ -10,7 +10,7 @@ extension RestoreSession {
         let size = UInt64(max(0, member.size))
         try reserve(size, for: member)
         // A plist the restore parses later is checked now, as verify checks it (capped before it is read).
-        let plist = DevicePlist(relativePath: path.text)
+        let plist = RestoreSession.devicePlist(path)
         var plistBytes: [UInt8]? = nil
         if plist != nil {
             guard size <= UInt64(DevicePlist.maxBytes) else {
@@ -50,7 +50,8 @@ extension RestoreSession {
     /// `collected`, when not nil, gets the data too (sparse holes as zeros).
     @discardableResult
     private func copyData(
-        _ member: ArchiveReader.Member, size: UInt64, to pipeline: StagingPipeline?, collecting collected: inout [UInt8]?
+        _ member: ArchiveReader.Member, size: UInt64, to pipeline: StagingPipeline?,
+        collecting collected: inout [UInt8]?
     ) throws -> Bool {
         var position: UInt64 = 0
         while let block = try reader.readBlock() {

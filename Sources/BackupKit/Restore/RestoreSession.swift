@@ -232,12 +232,18 @@ final class RestoreSession {
 
     // MARK: - Helpers
 
+    /// The device plist restore reads back that `path` names, if any (most names end otherwise: no String made).
+    static func devicePlist(_ path: MemberPath) -> DevicePlist? {
+        guard path.bytes.count > 6, path.bytes.suffix(6).elementsEqual(plistSuffix) else { return nil }
+        return DevicePlist(relativePath: path.text)
+    }
+
+    private static let plistSuffix = Array(".plist".utf8)
+
     /// A device plist restore reads back (`DevicePlist`) must be a regular file or a hard link to one: DeviceKit
     /// opens it with O_NOFOLLOW, so a symlink or a directory there would fail the restore after extraction.
     static func devicePlistKindProblem(_ member: ArchiveReader.Member, _ path: MemberPath) -> String? {
-        guard member.kind != .regular, member.kind != .hardLink, DevicePlist(relativePath: path.text) != nil else {
-            return nil
-        }
+        guard member.kind != .regular, member.kind != .hardLink, devicePlist(path) != nil else { return nil }
         return "a device plist that is a \(member.kind.name), not a regular file"
     }
 

@@ -20,6 +20,7 @@ public enum DevicePlist: Sendable, Equatable {
             self = .homeScreen
             return
         }
+        guard relativePath.hasSuffix(DeviceLayout.containerMetadata) else { return nil }
         let components = relativePath.split(separator: "/", omittingEmptySubsequences: false)
         guard components.count == 5, components[4] == DeviceLayout.containerMetadata, !components[3].hasPrefix("."),
             ContainerKind.allCases.contains(where: { $0.directory == components[..<3].joined(separator: "/") })
