@@ -111,7 +111,7 @@ extension DecompressionBombTests {
             let bomb = scratch.base + "/bomb.tar.gz"
             try Self.bomb(bomb, gibibytes: max(65, free >> 30 + 1), thenXz: false)
             try Self.expectRefusedAtOnce(
-                bomb, scratch, restore: "member 'zeros.bin' brings the archive's files to",
+                bomb, scratch, restore: "member 'zeros.bin': the archive's files add up to",
                 verify: "beyond the limit of 68719476736 bytes", list: "beyond the limit of 68719476736 bytes")
         }
     }

@@ -36,6 +36,8 @@ import Testing
     struct Damage: CustomStringConvertible, Sendable {
         let description: String
         let message: String
+        /// The expansion limit for all three (restore's `maxBytes`), when the case is about it.
+        var limit: UInt64? = nil
         let build: @Sendable (_ tar: [UInt8]) throws -> [UInt8]
     }
 
@@ -46,6 +48,10 @@ import Testing
     }
 
     static let damages: [Damage] = [
+        Damage(
+            description: "more file data than the limit", message: "member 'docs/big.bin': the archive's files add up to",
+            limit: 60_000
+        ) { tar in tar },
         Damage(description: "a gzip CRC-32 damaged", message: "incorrect data check") { tar in
             var gzip = try compressed(tar, "gzip", ["-c", "-n"])
             gzip[gzip.count - 8] ^= 0x5A  // the trailer: CRC-32, then the length, little-endian
@@ -110,11 +116,12 @@ import Testing
             let archive = dir + "/damaged"
             try Data(try damage.build(try FuzzSeeds.read(good))).write(to: URL(fileURLWithPath: archive))
 
-            let report = try ArchiveVerification.verify(archive: archive)
+            let limit = damage.limit.map(ExpansionLimit.init(dataBytes:)) ?? .reading
+            let report = try ArchiveVerification.verify(archive: archive, limit: limit)
             #expect(!report.isValid, "verify passed \(damage)")
             #expect(report.problems.contains { $0.contains(damage.message) }, "verify: \(report.problems)")
             let listed = #expect(throws: (any Error).self, "list accepted \(damage)") {
-                try ArchiveListing.list(archive: archive) { _ in }
+                try ArchiveListing.list(archive: archive, limit: limit) { _ in }
             }
             #expect(listed.map { "\($0)".contains(damage.message) } == true, "list: \(String(describing: listed))")
             let root = dir + "/phone"
@@ -122,6 +129,7 @@ import Testing
             let before = try TreeSnapshot.take(root)
             var options = RestoreOptions()
             options.syncsBeforeMove = false
+            options.maxBytes = damage.limit
             let refused = #expect(throws: RestoreError.self, "restore accepted \(damage)") {
                 try ArchiveRestore.restore(archive: archive, root: root, options: options)
             }

@@ -94,8 +94,8 @@ public enum ArchiveRestore {
             return RestoreError.interrupted(signal: signal)
         case ArchiveReaderError.dataTooLarge(let member, let total, let limit):
             return RestoreError.noSpace(
-                "member '\(member)' brings the archive's files to \(total) bytes but only \(limit) may be written "
-                    + "(free space on ROOT's file system, or the limit)")
+                "member '\(member)': the archive's files add up to \(total) bytes or more, but only \(limit) may be "
+                    + "written (free space on ROOT's file system, or the limit)")
         case let error as ArchiveReaderError:
             return RestoreError.damaged(error.description)
         case let error as SystemError where [ENOSPC, EDQUOT, EFBIG].contains(error.code):
