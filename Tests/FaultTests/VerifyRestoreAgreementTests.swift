@@ -49,8 +49,8 @@ import Testing
 
     static let damages: [Damage] = [
         Damage(
-            description: "more file data than the limit", message: "member 'docs/big.bin': the archive's files add up to",
-            limit: 60_000
+            description: "more file data than the limit",
+            message: "member 'docs/big.bin': the archive's files add up to", limit: 60_000
         ) { tar in tar },
         Damage(description: "a gzip CRC-32 damaged", message: "incorrect data check") { tar in
             var gzip = try compressed(tar, "gzip", ["-c", "-n"])
