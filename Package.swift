@@ -22,12 +22,19 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
+        // zlib: restore, verify and list decode gzip themselves (libarchive skips the CRC-32 and trailing data).
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         .target(name: "CSupport"),
 
         // MARK: - Libraries
         .target(name: "SystemKit", dependencies: ["CSupport"]),
         .target(name: "DeviceKit", dependencies: ["SystemKit", "CCrypto"]),
-        .target(name: "BackupKit", dependencies: ["DeviceKit", "SystemKit", "CArchive", "CCrypto", "CSupport"]),
+        .target(
+            name: "BackupKit", dependencies: ["DeviceKit", "SystemKit", "CArchive", "CCrypto", "CSupport", "CZlib"]),
         .target(name: "NudgeWidget", dependencies: ["DeviceKit", "SystemKit"]),
         .target(name: "DevicectlCLI", dependencies: ["DeviceKit", "BackupKit", "NudgeWidget", "SystemKit"]),
 

@@ -32,6 +32,38 @@ import Testing
         }
     }
 
+    /// list reads the manifest by restore's rules (ManifestCheck): what restore accepts (blank lines before the
+    /// header, issue 13 finding 9: list refused them) list reads, and what restore refuses list names.
+    @Test(arguments: [
+        ("blank lines before the header", Array("\n \n\t\r\n".utf8), [UInt8](), nil),
+        ("a line of an unknown kind", [], Array("{\"kind\":\"later\"}\n".utf8), "unknown kind 'later'"),
+    ] as [(String, [UInt8], [UInt8], String?)])
+    func listAcceptsAndRefusesTheManifestsRestoreDoes(
+        _ what: String, _ leading: [UInt8], _ beforeTotals: [UInt8], _ refusal: String?
+    ) throws {
+        try withTemporaryDirectory { base in
+            var builder = TarBuilder()
+            for member in RestoreTests.members { builder.add(member) }
+            builder.manifest(leading: leading, beforeTotals: beforeTotals)
+            builder.end()
+            let scratch = try RestoreScratch(base: base)
+            try scratch.write(builder.bytes)
+            let summary = try ArchiveListing.list(archive: scratch.archive) { _ in }
+            let report = try ArchiveVerification.verify(archive: scratch.archive)
+            let restored = Result { try scratch.restore() }
+            if let refusal {
+                #expect(summary.manifestProblem?.contains(refusal) == true, "\(what): \(String(describing: summary))")
+                #expect(report.problems.contains { $0.contains(refusal) }, "\(what): \(report.problems)")
+                #expect(throws: RestoreError.self) { try restored.get() }
+            } else {
+                #expect(summary.manifestProblem == nil, "\(what): \(summary.manifestProblem ?? "")")
+                #expect(summary.header?.source.udid == "SOURCE-UDID")
+                #expect(report.isValid, "\(what): \(report.problems)")
+                #expect(try restored.get().verified)
+            }
+        }
+    }
+
     @Test func damagedArchiveThrowsAfterListingWhatCameBefore() throws {
         try withTemporaryDirectory { base in
             var bytes = TarBuilder.archive(RestoreTests.members)

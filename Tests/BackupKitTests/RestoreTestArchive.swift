@@ -160,17 +160,18 @@ struct TarBuilder {
     }
 
     /// The manifest member, as the last member (call `end()` after it). `headerLine` replaces the header
-    /// built from `apps` and `widgets` (a hostile one); the members line covers it, as a backup's would.
+    /// built from `apps` and `widgets` (a hostile one); `leading` and `beforeTotals` are written as they are
+    /// before the header and the totals line. The members line covers all of it, as a backup's would.
     mutating func manifest(
         apps: [Manifest.App] = [], widgets: [String] = [], udid: String? = "SOURCE-UDID", withMembers: Bool = true,
-        headerLine: [UInt8]? = nil
+        headerLine: [UInt8]? = nil, leading: [UInt8] = [], beforeTotals: [UInt8] = []
     ) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let manifestHeader = Manifest.Header(
             tool: "devicectl test", created: "2026-11-29T12:00:00Z", source: Manifest.Source(udid: udid), apps: apps,
             groups: Array(Set(apps.flatMap(\.groups))).sorted(), widgets: widgets.map(Manifest.Widget.init))
-        var text = (headerLine ?? Array(try! encoder.encode(manifestHeader))) + [0x0A]
+        var text = leading + (headerLine ?? Array(try! encoder.encode(manifestHeader))) + [0x0A]
         for line in fileLines {
             text +=
                 Array(try! encoder.encode(Manifest.File(path: line.path, size: UInt64(line.size), sha256: line.sha256)))
@@ -179,7 +180,7 @@ struct TarBuilder {
         let totals = Manifest.Totals(
             files: UInt64(counts.files), bytes: UInt64(counts.bytes), directories: UInt64(counts.directories),
             symlinks: UInt64(counts.symlinks), hardlinks: UInt64(counts.hardlinks), excluded: Manifest.Excluded())
-        text += Array(try! encoder.encode(totals)) + [0x0A]
+        text += beforeTotals + Array(try! encoder.encode(totals)) + [0x0A]
         if withMembers {
             let line = members.line(manifestSha256: try! SHA256Digest.hex(of: text))
             text += Array(try! encoder.encode(line)) + [0x0A]

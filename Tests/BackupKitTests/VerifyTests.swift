@@ -30,6 +30,20 @@ import Testing
         }
     }
 
+    /// `--max-bytes` values for verify and list.
+    @Test func expansionLimitsParse() {
+        #expect(ExpansionLimit(parsing: "1000000")?.dataBytes == 1_000_000)
+        #expect(ExpansionLimit(parsing: "512M")?.dataBytes == 512 << 20)
+        #expect(ExpansionLimit(parsing: "200g")?.dataBytes == 200 << 30)
+        #expect(ExpansionLimit(parsing: "2T")?.dataBytes == 2 << 40)
+        for bad in ["", "G", "12x", "-5", "1.5G", "99999999999T", "١٢"] {
+            #expect(ExpansionLimit(parsing: bad) == nil, "\(bad)")
+        }
+        #expect(ExpansionLimit.reading.dataBytes == 1 << 36)
+        #expect(ExpansionLimit.unlimited.streamBytes == .max)
+        #expect(ExpansionLimit(dataBytes: 4 << 20).streamBytes == (4 << 20) + (1 << 20) + (256 << 20))
+    }
+
     @Test func missingMemberIsNamed() throws {
         let report = try Self.verify(Self.archive([Self.a, Self.c], manifestFor: [Self.a, Self.b, Self.c]))
         #expect(!report.isValid)

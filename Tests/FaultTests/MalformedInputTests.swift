@@ -165,7 +165,7 @@ import Testing
             let archive = scratch.base + "/phone.tar"
             try scratch.ok(["backup", source, "-o", archive])
             // The App Group's metadata replaced by junk, with the manifest's file line and totals made to agree
-            // (and its optional members line dropped): the archive verifies, but the app cannot be reinstalled.
+            // (and its optional members line dropped): every digest matches, but the app could not be reinstalled.
             let rewrite = """
                 import sys, tarfile, io, json, hashlib
                 src = tarfile.open(sys.argv[1]); out = tarfile.open(sys.argv[2], 'w', format=tarfile.PAX_FORMAT)
@@ -195,11 +195,12 @@ import Testing
             let made = try Shell.run("python3", ["-c", rewrite, archive, damaged])
             try #require(made.status == 0, "\(made.stderr)")
             let member = made.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-            try scratch.ok(["verify", damaged])
+            // Issue 13, finding 9: verify called it intact; both now refuse the member with the same words.
+            let words = ["member '\(member)'", "malformed property list (not a property list)"]
+            try scratch.fails(["verify", damaged], mentioning: words)
             let root = try scratch.freshDevice("target")
             let before = try FaultScratch.snapshot(root)
-            try scratch.fails(
-                ["restore", damaged, root], mentioning: ["the archive's \(member)", "malformed property list"])
+            try scratch.fails(["restore", damaged, root], mentioning: words)
             #expect(try FaultScratch.snapshot(root) == before)
         }
     }

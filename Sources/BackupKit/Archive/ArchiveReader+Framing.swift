@@ -37,8 +37,12 @@ extension ArchiveReader {
         private var block: [UInt8] = []
         private var paxBody: [UInt8] = []
         private var pendingSize: UInt64?
+        /// The body being collected in `paxBody` is a GNU long name ('L') or long link name ('K'), not pax records.
+        private var longNameField: String?
         private var format = Format.unknown
         private(set) var sawEnd = false
+        /// Where the end-of-archive mark starts in the tar stream (its first zero block).
+        private var endOffset: UInt64 = 0
         /// pax keys libarchive does not interpret (a flipped byte in a key name lands here), first few kept.
         private(set) var unknownPaxKeys: [String] = []
         private(set) var unknownPaxKeyCount = 0
@@ -83,7 +87,18 @@ extension ArchiveReader {
                     let take = Int(min(remaining, UInt64(bytes.count - index)))
                     if paxBody.count < 2 << 20 { paxBody.append(contentsOf: bytes[index..<(index + take)]) }
                     index += take
-                    if remaining == UInt64(take) {
+                    if remaining == UInt64(take), let field = longNameField {
+                        // libarchive takes the name up to its first NUL: bytes after it would be hidden.
+                        let end = paxBody.firstIndex(of: 0) ?? paxBody.endIndex
+                        if let position = paxBody[end...].firstIndex(where: { $0 != 0 }) {
+                            throw ArchiveReaderError.damaged(
+                                offset: offset + UInt64(index) - UInt64(paxBody.count) + UInt64(position),
+                                reason: "a NUL byte inside the GNU \(field)")
+                        }
+                        longNameField = nil
+                        paxBody.removeAll(keepingCapacity: true)
+                        state = after(padding: padding)
+                    } else if remaining == UInt64(take) {
                         let (size, unknown, nul, sparseMap) = FramingAudit.parsePax(paxBody)
                         if sparseMap { pendingSparseMap = true }
                         if let nul {
@@ -150,6 +165,11 @@ extension ArchiveReader {
                 throw ArchiveReaderError.damaged(
                     offset: offset, reason: "no end-of-archive mark: the archive is truncated")
             }
+            // The mark is two zero blocks (POSIX; every tar writer writes both); libarchive accepts one.
+            guard offset - endOffset >= 1024 else {
+                throw ArchiveReaderError.damaged(
+                    offset: offset, reason: "the end-of-archive mark is cut short (one zero block of two): truncated")
+            }
         }
 
         private func after(padding: Int) -> State {
@@ -201,6 +221,7 @@ extension ArchiveReader {
         private mutating func header(at offset: UInt64) throws {
             if block.allSatisfy({ $0 == 0 }) {
                 sawEnd = true
+                endOffset = offset
                 state = .end
                 return
             }
@@ -222,7 +243,9 @@ extension ArchiveReader {
                 state = size > 0 ? .body(remaining: size, padding: FramingAudit.padding(size)) : .header
                 return
             case UInt8(ascii: "L"), UInt8(ascii: "K"):
-                state = size > 0 ? .body(remaining: size, padding: FramingAudit.padding(size)) : .header
+                longNameField = type == UInt8(ascii: "L") ? "long name" : "long link name"
+                state = size > 0 ? .paxBody(remaining: size, padding: FramingAudit.padding(size)) : .header
+                if size == 0 { longNameField = nil }
                 return
             case UInt8(ascii: "V"):
                 state = .header

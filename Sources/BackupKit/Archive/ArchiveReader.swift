@@ -19,6 +19,8 @@ public final class ArchiveReader {
         /// Refuse an archive whose sparse members add up to more than this many bytes (their holes cost nothing
         /// to store but must be hashed and restored: a sparse bomb).
         public var maxSparseBytes: UInt64 = 1 << 36
+        /// The file data and uncompressed stream accepted (restore replaces it with ROOT's budget once known).
+        public var limit = ExpansionLimit.reading
         /// Polled between blocks; a non-nil signal number stops the read with `.interrupted`.
         public var interruption: @Sendable () -> Int32? = { InterruptSignal.received }
 
@@ -44,16 +46,24 @@ public final class ArchiveReader {
     /// An error raised inside a libarchive callback, reported instead of libarchive's generic one.
     private var callbackError: (any Error)?
     private var lastMember: [UInt8]?
+    /// The gzip layer, decoded here rather than by libarchive (see GzipDecoder); nil for other input.
+    private var gzip: GzipDecoder?
+    /// The first raw block, read to recognise gzip, not yet handed on.
+    private var firstBlock: UnsafeRawBufferPointer?
+    private var sniffed = false
     /// Logical bytes of the sparse members so far.
     private var sparseBytes: UInt64 = 0
+    /// Declared bytes of the regular members so far (sparse ones at their logical size).
+    private var declaredBytes: UInt64 = 0
     var framing = FramingAudit()
 
     /// Raw bytes read from the input (compressed size).
     public private(set) var inputBytes: UInt64 = 0
     /// Bytes of the uncompressed tar stream so far.
     public private(set) var streamBytes: UInt64 = 0
-    /// Fail once the uncompressed tar stream exceeds this many bytes (a decompression bomb).
-    public var maxStreamBytes: UInt64 = .max
+    /// Fail at the member whose declared size takes the file data past the limit, and once the uncompressed tar
+    /// stream exceeds its share (a decompression bomb). Starts as `Options.limit`.
+    public var limit: ExpansionLimit
 
     /// Opens `path` (or stdin for `-`) and starts decoding. Throws `SystemError` or `ArchiveReaderError`.
     public convenience init(path: String, options: Options = Options()) throws {
@@ -73,6 +83,7 @@ public final class ArchiveReader {
         self.input = input
         self.name = name
         self.options = options
+        limit = options.limit
         inputBuffer = .allocate(byteCount: max(4096, options.blockSize), alignment: 64)
         framing.enabled = options.auditsFraming
         decoder = archive_read_new()
@@ -146,8 +157,24 @@ public final class ArchiveReader {
                 throw ArchiveReaderError.sparseTooLarge(member: member.path, limit: options.maxSparseBytes)
             }
         }
+        // The manifest is read, never written: its size counts against the stream, not the file data.
+        if member.kind == .regular && !ArchiveReader.isManifest(member.pathBytes) {
+            let (total, overflow) = declaredBytes.addingReportingOverflow(UInt64(max(0, member.size)))
+            declaredBytes = overflow ? .max : total
+            if declaredBytes > limit.dataBytes {
+                throw ArchiveReaderError.dataTooLarge(member: member.path, total: declaredBytes, limit: limit.dataBytes)
+            }
+        }
         return member
     }
+
+    /// Whether `path` names the manifest member (as restore normalises names; checked only when it ends so).
+    static func isManifest(_ path: [UInt8]) -> Bool {
+        path.count >= manifestName.count && path.suffix(manifestName.count).elementsEqual(manifestName)
+            && (try? MemberPath(path))?.bytes == manifestName
+    }
+
+    private static let manifestName = Array(Manifest.memberName.utf8)
 
     /// The next block of the current member's data, or nil at its end.
     public func readBlock() throws -> DataBlock? {
@@ -183,8 +210,9 @@ public final class ArchiveReader {
     public var filterNames: [String] {
         guard let decoder else { return [] }
         let count = archive_filter_count(decoder)
-        return (0..<count).compactMap { index in archive_filter_name(decoder, index).map { String(cString: $0) } }
+        let names = (0..<count).compactMap { index in archive_filter_name(decoder, index).map { String(cString: $0) } }
             .filter { $0 != "none" }.reversed()
+        return (gzip == nil ? [] : ["gzip"]) + names
     }
 
     // MARK: - Stream plumbing
@@ -212,6 +240,9 @@ public final class ArchiveReader {
                 }
                 guard status == ARCHIVE_OK else { throw failure(decoder, "archive_read_next_header", member: nil) }
                 decoderStarted = true
+                // devicectl, GNU tar and bsdtar compress once; twice is how 171 kB expand to a terabyte.
+                let filters = filterNames
+                if filters.count > 1 { throw ArchiveReaderError.compressedTwice(filters: filters) }
             }
             while !decoderFinished {
                 var buffer: UnsafeRawPointer?
@@ -220,6 +251,7 @@ public final class ArchiveReader {
                 let status = archive_read_data_block(decoder, &buffer, &size, &offset)
                 if status == ARCHIVE_EOF {
                     decoderFinished = true
+                    try checkInputEnded()
                     break
                 }
                 guard status == ARCHIVE_OK else { throw failure(decoder, "archive_read_data_block", member: nil) }
@@ -229,8 +261,8 @@ public final class ArchiveReader {
                 let block = UnsafeRawBufferPointer(start: buffer, count: size)
                 try framing.consume(block, at: streamBytes)
                 streamBytes += UInt64(size)
-                if streamBytes > maxStreamBytes {
-                    throw ArchiveReaderError.streamTooLarge(limit: maxStreamBytes)
+                if streamBytes > limit.streamBytes {
+                    throw ArchiveReaderError.streamTooLarge(limit: limit.streamBytes)
                 }
                 out.pointee = buffer
                 return size
@@ -242,25 +274,83 @@ public final class ArchiveReader {
         }
     }
 
-    /// The decoder's read callback: the next block of raw input. Waits in poll(2) with a short timeout, so a
-    /// signal handled on another thread is still noticed while a pipe has nothing to read.
+    /// The decoder's read callback: the input, with a gzip layer already decoded (libarchive decodes the rest).
     private func readInput(_ out: UnsafeMutablePointer<UnsafeRawPointer?>) -> la_ssize_t {
-        while true {
-            if let signal = options.interruption() {
-                callbackError = ArchiveReaderError.interrupted(signal: signal)
-                return -1
+        do {
+            let block: UnsafeRawBufferPointer
+            if !sniffed {
+                sniffed = true
+                let first = try readRaw(atLeast: 3)
+                if first.count >= 3 && first[0] == 0x1F && first[1] == 0x8B && first[2] == 8 {  // gzip, deflate
+                    gzip = try GzipDecoder(outputSize: inputBuffer.count)
+                    firstBlock = first
+                } else {
+                    out.pointee = first.baseAddress
+                    return first.count
+                }
             }
+            if let gzip {
+                block = try gzip.read {
+                    if let first = firstBlock {
+                        firstBlock = nil
+                        return first
+                    }
+                    return try readRaw()
+                }
+            } else {
+                block = try readRaw()
+            }
+            out.pointee = block.baseAddress
+            return block.count
+        } catch let failure as GzipDecoder.Failure {
+            callbackError = ArchiveReaderError.badCompression(
+                filter: "gzip", offset: failure.inputOffset, reason: failure.reason)
+            return -1
+        } catch {
+            callbackError = error
+            return -1
+        }
+    }
+
+    /// The next block of raw input (empty at its end), at least `minimum` bytes unless the input ends first.
+    /// Waits in poll(2) with a short timeout, so a signal handled on another thread is still noticed while a
+    /// pipe has nothing to read.
+    private func readRaw(atLeast minimum: Int = 1) throws -> UnsafeRawBufferPointer {
+        var filled = 0
+        while filled < minimum {
+            if let signal = options.interruption() { throw ArchiveReaderError.interrupted(signal: signal) }
             var ready = pollfd(fd: input.rawValue, events: Int16(POLLIN), revents: 0)
-            if poll(&ready, 1, 100) == 0 { continue }
-            let count = Glibc.read(input.rawValue, inputBuffer.baseAddress, inputBuffer.count)
+            let polled = poll(&ready, 1, 100)
+            if polled == 0 { continue }
+            if polled < 0 {
+                // EINTR: a signal arrived while waiting; the check above sees it. Reading now would block
+                // in read(2) on a stalled pipe until the next signal.
+                if errno == EINTR { continue }
+                throw SystemError("poll", path: name)
+            }
+            let count = Glibc.read(input.rawValue, inputBuffer.baseAddress! + filled, inputBuffer.count - filled)
             if count < 0 {
                 if errno == EINTR { continue }
-                callbackError = SystemError("read", path: name)
-                return -1
+                throw SystemError("read", path: name)
             }
+            if count == 0 { break }
             inputBytes += UInt64(count)
-            out.pointee = UnsafeRawPointer(inputBuffer.baseAddress)
-            return count
+            filled += count
+        }
+        return UnsafeRawBufferPointer(start: inputBuffer.baseAddress, count: filled)
+    }
+
+    /// At the end of libarchive's decompressed stream: the compressed input must end there too. libarchive stops
+    /// reading after the last bzip2, lz4 or compress stream without looking at what follows (gzip: GzipDecoder).
+    private func checkInputEnded() throws {
+        guard gzip == nil, let decoder, let filter = filterNames.first else { return }
+        let used = UInt64(max(0, archive_filter_bytes(decoder, -1)))
+        var extra = inputBytes > used ? inputBytes - used : 0
+        if extra == 0 { extra = UInt64(try readRaw().count) }
+        if extra > 0 {
+            throw ArchiveReaderError.badCompression(
+                filter: filter, offset: used,
+                reason: "data after the end of the \(filter) stream (\(extra) or more bytes)")
         }
     }
 

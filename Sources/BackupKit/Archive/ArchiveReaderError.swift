@@ -12,8 +12,14 @@ public enum ArchiveReaderError: Error, CustomStringConvertible, Equatable, Senda
     case interrupted(signal: Int32)
     /// The uncompressed stream exceeded the limit (a decompression bomb, or not enough room).
     case streamTooLarge(limit: UInt64)
+    /// Regular members declare more file data than the reader's `ExpansionLimit` (`total` bytes with `member`).
+    case dataTooLarge(member: String, total: UInt64, limit: UInt64)
     /// Sparse members declare more logical bytes than `ArchiveReader.Options.maxSparseBytes` (a sparse bomb).
     case sparseTooLarge(member: String, limit: UInt64)
+    /// The compressed stream is damaged at `offset` of the archive file (a checksum, data after its end, ...).
+    case badCompression(filter: String, offset: UInt64, reason: String)
+    /// More than one compression layer (outermost first): no backup tool writes that.
+    case compressedTwice(filters: [String])
     /// The tar framing is damaged where libarchive does not look (non-zero padding, trailing garbage).
     case damaged(offset: UInt64, reason: String)
 
@@ -32,9 +38,17 @@ public enum ArchiveReaderError: Error, CustomStringConvertible, Equatable, Senda
             return "interrupted by \(signal == 15 ? "SIGTERM" : signal == 2 ? "SIGINT" : "signal \(signal)")"
         case .streamTooLarge(let limit):
             return "the archive expands beyond \(limit) bytes: refusing (decompression bomb or not enough space)"
+        case .dataTooLarge(let member, let total, let limit):
+            return "member '\(member)': the archive's files add up to \(total) bytes or more, beyond the limit of "
+                + "\(limit) bytes: refusing (decompression bomb or not enough space)"
         case .sparseTooLarge(let member, let limit):
             return "sparse member '\(member)': the archive's sparse files add up to more than \(limit) bytes: "
                 + "refusing (sparse bomb)"
+        case .badCompression(let filter, let offset, let reason):
+            return "damaged \(filter) compression at byte \(offset) of the archive: \(reason)"
+        case .compressedTwice(let filters):
+            return "the archive is compressed twice (\(filters.joined(separator: ", then "))): no backup tool writes "
+                + "that; refusing (the shape of a decompression bomb)"
         case .damaged(let offset, let reason):
             return "damaged tar archive at byte \(offset) of the tar stream: \(reason)"
         }

@@ -17,13 +17,17 @@ public struct ListSummary: Sendable {
 /// Lists archives without extracting them.
 public enum ArchiveListing {
     /// Calls `each` for every member in order (the manifest member too), then returns the manifest summary.
-    /// Throws when the archive cannot be opened or is damaged (after listing what came before the damage).
+    /// The manifest is read by restore's rules (`ManifestCheck`), so a manifest restore refuses is a problem here.
+    /// Throws when the archive cannot be opened or is damaged (after listing what came before the damage), or
+    /// expands beyond `limit` (restore's and verify's expansion check).
     public static func list(
-        archive: String, interruption: @escaping @Sendable () -> Int32? = { InterruptSignal.received },
+        archive: String, limit: ExpansionLimit = .reading,
+        interruption: @escaping @Sendable () -> Int32? = { InterruptSignal.received },
         each: (ArchiveReader.Member) throws -> Void
     ) throws -> ListSummary {
         var options = ArchiveReader.Options()
         options.interruption = interruption
+        options.limit = limit
         let reader = try ArchiveReader(path: archive, options: options)
         defer { try? reader.close() }
         var summary = ListSummary()
@@ -33,21 +37,19 @@ public enum ArchiveListing {
             let isManifest =
                 member.kind == .regular && (try? MemberPath(member.pathBytes))?.bytes == RestoreSession.manifestName
             guard isManifest, summary.header == nil else { continue }
-            var splitter = LineSplitter(maxLine: ManifestCheck.maxLine)
+            let check = try ManifestCheck(problemLimit: 1)
             do {
-                let collect = { (line: ArraySlice<UInt8>) throws in
-                    switch try ManifestLine.parse(line) {
-                    case .header(let header): summary.header = header
-                    case .totals(let totals): summary.totals = totals
-                    default: break
-                    }
-                }
-                while let block = try reader.readBlock() { try splitter.feed(block.bytes, collect) }
-                try splitter.finish(collect)
-            } catch let error as ManifestLineError {
-                summary.manifestProblem = "line \(splitter.lines): \(error)"
+                while let block = try reader.readBlock() { try check.feed(block.bytes) }
+                let outcome = try check.finish()
+                summary.header = outcome.header
+                summary.totals = outcome.totals
+                summary.manifestProblem = outcome.problems.first
+            } catch RestoreError.badManifest(let reason) {
+                summary.manifestProblem = reason
+                try reader.skipData()
             } catch let error as RestoreError {
-                summary.manifestProblem = "\(error)"
+                summary.manifestProblem = "\(error)".replacingOccurrences(of: "; nothing was restored", with: "")
+                try reader.skipData()
             }
         }
         summary.format = reader.formatName

@@ -92,6 +92,10 @@ public enum ArchiveRestore {
             return error
         case ArchiveReaderError.interrupted(let signal):
             return RestoreError.interrupted(signal: signal)
+        case ArchiveReaderError.dataTooLarge(let member, let total, let limit):
+            return RestoreError.noSpace(
+                "member '\(member)': the archive's files add up to \(total) bytes or more, but only \(limit) may be "
+                    + "written (free space on ROOT's file system, or the limit)")
         case let error as ArchiveReaderError:
             return RestoreError.damaged(error.description)
         case let error as SystemError where [ENOSPC, EDQUOT, EFBIG].contains(error.code):

@@ -8,13 +8,16 @@ public enum ArchiveVerification {
     /// Reads `archive` (a path or `-`) once: hashes every file, checks each member the way restore would
     /// (names, types, link targets), and compares everything with the manifest. Problems are collected, not
     /// thrown; a damaged or truncated stream ends the read with a problem saying where.
-    /// Throws only when the archive file cannot be opened (a damaged stream is a problem in the report).
+    /// An archive expanding beyond `limit` is refused at the member that crosses it (restore's check, with the
+    /// budget a restore has onto ROOT). Throws only when the archive file cannot be opened (a damaged stream is
+    /// a problem in the report).
     public static func verify(
-        archive: String, problemLimit: Int = 1000,
+        archive: String, problemLimit: Int = 1000, limit: ExpansionLimit = .reading,
         interruption: @escaping @Sendable () -> Int32? = { InterruptSignal.received }
     ) throws -> VerifyReport {
         var options = ArchiveReader.Options()
         options.interruption = interruption
+        options.limit = limit
         var report = VerifyReport()
         let reader: ArchiveReader
         do {
@@ -80,6 +83,14 @@ public enum ArchiveVerification {
                     report.files += 1
                     report.bytes &+= UInt64(max(0, member.size))
                     try digest.reset()
+                    // A device plist restore parses: checked as restore checks it (RestoreSession.extractFile).
+                    let plist = RestoreSession.devicePlist(path)
+                    var plistBytes: [UInt8]? = plist == nil ? nil : []
+                    if plist != nil && member.size > DevicePlist.maxBytes {
+                        let problem = RestoreSession.plistProblem(size: UInt64(member.size))
+                        report.add("member '\(member.path)': \(problem) (restore refuses it)", limit: problemLimit)
+                        plistBytes = nil
+                    }
                     // Restore's rules (copyData): holes only in sparse members, blocks in order within the size.
                     var position: Int64 = 0
                     var broken: String?
@@ -88,6 +99,10 @@ public enum ArchiveVerification {
                             broken = broken ?? "data blocks overlap or run past the member's size"
                         } else if block.offset > position {
                             try hashZeros(UInt64(block.offset - position), into: digest, interruption)
+                        }
+                        if plistBytes != nil && broken == nil {
+                            plistBytes!.append(contentsOf: repeatElement(0, count: Int(block.offset - position)))
+                            plistBytes!.append(contentsOf: block.bytes)
                         }
                         digest.update(block.bytes)
                         position = block.offset + Int64(block.bytes.count)
@@ -101,6 +116,11 @@ public enum ArchiveVerification {
                     }
                     if let broken {
                         report.add("member '\(member.path)': \(broken) (restore refuses it)", limit: problemLimit)
+                    } else if let plist, var bytes = plistBytes {
+                        bytes.append(contentsOf: repeatElement(0, count: Int(max(0, member.size) - position)))
+                        if let problem = RestoreSession.plistProblem(plist, bytes, member: member) {
+                            report.add("member '\(member.path)': \(problem) (restore refuses it)", limit: problemLimit)
+                        }
                     }
                     try log.append(path: path.bytes, size: UInt64(max(0, member.size)), digest: digest.finalize())
                 case .directory:
@@ -146,6 +166,9 @@ public enum ArchiveVerification {
         _ member: ArchiveReader.Member, _ path: MemberPath, into report: inout VerifyReport, limit: Int
     ) {
         let name = member.path
+        if let problem = RestoreSession.devicePlistKindProblem(member, path) {
+            report.add("member '\(name)': \(problem) (restore refuses it)", limit: limit)
+        }
         if let problem = RestoreSession.xattrProblem(member) {
             report.add("member '\(name)': \(problem) (restore refuses it)", limit: limit)
         }

@@ -3,6 +3,9 @@
 // The i-th file line must describe the i-th file member (path, size, SHA-256); counts and the optional
 // members digest must agree. Mismatches are aligned with one line of lookahead on each side, so a single
 // missing or extra member is reported as such instead of shifting every later comparison.
+//
+// Restore, verify and list all read a manifest through this one class (list without the comparisons with the
+// members), so they accept and refuse the same manifests: blank lines, order, kinds, the header's checks.
 
 /// Checks one manifest against the members read before it.
 final class ManifestCheck {
@@ -29,8 +32,9 @@ final class ManifestCheck {
     }
 
     static let maxLine = 16 << 20
-    private let log: DigestLog.Reader
-    private let observed: Observed
+    /// The files read before the manifest, or nil when only the manifest itself is read (list).
+    private let log: DigestLog.Reader?
+    private let observed: Observed?
     private let problemLimit: Int
     private var splitter = LineSplitter(maxLine: ManifestCheck.maxLine)
     private var lineNumber = 0
@@ -52,6 +56,15 @@ final class ManifestCheck {
         self.problemLimit = problemLimit
     }
 
+    /// Reads a manifest by restore's rules without comparing it with the members (`list`): the outcome's
+    /// problems are only the manifest's own (its totals against its file lines, its members line's digest).
+    init(problemLimit: Int = 1000) throws {
+        manifestDigest = try SHA256Digest()
+        log = nil
+        observed = nil
+        self.problemLimit = problemLimit
+    }
+
     /// Feeds a block of the manifest member's data.
     func feed(_ block: UnsafeRawBufferPointer) throws {
         try splitter.feed(block) { try line($0) }
@@ -64,7 +77,7 @@ final class ManifestCheck {
             pending = nil
             try compare(last, next: nil)
         }
-        while let extra = try log.peek() {
+        while let log, let extra = try log.peek() {
             problem("extra member '\(text(extra.path))': in the archive but not in the manifest")
             try log.advance()
         }
@@ -76,15 +89,16 @@ final class ManifestCheck {
                     + "but its totals say \(totals.files) (\(totals.bytes) bytes)"
             )
         }
+        let seen = observed ?? Observed()
         let counts: [(String, UInt64, UInt64)] = [
-            ("files", observed.files, totals.files), ("bytes", observed.bytes, totals.bytes),
-            ("directories", observed.directories, totals.directories), ("symlinks", observed.symlinks, totals.symlinks),
-            ("hard links", observed.hardlinks, totals.hardlinks),
+            ("files", seen.files, totals.files), ("bytes", seen.bytes, totals.bytes),
+            ("directories", seen.directories, totals.directories), ("symlinks", seen.symlinks, totals.symlinks),
+            ("hard links", seen.hardlinks, totals.hardlinks),
         ]
-        for (what, archive, manifest) in counts where archive != manifest {
+        for (what, archive, manifest) in counts where observed != nil && archive != manifest {
             problem("the archive holds \(archive) \(what) but the manifest's totals say \(manifest)")
         }
-        if let members {
+        if let members, let observed {
             if observed.memberCount != members.count {
                 problem("the archive has \(observed.memberCount) members but the manifest covers \(members.count)")
             } else if observed.memberDigest != members.sha256.lowercased() {
@@ -132,11 +146,7 @@ final class ManifestCheck {
                         + "(this devicectl reads \(Manifest.formatVersion))"
                 )
             }
-            do {
-                try value.validate()
-            } catch {
-                throw RestoreError.badManifest("header: \(error)")
-            }
+            try checkHeader(value)
             header = value
             return
         }
@@ -171,6 +181,18 @@ final class ManifestCheck {
         }
     }
 
+    /// THE single place a manifest header's values are checked, for restore, verify and list alike (each reads
+    /// the manifest through this class). Header field validation (ids, names, caps, widgets for unlisted apps)
+    /// belongs here: throw `RestoreError.badManifest` naming the field, or call `problem` for a mismatch.
+    /// The header's values and caps (`Manifest.Header.validate`): the one place restore, verify and list check them.
+    private func checkHeader(_ header: Manifest.Header) throws {
+        do {
+            try header.validate()
+        } catch {
+            throw RestoreError.badManifest("header: \(error)")
+        }
+    }
+
     private static let newline: [UInt8] = [0x0A]
 
     /// Adds a line and its newline to the manifest's own digest.
@@ -184,6 +206,7 @@ final class ManifestCheck {
         _ expected: (path: [UInt8], size: UInt64, digest: [UInt8]),
         next: (path: [UInt8], size: UInt64, digest: [UInt8])?
     ) throws {
+        guard let log else { return }
         // Logged paths are normalised member names, and devicectl writes the manifest's the same way: compare
         // as written first, and normalise only when that fails.
         if let actual = try log.peek(), actual.path == expected.path {
@@ -218,7 +241,7 @@ final class ManifestCheck {
 
     /// The logged file `actual` is the one manifest line `expected` names: consumes it, compares size and digest.
     private func matched(_ actual: DigestLog.Record, _ expected: (path: [UInt8], size: UInt64, digest: [UInt8])) throws {
-        try log.advance()
+        try log?.advance()
         if actual.size != expected.size {
             problem(
                 "size mismatch for '\(text(actual.path))': \(actual.size) bytes in the archive, "

@@ -1,5 +1,6 @@
 // RestoreSession+Files: regular files: data hashed on the way to the writer thread, then metadata; xattr policy.
 import CSupport
+import DeviceKit
 import Glibc
 import SystemKit
 
@@ -8,10 +9,22 @@ extension RestoreSession {
     func extractFile(_ member: ArchiveReader.Member, _ path: MemberPath, _ pipeline: StagingPipeline) throws {
         let size = UInt64(max(0, member.size))
         try reserve(size, for: member)
+        // A plist the restore parses later is checked now, as verify checks it (capped before it is read).
+        let plist = RestoreSession.devicePlist(path)
+        var plistBytes: [UInt8]? = nil
+        if plist != nil {
+            guard size <= UInt64(DevicePlist.maxBytes) else {
+                throw RestoreError.refusedMember(member.path, reason: RestoreSession.plistProblem(size: size))
+            }
+            plistBytes = []
+        }
         let mode = permissions(member)
         try pipeline.addFile(path, permissions: mode & 0o777, in: tree)
         try digest.reset()
-        let sparseTail = try copyData(member, size: size, to: pipeline)
+        let sparseTail = try copyData(member, size: size, to: pipeline, collecting: &plistBytes)
+        if let plist, let plistBytes, let problem = RestoreSession.plistProblem(plist, plistBytes, member: member) {
+            throw RestoreError.refusedMember(member.path, reason: problem)
+        }
         let chmod = mode & ~0o777 != 0 || mode & processUmask != 0 ? mode : nil
         try pipeline.add(
             .closeFile(
@@ -27,14 +40,19 @@ extension RestoreSession {
         let size = UInt64(max(0, member.size))
         try reserve(size, for: member)  // counted too, so a skipped member cannot be a bomb either
         try digest.reset()
-        try copyData(member, size: size, to: nil)
+        var none: [UInt8]? = nil
+        try copyData(member, size: size, to: nil, collecting: &none)
         try log.append(path: path.bytes, size: size, digest: digest.finalize())
     }
 
     /// Reads the member's data blocks into the digest and (when given) the pipeline. Sparse holes are hashed as
     /// zeros and left as holes; returns true when the member ends in one (the file must be extended to its size).
+    /// `collected`, when not nil, gets the data too (sparse holes as zeros).
     @discardableResult
-    private func copyData(_ member: ArchiveReader.Member, size: UInt64, to pipeline: StagingPipeline?) throws -> Bool {
+    private func copyData(
+        _ member: ArchiveReader.Member, size: UInt64, to pipeline: StagingPipeline?,
+        collecting collected: inout [UInt8]?
+    ) throws -> Bool {
         var position: UInt64 = 0
         while let block = try reader.readBlock() {
             try checkInterruption()
@@ -44,6 +62,10 @@ extension RestoreSession {
                     member.path, reason: "data blocks overlap or run past the member's size")
             }
             if offset > position { try hashZeros(offset - position) }
+            if collected != nil {
+                collected!.append(contentsOf: repeatElement(0, count: Int(offset - position)))
+                collected!.append(contentsOf: block.bytes)
+            }
             if let pipeline { try pipeline.addData(block.bytes, offset: offset) }
             digest.update(block.bytes)
             position = offset + UInt64(block.bytes.count)
@@ -53,6 +75,7 @@ extension RestoreSession {
                 throw RestoreError.refusedMember(member.path, reason: "\(size - position) bytes of data missing")
             }
             try hashZeros(size - position)
+            collected?.append(contentsOf: repeatElement(0, count: Int(size - position)))
             return true
         }
         return false
@@ -69,6 +92,22 @@ extension RestoreSession {
     }
 
     private static let zeros = [UInt8](repeating: 0, count: 64 * 1024)
+
+    /// Why restore would fail on the device plist `member` holding `bytes` (`DevicePlist.check`, which verify
+    /// uses too), or nil.
+    static func plistProblem(_ plist: DevicePlist, _ bytes: [UInt8], member: ArchiveReader.Member) -> String? {
+        do {
+            try plist.check(bytes, path: member.path)
+            return nil
+        } catch {
+            return "\(error)".replacingOccurrences(of: "\(member.path): ", with: "")
+        }
+    }
+
+    /// Why a device plist of `size` bytes is refused before it is read.
+    static func plistProblem(size: UInt64) -> String {
+        "a device plist of \(size) bytes, more than one may hold (\(DevicePlist.maxBytes))"
+    }
 
     /// The member's `user.*` xattrs to apply; others are skipped with a warning, and so are any on a symlink
     /// (Linux allows none there). Two different values for one name are refused.

@@ -45,8 +45,8 @@ final class RestoreSession {
             space.f_files == 0
             ? UInt64.max : (freeInodes > options.reserveInodes ? freeInodes - options.reserveInodes : 0)
         tree = StagingTree(root: staging.directory, objectLimit: inodeLimit)
-        // Headers, padding and skipped data come on top of file data; a stream far beyond it is a bomb.
-        reader.maxStreamBytes = byteBudget == .max ? .max : byteBudget &+ (byteBudget / 4) &+ (256 << 20)
+        // The reader refuses file data beyond the budget at the member's header, and a stream far beyond it.
+        reader.limit = ExpansionLimit(dataBytes: byteBudget)
         log = DigestLog(spillDirectory: staging.directory)
         digest = try SHA256Digest()
         memberDigest = try Manifest.MemberDigest()
@@ -144,6 +144,9 @@ final class RestoreSession {
                 member.path, reason: "the name is reserved for restore staging directories")
         }
         let deviceLocal = path.top.elementsEqual(RestoreSession.deviceLocal)
+        if let problem = RestoreSession.devicePlistKindProblem(member, path) {
+            throw RestoreError.refusedMember(member.path, reason: problem)
+        }
         switch member.kind {
         case .regular:
             observed.files += 1
@@ -228,6 +231,21 @@ final class RestoreSession {
     }
 
     // MARK: - Helpers
+
+    /// The device plist restore reads back that `path` names, if any (most names end otherwise: no String made).
+    static func devicePlist(_ path: MemberPath) -> DevicePlist? {
+        guard path.bytes.count > 6, path.bytes.suffix(6).elementsEqual(plistSuffix) else { return nil }
+        return DevicePlist(relativePath: path.text)
+    }
+
+    private static let plistSuffix = Array(".plist".utf8)
+
+    /// A device plist restore reads back (`DevicePlist`) must be a regular file or a hard link to one: DeviceKit
+    /// opens it with O_NOFOLLOW, so a symlink or a directory there would fail the restore after extraction.
+    static func devicePlistKindProblem(_ member: ArchiveReader.Member, _ path: MemberPath) -> String? {
+        guard member.kind != .regular, member.kind != .hardLink, devicePlist(path) != nil else { return nil }
+        return "a device plist that is a \(member.kind.name), not a regular file"
+    }
 
     /// In an archive with a manifest (a devicectl backup), pax keys libarchive does not know mean alteration.
     static func unknownPaxProblem(_ reader: ArchiveReader) -> String? {

@@ -19,4 +19,17 @@ public struct Container: Sendable, Equatable {
 
     /// The container's path relative to the device root, e.g. `Containers/Shared/AppGroup/<UUID>`.
     public var relativePath: String { "\(kind.directory)/\(uuid)" }
+
+    /// The identifier a container's metadata plist (at `path`, named in the error) gives it.
+    static func identifier(metadata: [String: Any], path: String) throws -> String {
+        guard let identifier = metadata["MCMMetadataIdentifier"] as? String else {
+            throw DeviceError.malformedPlist(path: path, reason: "no MCMMetadataIdentifier string")
+        }
+        do {
+            try DeviceValue.identifier(identifier, field: "MCMMetadataIdentifier")
+        } catch {
+            throw DeviceError.malformedPlist(path: path, reason: "\(error)")
+        }
+        return identifier
+    }
 }

@@ -16,14 +16,7 @@ extension Device {
             guard try directory.status(relative)?.kind == .directory,
                 let metadata = try PropertyListFile.readDictionary(metadataPath, in: directory)
             else { continue }
-            guard let identifier = metadata["MCMMetadataIdentifier"] as? String else {
-                throw DeviceError.malformedPlist(path: path(metadataPath), reason: "no MCMMetadataIdentifier string")
-            }
-            do {
-                try DeviceValue.identifier(identifier, field: "MCMMetadataIdentifier")
-            } catch {
-                throw DeviceError.malformedPlist(path: path(metadataPath), reason: "\(error)")
-            }
+            let identifier = try Container.identifier(metadata: metadata, path: path(metadataPath))
             result.append(Container(kind: kind, identifier: identifier, uuid: name, path: path(relative)))
         }
         return result

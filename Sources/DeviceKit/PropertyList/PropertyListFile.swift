@@ -39,11 +39,16 @@ public enum PropertyListFile {
             default: throw error
             }
         }
+        return try parse(bytes, path: shown)
+    }
+
+    /// Parses `bytes`, the content of the plist at `path` (named in the error), as `read` does.
+    public static func parse(_ bytes: [UInt8], path: String) throws -> Any {
         do {
             return try PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: nil)
         } catch {
             let reason = bytes.isEmpty ? "the file is empty" : "not a property list"
-            throw DeviceError.malformedPlist(path: shown, reason: reason)
+            throw DeviceError.malformedPlist(path: path, reason: reason)
         }
     }
 

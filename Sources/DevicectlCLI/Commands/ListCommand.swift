@@ -8,10 +8,17 @@ enum ListCommand: Command {
     static let spec = CommandSpec(
         name: "list", summary: "List an archive's members and its manifest summary.",
         positionals: [PositionalSpec("ARCHIVE", help: "The archive, or - for stdin.")],
-        options: [jsonOption],
+        options: [
+            OptionSpec(
+                ["--max-bytes"], .value("N"),
+                help: "Refuse more than N bytes of file data (K, M, G, T suffixes; default 64G)."),
+            jsonOption,
+        ],
         discussion: """
             One line per member: type and mode, owner, size, mtime (UTC), path (and link target). Then the
-            manifest: the source device, the apps a restore reinstalls, the widgets, and the totals.
+            manifest: the source device, the apps a restore reinstalls, the widgets, and the totals. The archive is
+            read by restore's rules: damage, a manifest restore refuses, or more file data than --max-bytes (64 GiB
+            unless told) fails the command after listing what came before.
             Example: devicectl list /tmp/phone.tar.zst
             """
     )
@@ -21,10 +28,11 @@ enum ListCommand: Command {
             throw UsageError("ARCHIVE must not be empty", command: spec.name)
         }
         let json = arguments.flag("--json")
+        let limit = try VerifyCommand.maxBytes(arguments)
         InterruptSignal.install()
         defer { InterruptSignal.uninstall() }
         var members: [[String: Any]] = []
-        let summary = try ArchiveListing.list(archive: archive) { member in
+        let summary = try ArchiveListing.list(archive: archive, limit: limit) { member in
             if json {
                 var entry: [String: Any] = [
                     "type": member.kind.name, "mode": String(member.permissions, radix: 8), "size": member.size,

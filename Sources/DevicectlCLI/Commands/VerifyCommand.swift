@@ -8,24 +8,39 @@ enum VerifyCommand: Command {
     static let spec = CommandSpec(
         name: "verify", summary: "Check an archive's structure and every digest against its manifest.",
         positionals: [PositionalSpec("ARCHIVE", help: "The archive, or - for stdin.")],
-        options: [jsonOption],
+        options: [
+            OptionSpec(
+                ["--max-bytes"], .value("N"),
+                help: "Refuse more than N bytes of file data (K, M, G, T suffixes; default 64G)."),
+            jsonOption,
+        ],
         discussion: """
             Reads the archive once without extracting: hashes every file and compares it with the manifest
             (path, size, SHA-256), checks counts and the members line (metadata of every member and the manifest
             itself), checks each member the way restore does, and checks the tar framing. Exit 1 naming each bad
             member (missing, extra, size or digest mismatch), the damage or the truncation; exit 1 too for an
-            archive without a manifest (nothing to verify against).
+            archive without a manifest (nothing to verify against). An archive holding more file data than
+            --max-bytes (64 GiB unless told) is refused at the member that crosses it, as restore refuses one that
+            does not fit on ROOT's file system.
             Example: devicectl verify /tmp/phone.tar.zst
             """
     )
+
+    /// `--max-bytes` as a limit (`ExpansionLimit.reading` without it), shared with `list`.
+    static func maxBytes(_ arguments: ParsedArguments) throws(UsageError) -> ExpansionLimit {
+        try arguments.value("--max-bytes", as: "a byte count (e.g. 1000000, 512M, 200G)") {
+            ExpansionLimit(parsing: $0)
+        } ?? .reading
+    }
 
     static func run(_ arguments: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         guard let archive = arguments.positional(0), !archive.isEmpty else {
             throw UsageError("ARCHIVE must not be empty", command: spec.name)
         }
+        let limit = try maxBytes(arguments)
         InterruptSignal.install()
         defer { InterruptSignal.uninstall() }
-        let report = try ArchiveVerification.verify(archive: archive)
+        let report = try ArchiveVerification.verify(archive: archive, limit: limit)
         if arguments.flag("--json") {
             context.console.json([
                 "ok": report.isValid, "manifest": report.hasManifest, "metadataChecked": report.metadataChecked,

@@ -14,9 +14,12 @@ final class ChildProcess {
     var pid: Int32 { process.processIdentifier }
     var isRunning: Bool { process.isRunning }
 
-    /// Starts `executable arguments...` (an absolute path, or a name looked up in PATH).
-    init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], stdin: String? = nil) throws
-    {
+    /// Starts `executable arguments...` (an absolute path, or a name looked up in PATH). Its stdin is the file
+    /// `stdin`, else `input` (e.g. a pipe's reading end), else /dev/null.
+    init(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:], stdin: String? = nil,
+        input: FileHandle? = nil
+    ) throws {
         scratch = try makeTemporaryDirectory()
         _ = FileManager.default.createFile(atPath: scratch + "/out", contents: nil)
         _ = FileManager.default.createFile(atPath: scratch + "/err", contents: nil)
@@ -28,15 +31,15 @@ final class ChildProcess {
         process.standardOutput = outFile
         process.standardError = errFile
         process.standardInput =
-            try stdin.map { try FileHandle(forReadingFrom: URL(fileURLWithPath: $0)) } ?? FileHandle.nullDevice
+            try stdin.map { try FileHandle(forReadingFrom: URL(fileURLWithPath: $0)) } ?? input ?? FileHandle.nullDevice
         try process.run()
     }
 
     /// Starts the built devicectl.
-    static func devicectl(_ arguments: [String], environment: [String: String] = [:], stdin: String? = nil) throws
-        -> ChildProcess
-    {
-        try ChildProcess(DevicectlBinary.path, arguments, environment: environment, stdin: stdin)
+    static func devicectl(
+        _ arguments: [String], environment: [String: String] = [:], stdin: String? = nil, input: FileHandle? = nil
+    ) throws -> ChildProcess {
+        try ChildProcess(DevicectlBinary.path, arguments, environment: environment, stdin: stdin, input: input)
     }
 
     deinit {

@@ -34,6 +34,17 @@ struct FaultScratch {
         try DevicectlBinary.run(arguments, environment: ["DEVICECTL_NOW": Self.now])
     }
 
+    /// Runs devicectl under /usr/bin/time; returns the result and the child's peak resident set in bytes.
+    func runMeasuringMemory(_ arguments: [String]) throws -> (RunResult, peakBytes: Int) {
+        let report = base + "/time-report"
+        let result = try Shell.run(
+            "/usr/bin/time", ["-f", "%M", "-o", report, DevicectlBinary.path] + arguments,
+            environment: ["DEVICECTL_NOW": Self.now])
+        let text = try String(contentsOfFile: report, encoding: .utf8)
+        let kilobytes = text.split(separator: "\n").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        return (result, (kilobytes ?? .max / 1024) * 1024)
+    }
+
     /// Runs devicectl and records a failure unless it exits 0.
     @discardableResult
     func ok(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) throws -> RunResult {
