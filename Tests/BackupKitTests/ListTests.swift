@@ -1,5 +1,6 @@
 // ListTests: `ArchiveListing` yields every member with its metadata and the manifest summary.
 import BackupKit
+import DeviceKit
 import Foundation
 import TestSupport
 import Testing
@@ -8,7 +9,8 @@ import Testing
     @Test func membersAndSummary() throws {
         try withTemporaryDirectory { base in
             let app = Manifest.App(
-                bundleId: "com.example.news", name: "News", groups: ["group.com.example.news"], widget: nil)
+                bundleId: "com.example.news", name: "News", groups: ["group.com.example.news"],
+                widget: NudgeSettings(appName: "News"))
             let bytes = TarBuilder.archive(RestoreTests.members, apps: [app], widgets: ["com.example.news"])
             try Data(bytes).write(to: URL(fileURLWithPath: base + "/a.tar"))
             var seen: [(String, ArchiveReader.Kind, UInt32, Int64, Int32)] = []

@@ -48,6 +48,8 @@ public final class ArchiveReader {
     private var lastMember: [UInt8]?
     /// The gzip layer, decoded here rather than by libarchive (see GzipDecoder); nil for other input.
     private var gzip: GzipDecoder?
+    /// The zstd or xz decoder's window, checked on the raw input before libarchive sees it.
+    private var windowCheck = DecoderWindowCheck()
     /// The first raw block, read to recognise gzip, not yet handed on.
     private var firstBlock: UnsafeRawBufferPointer?
     private var sniffed = false
@@ -285,6 +287,7 @@ public final class ArchiveReader {
                     gzip = try GzipDecoder(outputSize: inputBuffer.count)
                     firstBlock = first
                 } else {
+                    try windowCheck.feed(first)
                     out.pointee = first.baseAddress
                     return first.count
                 }
@@ -299,9 +302,16 @@ public final class ArchiveReader {
                 }
             } else {
                 block = try readRaw()
+                try windowCheck.feed(block)
             }
             out.pointee = block.baseAddress
             return block.count
+        } catch let refusal as DecoderWindowCheck.Refusal {
+            callbackError = ArchiveReaderError.badCompression(
+                filter: refusal.filter, offset: refusal.offset,
+                reason: "the stream asks for a \(refusal.window >> 20) MiB decoding window; devicectl decodes at most "
+                    + "\(DecoderWindowCheck.maximum >> 20) MiB (what its own highest levels need)")
+            return -1
         } catch let failure as GzipDecoder.Failure {
             callbackError = ArchiveReaderError.badCompression(
                 filter: "gzip", offset: failure.inputOffset, reason: failure.reason)

@@ -14,13 +14,14 @@ public enum Compression: String, CaseIterable, Sendable {
         return .none
     }
 
-    /// The compression levels the filter accepts (nil: no levels, i.e. `none`).
+    /// The compression levels the filter accepts (nil: no levels, i.e. `none`). zstd stops at 19 and xz at 8: above
+    /// them the decoder needs a window over 32 MiB, more than devicectl's reader accepts (`DecoderWindowCheck`).
     public var levels: ClosedRange<Int>? {
         switch self {
         case .none: nil
         case .gzip: 1...9
-        case .zstd: 1...22
-        case .xz: 0...9
+        case .zstd: 1...19
+        case .xz: 0...8
         }
     }
 }
