@@ -6,8 +6,16 @@ import Glibc
 public enum ExtendedAttributes {
     /// The value of `name` on `path`, or nil when the attribute is absent (or unsupported there).
     public static func value(_ name: String, at path: String) throws(SystemError) -> [UInt8]? {
+        try value(name, at: path) { lgetxattr($0, $1, $2, $3) }
+    }
+
+    /// The value of `name` read with `get` (`lgetxattr` or `getxattr`), asking again when it grew in between.
+    private static func value(
+        _ name: String, at path: String,
+        _ get: (UnsafePointer<CChar>, UnsafePointer<CChar>, UnsafeMutableRawPointer?, Int) -> Int
+    ) throws(SystemError) -> [UInt8]? {
         while true {
-            let size = lgetxattr(path, name, nil, 0)
+            let size = get(path, name, nil, 0)
             if size < 0 {
                 let code = errno
                 if code == ENODATA || code == ENOTSUP { return nil }
@@ -15,7 +23,7 @@ public enum ExtendedAttributes {
                 throw SystemError("getxattr", path: path, code: code)
             }
             var buffer = [UInt8](repeating: 0, count: size)
-            let got = buffer.withUnsafeMutableBytes { lgetxattr(path, name, $0.baseAddress, size) }
+            let got = buffer.withUnsafeMutableBytes { get(path, name, $0.baseAddress, size) }
             if got < 0 {
                 let code = errno
                 if code == ERANGE || code == EINTR { continue }  // grew in between: ask again
@@ -98,23 +106,6 @@ extension ExtendedAttributes {
     }
 
     private static func valueFollowing(_ name: String, at path: String) throws(SystemError) -> [UInt8]? {
-        while true {
-            let size = getxattr(path, name, nil, 0)
-            if size < 0 {
-                let code = errno
-                if code == ENODATA || code == ENOTSUP { return nil }
-                if code == EINTR { continue }
-                throw SystemError("getxattr", path: path, code: code)
-            }
-            var buffer = [UInt8](repeating: 0, count: size)
-            let got = buffer.withUnsafeMutableBytes { getxattr(path, name, $0.baseAddress, size) }
-            if got < 0 {
-                let code = errno
-                if code == ERANGE || code == EINTR { continue }
-                if code == ENODATA { return nil }
-                throw SystemError("getxattr", path: path, code: code)
-            }
-            return Array(buffer[0..<got])
-        }
+        try value(name, at: path) { getxattr($0, $1, $2, $3) }
     }
 }
