@@ -17,11 +17,11 @@ final class SymlinkResolver {
     /// The kernel's MAXSYMLINKS: a path that follows more links fails with ELOOP.
     static let maxFollowed = 40
     /// Bytes of link names and targets (plus `perLinkBytes` each) one restore may hold.
-    static let maxBytes = 8 << 20
+    static let maxBytes = 4 << 20
     /// What one link costs in memory beyond its bytes, counted against `maxBytes`.
     static let perLinkBytes = 96
     /// Distinct places (parent and name) the links and their walks may name: about 40 bytes each.
-    static let maxNodes = 1 << 20
+    static let maxNodes = 1 << 19
 
     private enum State {
         case unresolved, inProgress, nowhere
