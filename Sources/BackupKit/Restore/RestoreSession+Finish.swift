@@ -21,7 +21,7 @@ extension RestoreSession {
             try SystemError.check("syncfs", path: staging.path) { csupport_syncfs(staging.directory.rawValue) }
         }
         try checkInterruption()
-        _ = try staging.moveIntoPlace(sync: options.syncsBeforeMove)
+        _ = try staging.moveIntoPlace(sync: options.syncsBeforeMove, interruption: options.interruption)
         // A directory moved to a new parent may have its times touched by some file systems: set them again.
         for (name, mtime) in topLevelTimes {
             var times = [timespec(tv_sec: 0, tv_nsec: CSUPPORT_UTIME_OMIT), mtime]

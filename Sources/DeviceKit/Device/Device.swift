@@ -20,6 +20,7 @@ public struct Device: Sendable {
 
     /// Opens an existing device root; throws `DeviceError.notADevice` otherwise.
     public static func open(_ root: String) throws -> Device {
+        try Device.refuseInterruptedRestore(at: root)
         let device = Device(root: root)
         guard isDevice(at: device.root) else {
             if try FileStatus.ifExists(device.root) == nil {
