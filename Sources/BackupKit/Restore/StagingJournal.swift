@@ -72,23 +72,27 @@ enum StagingJournal {
         return text
     }
 
-    /// Writes the journal into `staging` (flushed to disk when `sync`), then waits until the file system's clock
-    /// has moved past the journal's change time, so that every later change anywhere on it is seen as later.
+    /// Writes the journal into `staging` (flushed to disk when `sync`) under a temporary name renamed onto the
+    /// journal's, so a journal is whole or absent whenever the process dies; then waits until the file system's
+    /// clock has moved past the journal's change time, so that every later change on it is seen as later.
     static func write(_ entries: [Entry], in staging: Int32, display: String, sync: Bool) throws {
         let bytes = Array(text(entries).utf8)
         let cName = CName(name)
+        let temporary = CName(name + Array(".new".utf8))
         guard bytes.count <= maxBytes else {
             throw RestoreError.aborted("the archive has too many top-level entries (\(entries.count)) to move in")
         }
-        let fd = try SystemError.check("openat", path: "\(display)/\(cName.text)") {
-            cName.withPointer { openat(staging, $0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) }
+        let fd = try SystemError.check("openat", path: "\(display)/\(temporary.text)") {
+            temporary.withPointer { openat(staging, $0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) }
         }
-        let file = FileDescriptor(rawValue: fd, path: "\(display)/\(cName.text)")
+        let file = FileDescriptor(rawValue: fd, path: "\(display)/\(temporary.text)")
         try file.write(bytes)
-        if sync {
-            try file.sync()
-            try SystemError.check("fsync", path: display) { fsync(staging) }
+        if sync { try file.sync() }
+        try SystemError.check("renameat", path: "\(display)/\(cName.text)") {
+            temporary.withPointer { from in cName.withPointer { renameat(staging, from, staging, $0) } }
         }
+        if sync { try SystemError.check("fsync", path: display) { fsync(staging) } }
+        // After the rename, which sets the change time too.
         var written = stat()
         try SystemError.check("fstat", path: file.path) { fstat(file.rawValue, &written) }
         try file.close()
