@@ -54,7 +54,8 @@ struct HostileJournal: CustomTestStringConvertible, Sendable {
         HostileJournal("empty", reason: "empty", header: false, ""),
         HostileJournal("last line cut short", reason: "cut short", "4c6962 1 2 3 4 - - -"),
         HostileJournal("seven fields", reason: "line 2 is malformed", "4c6962 1 2 3 4 - -\n"),
-        HostileJournal("a slash in the name", reason: "line 2 is malformed", "\(HostileJournal.hex("a/b")) 1 2 3 4 - - -\n"),
+        HostileJournal(
+            "a slash in the name", reason: "line 2 is malformed", "\(HostileJournal.hex("a/b")) 1 2 3 4 - - -\n"),
         HostileJournal("the name ..", reason: "line 2 is malformed", "\(HostileJournal.hex("..")) 1 2 3 4 - - -\n"),
         HostileJournal("a NUL in the name", reason: "line 2 is malformed", "4c00 1 2 3 4 - - -\n"),
         HostileJournal("odd-length hex", reason: "line 2 is malformed", "4c6 1 2 3 4 - - -\n"),
@@ -81,13 +82,15 @@ struct HostileJournal: CustomTestStringConvertible, Sendable {
             symlink(root + "/../../sentinel/file", staging + "/" + DeviceLayout.restoreJournal)
         },
         HostileJournal("an entry neither moved nor staged", reason: "neither in ROOT nor") { _, staging in
-            try HostileJournal.write(StagingJournal.header + "\n\(HostileJournal.hex("Gone")) 1 2 3 4 - - -\n", in: staging)
+            let line = "\(HostileJournal.hex("Gone")) 1 2 3 4 - - -\n"
+            try HostileJournal.write(StagingJournal.header + "\n" + line, in: staging)
         },
         HostileJournal("a moved entry whose original is gone", reason: "is gone from") { root, staging in
             let line = "\(HostileJournal.hex("Library")) \(try HostileJournal.identity(root + "/Library")) 7 1 2\n"
             try HostileJournal.write(StagingJournal.header + "\n" + line, in: staging)
         },
-        HostileJournal("a moved entry changed since", reason: "changed after the restore was interrupted") { root, staging in
+        HostileJournal("a moved entry changed since", reason: "changed after the restore was interrupted") {
+            root, staging in
             // ROOT's Library as if the restore had moved it in, then a file made in it after the journal.
             let line = "\(HostileJournal.hex("Library")) \(try HostileJournal.identity(root + "/Library")) - - -\n"
             try HostileJournal.write(StagingJournal.header + "\n" + line, in: staging)

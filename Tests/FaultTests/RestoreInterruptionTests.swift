@@ -113,7 +113,8 @@ import Testing
             let fixture = try Fixture(scratch, files: 20)
             let root = try scratch.freshDevice("target")
             let before = try FaultScratch.snapshot(root)
-            let killed = try scratch.runInjecting("renameat2", "signal=KILL", when: "3", ["restore", fixture.archive, root])
+            let killed = try scratch.runInjecting(
+                "renameat2", "signal=KILL", when: "3", ["restore", fixture.archive, root])
             #expect(killed.status == SIGKILL, "\(killed.stderr)")
             try #require(try Self.hasJournal(root), "the kill did not leave a journal")
             let halfMoved = try FaultScratch.snapshot(root)
@@ -127,7 +128,8 @@ import Testing
             ]
             for command in commands {
                 try scratch.fails(
-                    command, mentioning: ["a restore onto \(root) was interrupted", "devicectl restore ARCHIVE \(root)"])
+                    command,
+                    mentioning: ["a restore onto \(root) was interrupted", "devicectl restore ARCHIVE \(root)"])
             }
             #expect(access(scratch.base + "/b.tar", F_OK) != 0)
             let after = try FaultScratch.snapshot(root)
@@ -145,7 +147,8 @@ import Testing
         try FaultScratch.with { scratch in
             let fixture = try Fixture(scratch, files: 20)
             let root = try scratch.freshDevice("target")
-            let killed = try scratch.runInjecting(point.0, "signal=KILL", when: point.1, ["restore", fixture.archive, root])
+            let killed = try scratch.runInjecting(
+                point.0, "signal=KILL", when: point.1, ["restore", fixture.archive, root])
             #expect(killed.status == SIGKILL, "\(killed.stderr)")
             try #require(try Self.hasJournal(root), "the kill did not leave a journal")
             let notes = try Self.addUserData(root)
@@ -205,7 +208,8 @@ import Testing
                     try scratch.ok(["status", root])
                     try scratch.fails(["restore", fixture.archive, root], mentioning: ["is not a fresh device"])
                     let content = try FaultScratch.restoredContent(root)
-                    #expect(content == fixture.reference, "\(moment): \(snapshotDifference(fixture.reference, content))")
+                    #expect(
+                        content == fixture.reference, "\(moment): \(snapshotDifference(fixture.reference, content))")
                     continue
                 case "interrupted":
                     try scratch.fails(["status", root], mentioning: ["was interrupted"])
@@ -225,7 +229,8 @@ import Testing
                 let restored = try FaultScratch.restoredContent(root)
                 #expect(restored == fixture.reference, "\(moment): \(snapshotDifference(fixture.reference, restored))")
                 #expect(try FaultScratch.names(in: root).allSatisfy { !$0.hasPrefix(".devicectl-") }, "\(moment)")
-                #expect(try FaultScratch.names(in: (root as NSString).deletingLastPathComponent) == ["root"], "\(moment)")
+                let parent = (root as NSString).deletingLastPathComponent
+                #expect(try FaultScratch.names(in: parent) == ["root"], "\(moment)")
             }
             print("seeded kills: \(outcomes.sorted { $0.key < $1.key })")
             // The moments must reach every stage, or the test proves less than it says.
@@ -237,8 +242,8 @@ import Testing
 
     /// Calls a kill may come at (all made on the restore's main thread when the threads are pinned).
     static let killable = [
-        "openat", "openat2", "newfstatat", "getdents64", "mkdirat", "fchmod", "renameat2", "renameat", "rename", "unlinkat",
-        "fsync", "syncfs", "write", "flock",
+        "openat", "openat2", "newfstatat", "getdents64", "mkdirat", "fchmod", "renameat2", "renameat", "rename",
+        "unlinkat", "fsync", "syncfs", "write", "flock",
     ]
 
     /// What ROOT is after a kill: "absent", "complete" (what a restore makes), "interrupted" (a journal is left:
@@ -276,7 +281,8 @@ import Testing
     static func addUserData(_ root: String) throws -> [String] {
         var notes = [root + "/Library/SpringBoard/user-note.txt"]
         let data = root + "/Containers/Data/Application"
-        for container in (try? FaultScratch.names(in: data)) ?? [] where access("\(data)/\(container)/Documents", F_OK) == 0 {
+        let containers = (try? FaultScratch.names(in: data)) ?? []
+        for container in containers where access("\(data)/\(container)/Documents", F_OK) == 0 {
             notes.append("\(data)/\(container)/Documents/user-note.txt")
         }
         for note in notes { try Data("mine\n".utf8).write(to: URL(fileURLWithPath: note)) }
@@ -297,7 +303,9 @@ import Testing
         }
 
         /// Makes `name/root`; returns it and the fresh device's snapshot (nil when ROOT is absent).
-        func prepare(_ name: String, _ scratch: FaultScratch, _ fixture: Fixture) throws -> (String, [String: String]?) {
+        func prepare(_ name: String, _ scratch: FaultScratch, _ fixture: Fixture) throws
+            -> (String, [String: String]?)
+        {
             let parent = scratch.base + "/" + name
             try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
             let root = parent + "/root"
@@ -306,7 +314,8 @@ import Testing
             let fresh = try FaultScratch.snapshot(root)
             guard self != .fresh else { return (root, fresh) }
             let (syscall, when) = self == .halfMoved ? ("renameat2", "3") : ("unlinkat", "1")
-            let killed = try scratch.runInjecting(syscall, "signal=KILL", when: when, ["restore", fixture.archive, root])
+            let killed = try scratch.runInjecting(
+                syscall, "signal=KILL", when: when, ["restore", fixture.archive, root])
             #expect(killed.status == SIGKILL, "\(self): \(killed.stderr)")
             try #require(try RestoreInterruptionTests.hasJournal(root), "\(self): no journal")
             return (root, fresh)

@@ -109,7 +109,8 @@ final class RestoreRoot {
             parent: parentDirectory, parentPath: parent, rootName: Array((path as NSString).lastPathComponent.utf8))
         do {
             try Device.initialize(sibling.path, now: now)
-            let root = RestoreRoot(path: sibling.path, origin: .created, descriptor: sibling.directory, savedTime: saved)
+            let root = RestoreRoot(
+                path: sibling.path, origin: .created, descriptor: sibling.directory, savedTime: saved)
             root.lock = try FileLock(path: "\(sibling.path)/\(DeviceLayout.lock)", wait: false)
             root.sibling = sibling
             return root

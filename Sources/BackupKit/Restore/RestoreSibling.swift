@@ -70,8 +70,8 @@ final class RestoreSibling {
     static func removeStale(in parent: FileDescriptor, parentPath: String, rootName: [UInt8]) throws -> [String] {
         let start = prefix(rootName)
         var removed: [String] = []
-        for entry in try DirectoryEntries.list(parent.rawValue, display: parentPath) where entry.name.starts(with: start)
-        {
+        let entries = try DirectoryEntries.list(parent.rawValue, display: parentPath)
+        for entry in entries where entry.name.starts(with: start) {
             let cName = CName(entry.name)
             let shown = parentPath + "/" + cName.text
             let fd = cName.withPointer { openat(parent.rawValue, $0, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
@@ -96,7 +96,9 @@ final class RestoreSibling {
         let from = CName(name)
         let to = CName(rootName)
         let status = from.withPointer { source in
-            to.withPointer { csupport_renameat2(parent.rawValue, source, parent.rawValue, $0, CSUPPORT_RENAME_NOREPLACE) }
+            to.withPointer { target in
+                csupport_renameat2(parent.rawValue, source, parent.rawValue, target, CSUPPORT_RENAME_NOREPLACE)
+            }
         }
         if status != 0 {
             if errno == EEXIST { throw RestoreError.rootNotFresh(rootPath) }

@@ -35,7 +35,8 @@ enum RestoreCommand: Command {
         options.now = try context.now(arguments)
         options.pinsThreads = try context.pinsThreads()
         options.waitingForDevice = {
-            context.console.err("devicectl: waiting for another devicectl to finish with \(root) (it holds the device)")
+            context.console.err(
+                "devicectl: waiting for another devicectl to finish with \(root) (it holds the device)")
         }
         let bar = ProgressBar(console: context.console, enabled: context.showsProgress(arguments), label: "restoring")
         options.progress = { bar.update(files: $0.files, bytes: $0.bytes, seconds: $0.seconds) }
