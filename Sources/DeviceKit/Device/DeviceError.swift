@@ -37,8 +37,8 @@ public enum DeviceError: Error, CustomStringConvertible, Equatable, Sendable {
         case .unknownNotification(let id): "no notification '\(id)' on this device"
         case .notDelivered(let id, let state): "notification '\(id)' is \(state), not delivered: nothing to tap"
         case .interruptedRestore(let root):
-            "a restore onto \(root) was interrupted while it moved the restored files into place, so the device is "
-                + "incomplete; run 'devicectl restore ARCHIVE \(root)' again to roll it back and restore"
+            "a restore onto \(root) was interrupted while it moved the restored files into place, so the device "
+                + "may be incomplete; run 'devicectl restore ARCHIVE \(root)' again to roll it back and restore"
         }
     }
 }
