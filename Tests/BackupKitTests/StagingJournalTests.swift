@@ -78,6 +78,9 @@ struct HostileJournal: CustomTestStringConvertible, Sendable {
             try FileManager.default.createDirectory(
                 atPath: staging + "/" + DeviceLayout.restoreJournal, withIntermediateDirectories: false)
         },
+        HostileJournal("a FIFO (opening it must not hang)", reason: "not a file devicectl wrote") { _, staging in
+            guard mkfifo(staging + "/" + DeviceLayout.restoreJournal, 0o600) == 0 else { throw SystemError("mkfifo") }
+        },
         HostileJournal("a symlink to a file outside", reason: "openat") { root, staging in
             symlink(root + "/../../sentinel/file", staging + "/" + DeviceLayout.restoreJournal)
         },

@@ -129,7 +129,8 @@ enum StagingJournal {
     static func rollBack(staging: Int32, root: Int32, display: String, rootPath: String, verify: Bool) throws -> Bool
     {
         let cName = CName(name)
-        let fd = cName.withPointer { openat(staging, $0, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
+        // O_NONBLOCK: a FIFO planted under the journal's name must not hang the restore (it is refused below).
+        let fd = cName.withPointer { openat(staging, $0, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) }
         guard fd >= 0 else {
             if errno == ENOENT { return false }
             throw SystemError("openat", path: "\(display)/\(cName.text)")
@@ -145,7 +146,7 @@ enum StagingJournal {
         }
         let entries: [Entry]
         do {
-            entries = try parse(try file.readAll())
+            entries = try parse(try readCapped(file))
         } catch let error as JournalFormatError {
             throw refuse("its journal \(file.path) cannot be read (\(error.reason))")
         }
@@ -180,6 +181,18 @@ enum StagingJournal {
         }
         remove(in: staging)
         return true
+    }
+
+    /// The file's bytes, refusing more than `maxBytes` whatever its size said.
+    private static func readCapped(_ file: FileDescriptor) throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            let count = try chunk.withUnsafeMutableBytes { try file.read(into: $0) }
+            if count == 0 { return bytes }
+            bytes += chunk[0..<count]
+            if bytes.count > maxBytes { throw JournalFormatError(reason: "it is larger than any journal") }
+        }
     }
 
     /// Why a journal's bytes are not a journal.
