@@ -106,6 +106,34 @@ import Testing
         }
     }
 
+    /// SIGINT while a restore from stdin waits in poll(2) for input that does not come (a FIFO kept open): it stops
+    /// at once, interrupted, ROOT unchanged. A signal handled during that poll used to fall through to a read(2)
+    /// that blocked until the writer went away (a hang under a test that closes its pipe only after the exit).
+    @Test func aSignalWhileWaitingForInputStopsTheRestore() throws {
+        try FaultScratch.with { scratch in
+            let root = try scratch.freshDevice("target")
+            let before = try FaultScratch.snapshot(root)
+            let fifo = scratch.base + "/input"
+            try #require(mkfifo(fifo, 0o600) == 0)
+            var writer = open(fifo, O_RDWR)  // a writer that never writes: the pipe stays open and empty
+            defer { if writer >= 0 { close(writer) } }
+            let options = ["-f", "-qq", "-o", "/dev/null", "-e", "trace=poll", "-e", "inject=poll:signal=INT:when=1"]
+            let child = try ChildProcess(
+                "strace", options + [DevicectlBinary.path, "restore", "-", root],
+                environment: FaultScratch.injectedEnvironment, stdin: fifo)
+            let stopped = child.wait(upTo: 20) { !child.isRunning }
+            // Failing, it would wait for input for ever: end the input so that it exits (it then says why).
+            close(writer)
+            writer = -1
+            #expect(child.finish(within: 20))
+            #expect(stopped, "the restore did not stop at SIGINT")
+            #expect(child.status == 1, "\(child.stderr)")
+            #expect(child.stderr.contains("interrupted by SIGINT"), "\(child.stderr)")
+            let after = try FaultScratch.snapshot(root)
+            #expect(after == before, "\(snapshotDifference(before, after))")
+        }
+    }
+
     /// Killed between its moves, a restore leaves a device that is part restored tree, part fresh skeleton: every
     /// device command refuses it, naming the cure, and changes nothing; the next restore rolls it back.
     @Test func aHalfMovedDeviceIsRefusedByEveryCommandUntilARestoreRollsItBack() throws {

@@ -251,7 +251,9 @@ public final class ArchiveReader {
                 return -1
             }
             var ready = pollfd(fd: input.rawValue, events: Int16(POLLIN), revents: 0)
-            if poll(&ready, 1, 100) == 0 { continue }
+            let polled = poll(&ready, 1, 100)
+            // EINTR: the signal was handled during the poll; a read now could block on an empty pipe for good.
+            if polled == 0 || (polled < 0 && errno == EINTR) { continue }
             let count = Glibc.read(input.rawValue, inputBuffer.baseAddress, inputBuffer.count)
             if count < 0 {
                 if errno == EINTR { continue }
