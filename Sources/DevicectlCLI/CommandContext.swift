@@ -26,6 +26,16 @@ struct CommandContext: @unchecked Sendable {
         return Date()
     }
 
+    /// Whether `DEVICECTL_THREADS=pinned` asks for the same system calls on the same threads on every run (fault
+    /// injection by call count); unset or `adaptive`: threads share the work by load (the default, faster).
+    func pinsThreads() throws(UsageError) -> Bool {
+        switch environment["DEVICECTL_THREADS"] ?? "" {
+        case "", "adaptive": return false
+        case "pinned": return true
+        case let other: throw UsageError("invalid DEVICECTL_THREADS '\(other)': expected pinned or adaptive")
+        }
+    }
+
     /// Whether a progress bar should be drawn: stderr is a TTY unless `--no-progress`; `--progress` forces it.
     func showsProgress(_ arguments: ParsedArguments) -> Bool {
         if arguments.flag("--no-progress") { return false }

@@ -1,5 +1,5 @@
 // RestoreRootTests: which destinations a restore accepts, what it does to them, and clean-up after failures.
-import BackupKit
+@testable import BackupKit
 import DeviceKit
 import Foundation
 import SystemKit
@@ -98,15 +98,43 @@ import Testing
                 atPath: stale + "/Documents/deep", withIntermediateDirectories: true)
             try Data("partial".utf8).write(to: URL(fileURLWithPath: stale + "/Documents/deep/file"))
             chmod(stale + "/Documents/deep", 0o500)
-            // One of a live process (this one) is left alone.
+            // One of a live restore (here: this test holds its flock, as a restore does) is left alone.
             let live = scratch.root + "/.devicectl-restore-\(getpid())-live"
             try FileManager.default.createDirectory(atPath: live, withIntermediateDirectories: true)
+            let held = open(live, O_RDONLY | O_DIRECTORY)
+            defer { close(held) }
+            #expect(flock(held, LOCK_EX | LOCK_NB) == 0)
             #expect(try Device.open(scratch.root).isFresh())
             try scratch.write(Self.archive)
             let report = try scratch.restore()
             #expect(!FileManager.default.fileExists(atPath: stale))
             #expect(FileManager.default.fileExists(atPath: live))
             #expect(report.warnings.contains { $0.contains(".devicectl-restore-99999999-dead") })
+        }
+    }
+
+    /// Onto an absent ROOT the device is built in a sibling and renamed onto ROOT: the siblings killed restores
+    /// left (nobody holds their flock) are removed first, a live restore's is left alone.
+    @Test func staleSiblingsOfAnAbsentRootAreRemoved() throws {
+        try withTemporaryDirectory { base in
+            let scratch = try RestoreScratch(base: base, device: false)
+            let stale = base + "/outer/.root.devicectl-new-dead"
+            try FileManager.default.createDirectory(atPath: stale + "/DeviceLocal", withIntermediateDirectories: true)
+            try Data("partial".utf8).write(to: URL(fileURLWithPath: stale + "/DeviceLocal/identity.plist"))
+            let live = base + "/outer/.root.devicectl-new-live"
+            try FileManager.default.createDirectory(atPath: live, withIntermediateDirectories: true)
+            let held = open(live, O_RDONLY | O_DIRECTORY)
+            defer { close(held) }
+            #expect(flock(held, LOCK_EX | LOCK_NB) == 0)
+            // Another ROOT's sibling is not this one's to judge.
+            let other = base + "/outer/.rootless.devicectl-new-dead"
+            try FileManager.default.createDirectory(atPath: other, withIntermediateDirectories: true)
+            try scratch.write(Self.archive)
+            #expect(try scratch.restore().initialized)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: base + "/outer").sorted() == [
+                ".root.devicectl-new-live", ".rootless.devicectl-new-dead", "root",
+            ])
+            #expect(try FileStatus.of(scratch.root).permissions == 0o755 & ~RestoreSession.currentUmask())
         }
     }
 

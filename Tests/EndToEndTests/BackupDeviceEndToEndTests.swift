@@ -134,7 +134,13 @@ import Testing
             process.arguments = ["backup", phone.root, "-o", "\(dir)/b.tar"]
             process.standardError = FileHandle.nullDevice
             try process.run()
-            usleep(400_000)
+            // Wait (with a deadline) until the kernel lists the backup as blocked on the device lock.
+            let blocked = waitUntil(seconds: 20) {
+                (try? String(contentsOfFile: "/proc/locks", encoding: .utf8))?.split(separator: "\n").contains {
+                    $0.contains("-> FLOCK") && $0.split(separator: " ").contains("\(process.processIdentifier)")
+                } == true
+            }
+            #expect(blocked, "the backup never waited for the device lock")
             #expect(process.isRunning)
             #expect(!FileManager.default.fileExists(atPath: "\(dir)/b.tar"))
             try lock.release()

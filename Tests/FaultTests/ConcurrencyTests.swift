@@ -113,7 +113,9 @@ import Testing
             // Another devicectl holds the device (here: this test, through the same lock file).
             let lock = try FileLock(path: root + "/DeviceLocal/lock", wait: false)
             let restore = try ChildProcess.devicectl(["restore", archive, root])
-            usleep(300_000)
+            // It says when it starts waiting for the device: then, and only then, the SIGINT tests the wait.
+            let waiting = restore.wait(upTo: 20) { restore.stderr.contains("waiting for another devicectl") }
+            #expect(waiting, "the restore did not wait for the lock: \(restore.stderr)")
             #expect(restore.isRunning, "the restore did not wait for the lock: \(restore.stderr)")
             kill(restore.pid, SIGINT)
             let stopped = restore.finish(within: 5)  // killed after 5 s if it still waits

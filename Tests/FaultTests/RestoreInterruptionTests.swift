@@ -1,7 +1,9 @@
 // RestoreInterruptionTests: a restore killed or interrupted at any step (while extracting, at each rename that
 // moves the staged tree into ROOT) leaves ROOT exactly as before, possibly with a staging directory that the
-// next restore removes (rolling back any half-made move first). Steps are hit exactly with strace's fault
-// injection (a signal delivered at the n-th call of a system call); real-time kills cover the rest.
+// next restore removes (rolling back any half-made move first, and only when nothing changed since). Steps are
+// hit exactly with strace's fault injection (a signal delivered at the n-th call of a system call, the threads
+// pinned so that the n-th call is the same step on every run); seeded kills over a run's calls cover the rest.
+import DeviceKit
 import Foundation
 import Glibc
 import TestSupport
@@ -85,8 +87,11 @@ import Testing
         }
     }
 
+    /// SIGINT or SIGTERM at each step: extracting, and at each rename that moves the staged tree in (the restore
+    /// looks for a signal after every move and rolls the moves back), is a clean "interrupted" failure with ROOT
+    /// exactly as before. Exit 0 fails the test: the signal must have arrived and been acted on.
     @Test(arguments: [SIGINT, SIGTERM])
-    func aSignalAtEveryStepUndoesOrCompletes(_ signal: Int32) throws {
+    func aSignalAtEveryStepUndoesTheRestore(_ signal: Int32) throws {
         try FaultScratch.with { scratch in
             let fixture = try Fixture(scratch)
             let name = signal == SIGINT ? "INT" : "TERM"
@@ -95,45 +100,254 @@ import Testing
                 let before = try FaultScratch.snapshot(root)
                 let result = try scratch.runInjecting(
                     syscall, "signal=\(name)", when: when, ["restore", fixture.archive, root])
-                if result.status == 0 {
-                    // The signal came after the point of no return (the moves): the restore completed.
-                    #expect(try FaultScratch.restoredContent(root) == fixture.reference, "\(syscall)#\(when)")
-                } else {
-                    FaultScratch.expectCleanFailure(result, mentioning: ["interrupted by SIG\(name)"])
-                    let after = try FaultScratch.snapshot(root)
-                    #expect(after == before, "\(syscall)#\(when): \(snapshotDifference(before, after))")
-                }
+                FaultScratch.expectCleanFailure(result, mentioning: ["interrupted by SIG\(name)"])
+                let after = try FaultScratch.snapshot(root)
+                #expect(after == before, "\(syscall)#\(when): \(snapshotDifference(before, after))")
             }
         }
     }
 
-    @Test func realTimeKillsAtRandomMomentsAreRecoverable() throws {
+    /// SIGINT while a restore from stdin waits in poll(2) for input that does not come (a FIFO kept open): it stops
+    /// at once, interrupted, ROOT unchanged. A signal handled during that poll used to fall through to a read(2)
+    /// that blocked until the writer went away (a hang under a test that closes its pipe only after the exit).
+    @Test func aSignalWhileWaitingForInputStopsTheRestore() throws {
         try FaultScratch.with { scratch in
-            let fixture = try Fixture(scratch, files: 1000)
-            var rng = SeededGenerator(seed: 7)
-            var interrupted = 0
-            for round in 0..<4 {
-                let root = try scratch.freshDevice("target\(round)")
-                let before = try FaultScratch.snapshot(root)
-                let child = try ChildProcess.devicectl(["restore", fixture.archive, root])
-                child.wait(upTo: 10) {
-                    (try? FaultScratch.names(in: root).contains { $0.hasPrefix(".devicectl-restore-") }) == true
-                }
-                usleep(UInt32.random(in: 0...100_000, using: &rng))
-                let signal = round % 2 == 0 ? SIGKILL : SIGINT
-                child.signal(signal)
-                if child.status == 0 && child.killedBy == nil {
-                    #expect(try FaultScratch.restoredContent(root) == fixture.reference)  // finished first
-                    continue
-                }
-                interrupted += 1
-                if signal == SIGINT {
-                    #expect(child.stderr.contains("interrupted by SIGINT"), "\(child.stderr)")
-                    #expect(try FaultScratch.snapshot(root) == before)
-                }
-                try fixture.expectRecoverable(root, before: before)
+            let root = try scratch.freshDevice("target")
+            let before = try FaultScratch.snapshot(root)
+            let fifo = scratch.base + "/input"
+            try #require(mkfifo(fifo, 0o600) == 0)
+            var writer = open(fifo, O_RDWR)  // a writer that never writes: the pipe stays open and empty
+            defer { if writer >= 0 { close(writer) } }
+            let options = ["-f", "-qq", "-o", "/dev/null", "-e", "trace=poll", "-e", "inject=poll:signal=INT:when=1"]
+            let child = try ChildProcess(
+                "strace", options + [DevicectlBinary.path, "restore", "-", root],
+                environment: FaultScratch.injectedEnvironment, stdin: fifo)
+            let stopped = child.wait(upTo: 20) { !child.isRunning }
+            // Failing, it would wait for input for ever: end the input so that it exits (it then says why).
+            close(writer)
+            writer = -1
+            #expect(child.finish(within: 20))
+            #expect(stopped, "the restore did not stop at SIGINT")
+            #expect(child.status == 1, "\(child.stderr)")
+            #expect(child.stderr.contains("interrupted by SIGINT"), "\(child.stderr)")
+            let after = try FaultScratch.snapshot(root)
+            #expect(after == before, "\(snapshotDifference(before, after))")
+        }
+    }
+
+    /// Killed between its moves, a restore leaves a device that is part restored tree, part fresh skeleton: every
+    /// device command refuses it, naming the cure, and changes nothing; the next restore rolls it back.
+    @Test func aHalfMovedDeviceIsRefusedByEveryCommandUntilARestoreRollsItBack() throws {
+        try FaultScratch.with { scratch in
+            let fixture = try Fixture(scratch, files: 20)
+            let root = try scratch.freshDevice("target")
+            let before = try FaultScratch.snapshot(root)
+            let killed = try scratch.runInjecting(
+                "renameat2", "signal=KILL", when: "3", ["restore", fixture.archive, root])
+            #expect(killed.status == SIGKILL, "\(killed.stderr)")
+            try #require(try Self.hasJournal(root), "the kill did not leave a journal")
+            let halfMoved = try FaultScratch.snapshot(root)
+            let app = ["--app", "com.example.news"]
+            let commands: [[String]] = [
+                ["status", root], ["events", root], ["notifications", root], ["launch", root] + app,
+                ["install", root, "--app", "com.example.other"], ["defaults", "read", root, "com.example.news"],
+                ["defaults", "write", root, "com.example.news", "k", "-int", "1"], ["widget", "add", root] + app,
+                ["widget-refresh", root], ["tap", root, "--notification", "N1"],
+                ["backup", root, "-o", scratch.base + "/b.tar"], ["init", root],
+            ]
+            for command in commands {
+                try scratch.fails(
+                    command,
+                    mentioning: ["a restore onto \(root) was interrupted", "devicectl restore ARCHIVE \(root)"])
             }
-            #expect(interrupted > 0, "every restore finished before its signal")
+            #expect(access(scratch.base + "/b.tar", F_OK) != 0)
+            let after = try FaultScratch.snapshot(root)
+            #expect(after == halfMoved, "\(snapshotDifference(halfMoved, after))")
+            try fixture.expectRecoverable(root, before: before)
+            try scratch.ok(["status", root])
+        }
+    }
+
+    /// A restore killed after its first move, or after its last move but before it removed its journal, then
+    /// files made or changed on the device: the next restore must not roll back (that would delete them). It
+    /// refuses, says which file changed, and changes nothing; removing the staging directory keeps the device.
+    @Test(arguments: [("renameat2", "3"), ("unlinkat", "1")])
+    func aStaleJournalNeverDeletesWhatWasMadeSince(_ point: (String, String)) throws {
+        try FaultScratch.with { scratch in
+            let fixture = try Fixture(scratch, files: 20)
+            let root = try scratch.freshDevice("target")
+            let killed = try scratch.runInjecting(
+                point.0, "signal=KILL", when: point.1, ["restore", fixture.archive, root])
+            #expect(killed.status == SIGKILL, "\(killed.stderr)")
+            try #require(try Self.hasJournal(root), "the kill did not leave a journal")
+            let notes = try Self.addUserData(root)
+            let before = try FaultScratch.snapshot(root)
+            let refused = try scratch.fails(["restore", fixture.archive, root], mentioning: ["cannot be rolled back"])
+            #expect(refused.stderr.contains("changed after the restore was interrupted"), "\(refused.stderr)")
+            let after = try FaultScratch.snapshot(root)
+            #expect(after == before, "\(snapshotDifference(before, after))")
+            for note in notes { #expect(try String(contentsOfFile: note, encoding: .utf8) == "mine\n") }
+            try scratch.fails(["status", root], mentioning: ["was interrupted"])
+            // The way out the message gives: remove the staging directory, keep the device as it is.
+            let staging = try #require(try FaultScratch.names(in: root).first { $0.hasPrefix(".devicectl-restore-") })
+            removeTree(root + "/" + staging)
+            try scratch.ok(["status", root])
+            for note in notes { #expect(try String(contentsOfFile: note, encoding: .utf8) == "mine\n") }
+        }
+    }
+
+    /// 50 SIGKILLs at seeded moments of restores onto absent roots, fresh devices and devices a killed restore
+    /// left half moved or moved but unconfirmed. Each moment is a (system call, n) drawn from the calls a pinned
+    /// run of the same restore makes on its main thread, so every run of the test kills at the same steps. After
+    /// each kill ROOT is absent, untouched, complete, or interrupted (a journal: every command refuses it); the
+    /// next restore completes it, except that files added to an interrupted device survive (it refuses).
+    @Test func fiftySeededKillsLeaveRootAbsentUntouchedOrComplete() throws {
+        try FaultScratch.with { scratch in
+            let fixture = try Fixture(scratch, files: 40)
+            let kinds = RootKind.allCases
+            var profiles: [RootKind: [(String, Int)]] = [:]
+            for kind in kinds {
+                let (root, _) = try kind.prepare("profile-\(kind)", scratch, fixture)
+                let (run, counts) = try scratch.countMainThreadCalls(Self.killable, ["restore", fixture.archive, root])
+                #expect(run.status == 0, "\(kind): \(run.stderr)")
+                #expect(try FaultScratch.restoredContent(root) == fixture.reference, "\(kind)")
+                profiles[kind] = counts.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+                #expect(counts["renameat2", default: 0] >= 4 && counts["openat2", default: 0] >= 40, "\(counts)")
+            }
+            var rng = SeededGenerator(seed: 13)
+            var outcomes: [String: Int] = [:]
+            var addData = false
+            for index in 0..<50 {
+                let kind = kinds[index % kinds.count]
+                let (root, fresh) = try kind.prepare("k\(index)", scratch, fixture)
+                // A system call, then one of its calls: the few renames of the moves are drawn as often as the
+                // hundreds of opens.
+                let calls = try #require(profiles[kind])
+                try #require(!calls.isEmpty, "\(kind): no calls counted")
+                let (syscall, count) = calls[Int(rng.next() % UInt64(calls.count))]
+                let when = Int(rng.next() % UInt64(count)) + 1
+                let moment = "kill \(index) onto \(kind) root at \(syscall)#\(when)"
+                let killed = try scratch.runInjecting(
+                    syscall, "signal=KILL", when: String(when), ["restore", fixture.archive, root])
+                #expect(killed.status == SIGKILL, "\(moment): not killed (exit \(killed.status)) \(killed.stderr)")
+                let outcome = try Self.outcome(root, fresh: fresh, fixture, moment)
+                outcomes[outcome, default: 0] += 1
+                switch outcome {
+                case "complete":
+                    try scratch.ok(["status", root])
+                    try scratch.fails(["restore", fixture.archive, root], mentioning: ["is not a fresh device"])
+                    let content = try FaultScratch.restoredContent(root)
+                    #expect(
+                        content == fixture.reference, "\(moment): \(snapshotDifference(fixture.reference, content))")
+                    continue
+                case "interrupted":
+                    try scratch.fails(["status", root], mentioning: ["was interrupted"])
+                    addData.toggle()
+                    if addData {
+                        let notes = try Self.addUserData(root)
+                        try scratch.fails(["restore", fixture.archive, root])
+                        for note in notes {
+                            #expect(try String(contentsOfFile: note, encoding: .utf8) == "mine\n", "\(moment)")
+                        }
+                        continue
+                    }
+                default:
+                    break
+                }
+                try scratch.ok(["restore", fixture.archive, root])
+                let restored = try FaultScratch.restoredContent(root)
+                #expect(restored == fixture.reference, "\(moment): \(snapshotDifference(fixture.reference, restored))")
+                #expect(try FaultScratch.names(in: root).allSatisfy { !$0.hasPrefix(".devicectl-") }, "\(moment)")
+                let parent = (root as NSString).deletingLastPathComponent
+                #expect(try FaultScratch.names(in: parent) == ["root"], "\(moment)")
+            }
+            print("seeded kills: \(outcomes.sorted { $0.key < $1.key })")
+            // The moments must reach every stage, or the test proves less than it says.
+            for outcome in ["absent", "untouched", "complete", "interrupted"] {
+                #expect(outcomes[outcome, default: 0] > 0, "no kill left ROOT \(outcome): \(outcomes)")
+            }
+        }
+    }
+
+    /// Calls a kill may come at (all made on the restore's main thread when the threads are pinned).
+    static let killable = [
+        "openat", "openat2", "newfstatat", "getdents64", "mkdirat", "fchmod", "renameat2", "renameat", "rename",
+        "unlinkat", "fsync", "syncfs", "write", "flock",
+    ]
+
+    /// What ROOT is after a kill: "absent", "complete" (what a restore makes), "interrupted" (a journal is left:
+    /// every command refuses it) or "untouched" (the fresh device it was, a staging directory without a journal
+    /// aside, which every command ignores and the next restore removes). Anything else fails the test.
+    static func outcome(_ root: String, fresh: [String: String]?, _ fixture: Fixture, _ moment: String) throws
+        -> String
+    {
+        guard access(root, F_OK) == 0 else {
+            #expect(fresh == nil, "\(moment): ROOT is gone")
+            return "absent"
+        }
+        if try hasJournal(root) { return "interrupted" }
+        // Killed after its last move and the journal's removal, a restore may leave its staging directory (the
+        // fresh device's skeleton in it): inert, and removed by the next restore, which refuses the device.
+        if try FaultScratch.restoredContent(root).filter({ !$0.key.hasPrefix(".devicectl-restore-") })
+            == fixture.reference
+        {
+            return "complete"
+        }
+        let now = try TreeSnapshot.take(root) { $0.hasPrefix(".devicectl-restore-") && !$0.contains("/") }
+        #expect(fresh != nil && now == fresh, "\(moment): \(snapshotDifference(fresh ?? [:], now))")
+        return "untouched"
+    }
+
+    /// Whether a staging directory in `root` holds a restore journal.
+    static func hasJournal(_ root: String) throws -> Bool {
+        try FaultScratch.names(in: root).contains {
+            $0.hasPrefix(".devicectl-restore-") && access("\(root)/\($0)/\(DeviceLayout.restoreJournal)", F_OK) == 0
+        }
+    }
+
+    /// The user's own files, made after a kill: a note on the home screen's directory and in every app's
+    /// Documents. Returns their paths.
+    static func addUserData(_ root: String) throws -> [String] {
+        var notes = [root + "/Library/SpringBoard/user-note.txt"]
+        let data = root + "/Containers/Data/Application"
+        let containers = (try? FaultScratch.names(in: data)) ?? []
+        for container in containers where access("\(data)/\(container)/Documents", F_OK) == 0 {
+            notes.append("\(data)/\(container)/Documents/user-note.txt")
+        }
+        for note in notes { try Data("mine\n".utf8).write(to: URL(fileURLWithPath: note)) }
+        return notes
+    }
+
+    /// The roots the kills are tried on, each in a directory of its own (so listing the parent costs the same).
+    enum RootKind: CaseIterable, CustomStringConvertible {
+        case absent, fresh, halfMoved, movedUnconfirmed
+
+        var description: String {
+            switch self {
+            case .absent: "absent"
+            case .fresh: "fresh"
+            case .halfMoved: "half-moved"
+            case .movedUnconfirmed: "moved-unconfirmed"
+            }
+        }
+
+        /// Makes `name/root`; returns it and the fresh device's snapshot (nil when ROOT is absent).
+        func prepare(_ name: String, _ scratch: FaultScratch, _ fixture: Fixture) throws
+            -> (String, [String: String]?)
+        {
+            let parent = scratch.base + "/" + name
+            try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
+            let root = parent + "/root"
+            guard self != .absent else { return (root, nil) }
+            try scratch.ok(["init", root])
+            let fresh = try FaultScratch.snapshot(root)
+            guard self != .fresh else { return (root, fresh) }
+            let (syscall, when) = self == .halfMoved ? ("renameat2", "3") : ("unlinkat", "1")
+            let killed = try scratch.runInjecting(
+                syscall, "signal=KILL", when: when, ["restore", fixture.archive, root])
+            #expect(killed.status == SIGKILL, "\(self): \(killed.stderr)")
+            try #require(try RestoreInterruptionTests.hasJournal(root), "\(self): no journal")
+            return (root, fresh)
         }
     }
 }

@@ -32,7 +32,8 @@ public enum ArchiveRestore {
         }
         let destination: RestoreRoot
         do {
-            destination = try RestoreRoot.prepare(root, now: options.now, interruption: options.interruption)
+            destination = try RestoreRoot.prepare(
+                root, now: options.now, interruption: options.interruption, waiting: options.waitingForDevice ?? {})
         } catch {
             try? reader.close()
             throw error
@@ -58,6 +59,9 @@ public enum ArchiveRestore {
             } catch {
                 report.warnings.append("could not remove the staging directory (\(error)); the next restore removes it")
             }
+            // Onto an absent ROOT the device was built beside it: one rename makes it ROOT (all or nothing).
+            try session.checkInterruption()
+            try destination.commit()
             try? reader.close()
             destination.unlock()
             report.seconds = Date().timeIntervalSince(started)

@@ -21,6 +21,9 @@ public enum RestoreError: Error, CustomStringConvertible, Equatable, Sendable {
     case damaged(String)
     /// Anything else (an I/O error, ...): the cause, after which everything was undone.
     case aborted(String)
+    /// A restore onto ROOT was killed while it moved files in, and ROOT changed since (or its journal is not
+    /// readable): rolling it back could delete what was made since, so nothing was done.
+    case cannotRollBack(root: String, staging: String, reason: String)
 
     public var description: String {
         switch self {
@@ -44,6 +47,10 @@ public enum RestoreError: Error, CustomStringConvertible, Equatable, Sendable {
             return "cannot read the archive: \(reason); nothing was restored"
         case .aborted(let reason):
             return "\(reason); nothing was restored"
+        case .cannotRollBack(let root, let staging, let reason):
+            return "a restore onto \(root) was interrupted while it moved the restored files into place, and it "
+                + "cannot be rolled back: \(reason); nothing was changed. Copy out of \(root) what you want to keep "
+                + "and remove it, or remove \(staging) to keep the device as it is"
         case .interrupted(let signal):
             let name = signal == 15 ? "SIGTERM" : signal == 2 ? "SIGINT" : "signal \(signal)"
             return "interrupted by \(name); the partial restore was removed and nothing was changed"

@@ -19,8 +19,19 @@ public struct RestoreOptions {
     public var progress: ((RestoreProgress) -> Void)?
     /// The time a new device's identity is created at (ROOT absent or empty).
     public var now = Date()
+    /// Called once, before waiting, when another devicectl holds the device (its lock) and the restore must wait.
+    public var waitingForDevice: (() -> Void)?
     /// Which thread creates regular files (tests pin one of them).
     var fileCreation = FileCreation.adaptive
+
+    /// Whether every regular file is created by the reading thread (the writer only writes and closes), instead
+    /// of by whichever thread has room. Pinned, each thread makes the same system calls in the same order on
+    /// every run, so fault injection by call count (strace counts per thread) always hits the same step; the
+    /// CLI pins with `DEVICECTL_THREADS=pinned`. The default adapts to the load, for speed.
+    public var pinsThreads: Bool {
+        get { fileCreation == .reader }
+        set { fileCreation = newValue ? .reader : .adaptive }
+    }
 
     public init() {}
 }

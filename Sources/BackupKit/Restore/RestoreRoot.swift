@@ -10,12 +10,13 @@ final class RestoreRoot {
     enum Origin: Equatable {
         /// A device made by `devicectl init` with no apps and no user data.
         case freshDevice
-        /// ROOT did not exist: the restore created it.
+        /// ROOT did not exist: the restore builds the device beside it (`RestoreSibling`) and renames it onto ROOT.
         case created
         /// ROOT was an empty directory: the restore initialised it.
         case emptyDirectory
     }
 
+    /// Where the restore builds the device: ROOT, or its sibling when ROOT is absent.
     let path: String
     let origin: Origin
     let descriptor: FileDescriptor
@@ -28,6 +29,8 @@ final class RestoreRoot {
     private var lockFileCreated: timespec?
     /// Staging directories of killed restores that `prepare` removed (their half-made moves rolled back).
     private(set) var recovered: [String] = []
+    /// When ROOT is absent: the directory beside it that becomes ROOT in `commit`.
+    private var sibling: RestoreSibling?
 
     private init(path: String, origin: Origin, descriptor: FileDescriptor, savedTime: (path: String, mtime: timespec)?)
     {
@@ -49,33 +52,68 @@ final class RestoreRoot {
     /// staging directories of killed restores are removed (their half-made moves rolled back first), and
     /// two restores creating or initialising the same ROOT take turns (the second then finds a device that is
     /// not fresh any more). Throws `RestoreError.rootNotFresh` / `.rootNotDirectory` without changing anything.
-    /// `interruption` is polled while waiting for the device lock (SIGINT must not wait for another devicectl).
+    /// `interruption` is polled while waiting for the device lock (SIGINT must not wait for another devicectl);
+    /// `waiting` is called once before that wait.
     static func prepare(
-        _ given: String, now: Date, interruption: () -> Int32? = { InterruptSignal.received }
+        _ given: String, now: Date, interruption: () -> Int32? = { InterruptSignal.received },
+        waiting: () -> Void = {}
     ) throws -> RestoreRoot {
         let path = try RootPath.resolve(given)
+        try removeStaleSiblings(of: path)
         while true {
-            if let root = try attempt(path, now: now, interruption: interruption) { return root }
+            if let root = try attempt(path, now: now, interruption: interruption, waiting: waiting) { return root }
         }
     }
 
+    /// Removes the siblings of ROOT that killed restores onto an absent ROOT left.
+    private static func removeStaleSiblings(of path: String) throws {
+        let parent = (path as NSString).deletingLastPathComponent
+        guard let parentDirectory = try? FileDescriptor.open(parent, flags: O_RDONLY | O_DIRECTORY) else { return }
+        let name = Array((path as NSString).lastPathComponent.utf8)
+        try RestoreSibling.removeStale(in: parentDirectory, parentPath: parent, rootName: name)
+    }
+
+    /// Makes ROOT what the restore built: when ROOT was absent, renames the finished sibling onto it (until then a
+    /// kill leaves ROOT absent); otherwise the restore already worked in ROOT. The last step of a restore.
+    func commit() throws {
+        guard let sibling else { return }
+        try sibling.moveOntoRoot(umask: RestoreSession.currentUmask())
+        self.sibling = nil
+    }
+
     /// One look at ROOT; nil when another restore changed it meanwhile (look again).
-    private static func attempt(_ path: String, now: Date, interruption: () -> Int32?) throws -> RestoreRoot? {
-        guard let status = try FileStatus.ifExists(path) else {
-            let parent = (path as NSString).deletingLastPathComponent
-            guard try FileStatus.ifExists(parent)?.kind == .directory else {
-                throw SystemError("restore", path: parent, code: ENOENT)
-            }
-            let parentTime = try modificationTime(parent)
-            guard mkdir(path, 0o755) == 0 else {
-                if errno == EEXIST { return nil }
-                throw SystemError("mkdir", path: path)
-            }
-            return try initialise(path, origin: .created, saved: parentTime.map { (parent, $0) }, now: now)
-        }
+    private static func attempt(
+        _ path: String, now: Date, interruption: () -> Int32?, waiting: () -> Void
+    ) throws -> RestoreRoot? {
+        guard let status = try FileStatus.ifExists(path) else { return try buildBeside(path, now: now) }
         guard status.kind == .directory else { throw RestoreError.rootNotDirectory(path) }
-        if Device.isDevice(at: path) { return try openFreshDevice(path, interruption: interruption) }
+        if Device.isDevice(at: path) {
+            return try openFreshDevice(path, interruption: interruption, waiting: waiting)
+        }
         return try initialise(path, origin: .emptyDirectory, saved: nil, now: now)
+    }
+
+    /// ROOT is absent: a new device in a sibling of it, locked (nobody else knows it yet).
+    private static func buildBeside(_ path: String, now: Date) throws -> RestoreRoot {
+        let parent = (path as NSString).deletingLastPathComponent
+        guard try FileStatus.ifExists(parent)?.kind == .directory else {
+            throw SystemError("restore", path: parent, code: ENOENT)
+        }
+        let parentDirectory = try FileDescriptor.open(parent, flags: O_RDONLY | O_DIRECTORY)
+        let saved = try modificationTime(parent).map { (parent, $0) }
+        let sibling = try RestoreSibling(
+            parent: parentDirectory, parentPath: parent, rootName: Array((path as NSString).lastPathComponent.utf8))
+        do {
+            try Device.initialize(sibling.path, now: now)
+            let root = RestoreRoot(
+                path: sibling.path, origin: .created, descriptor: sibling.directory, savedTime: saved)
+            root.lock = try FileLock(path: "\(sibling.path)/\(DeviceLayout.lock)", wait: false)
+            root.sibling = sibling
+            return root
+        } catch {
+            RestoreRoot.undo(path: sibling.path, origin: .created, saved: saved)
+            throw error
+        }
     }
 
     /// Initialises the empty directory `path` as a new device, under an exclusive `flock` of the directory
@@ -117,7 +155,9 @@ final class RestoreRoot {
     /// Takes the lock of the device at `path`, waiting for any other devicectl writing to it, removes stale
     /// staging directories, then checks that the device is fresh. nil when the lock file was removed or
     /// replaced while waiting (a failed restore undid the device): look again.
-    private static func openFreshDevice(_ path: String, interruption: () -> Int32?) throws -> RestoreRoot? {
+    private static func openFreshDevice(
+        _ path: String, interruption: () -> Int32?, waiting: () -> Void
+    ) throws -> RestoreRoot? {
         let lockPath = "\(path)/\(DeviceLayout.lock)"
         var lockFileCreated: timespec?
         if try FileStatus.ifExists(lockPath) == nil {
@@ -125,7 +165,7 @@ final class RestoreRoot {
         }
         let lock: FileLock
         do {
-            lock = try waitForLock(lockPath, interruption: interruption)
+            lock = try waitForLock(lockPath, interruption: interruption, waiting: waiting)
         } catch {
             if let deviceLocalTime = lockFileCreated { removeLockFile(path, deviceLocalTime: deviceLocalTime) }
             throw error
@@ -155,13 +195,21 @@ final class RestoreRoot {
     }
 
     /// Takes the lock at `path`, waiting for another devicectl that holds it; polls `interruption` while it
-    /// waits (a blocking flock would sit out SIGINT: the handler only records it).
-    private static func waitForLock(_ path: String, interruption: () -> Int32?) throws -> FileLock {
+    /// waits (a blocking flock would sit out SIGINT: the handler only records it); calls `waiting` before the
+    /// first wait.
+    private static func waitForLock(
+        _ path: String, interruption: () -> Int32?, waiting: () -> Void
+    ) throws -> FileLock {
+        var waited = false
         while true {
             do {
                 return try FileLock(path: path, wait: false)
             } catch {
                 guard error.code == EWOULDBLOCK else { throw error }
+            }
+            if !waited {
+                waiting()
+                waited = true
             }
             if let signal = interruption() { throw RestoreError.interrupted(signal: signal) }
             usleep(20_000)

@@ -25,7 +25,7 @@ extension RestoreSession {
             try SystemError.check("syncfs", path: staging.path) { csupport_syncfs(staging.directory.rawValue) }
         }
         try checkInterruption()
-        _ = try staging.moveIntoPlace(sync: options.syncsBeforeMove)
+        _ = try staging.moveIntoPlace(sync: options.syncsBeforeMove, interruption: options.interruption)
         // The top-level directories' modes and times, now in ROOT (a move to a new parent may touch the times).
         warnings.unappliedModes = tree.finishTopLevelDirectories(in: root, rootPath: staging.rootPath)
     }

@@ -31,33 +31,38 @@ final class StagingDirectory {
             let fd = try SystemError.check("openat", path: rootPath) {
                 cName.withPointer { openat(root.rawValue, $0, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
             }
-            directory = FileDescriptor(rawValue: fd, path: cName.text)
+            let opened = FileDescriptor(rawValue: fd, path: cName.text)
+            // Held until the process ends: how every other devicectl tells a live restore's directory (and its
+            // journal) from one a killed restore left (`removeStale`, `Device.refuseInterruptedRestore`).
+            try SystemError.check("flock", path: "\(rootPath)/\(cName.text)") { flock(fd, LOCK_EX | LOCK_NB) }
+            directory = opened
         } catch {
             _ = cName.withPointer { unlinkat(root.rawValue, $0, AT_REMOVEDIR) }
             throw error
         }
     }
 
-    /// Removes staging directories left by restores whose process is gone (killed runs). Returns their names.
+    /// Removes staging directories left by restores that are gone (killed runs): one whose `flock` can be taken
+    /// has no live owner. A journal in one is rolled back first, if ROOT is still what its moves left
+    /// (`StagingJournal.rollBack`; otherwise `RestoreError.cannotRollBack` and nothing is removed). The caller
+    /// holds the device lock. Returns their names.
     @discardableResult
     static func removeStale(in root: FileDescriptor, rootPath: String) throws -> [String] {
         var removed: [String] = []
-        for entry in try DirectoryEntries.list(root.rawValue, display: rootPath) where entry.isDirectory {
+        for entry in try DirectoryEntries.list(root.rawValue, display: rootPath) {
             let name = String(decoding: entry.name, as: UTF8.self)
-            guard name.hasPrefix(prefix) else { continue }
-            let pidText = name.dropFirst(prefix.count).prefix { $0 != "-" }
-            guard let pid = Int32(pidText), pid > 0 else { continue }
-            if kill(pid, 0) == 0 || errno != ESRCH { continue }  // still running (or not ours to judge)
-            // Killed while moving the staged tree into ROOT: put ROOT back first (see StagingJournal).
+            guard entry.name.starts(with: Array(prefix.utf8)), entry.name != StagingJournal.name else { continue }
             let stale = CName(entry.name).withPointer {
                 openat(root.rawValue, $0, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
             }
-            if stale >= 0 {
-                let staleDirectory = FileDescriptor(rawValue: stale, path: "\(rootPath)/\(name)")
-                try StagingJournal.rollBack(staging: stale, root: root.rawValue, display: staleDirectory.path)
-                try staleDirectory.close()
-            }
-            try TreeRemoval.remove(entry.name, in: root.rawValue, display: "\(rootPath)/\(name)")
+            guard stale >= 0 else { continue }  // not a directory: not a staging directory
+            let staleDirectory = FileDescriptor(rawValue: stale, path: "\(rootPath)/\(name)")
+            guard flock(stale, LOCK_EX | LOCK_NB) == 0 else { continue }  // its restore still runs
+            // Killed while moving the staged tree into ROOT: put ROOT back first (see StagingJournal).
+            try StagingJournal.rollBack(
+                staging: stale, root: root.rawValue, display: staleDirectory.path, rootPath: rootPath, verify: true)
+            try TreeRemoval.remove(entry.name, in: root.rawValue, display: staleDirectory.path)
+            try staleDirectory.close()
             removed.append(name)
         }
         return removed
@@ -72,10 +77,11 @@ final class StagingDirectory {
 
     /// Moves every top-level entry of the staging directory into ROOT: renameat2(RENAME_NOREPLACE), or
     /// RENAME_EXCHANGE with ROOT's existing (empty skeleton) entry of that name, which lands in the staging
-    /// directory and goes with it. If any move fails, the moves already made are undone before throwing; if
-    /// the process dies between two moves, the journal written first lets the next restore undo them
-    /// (`removeStale`). `sync` flushes the journal to disk before the first move. Returns the names moved.
-    func moveIntoPlace(sync: Bool = true) throws -> [[UInt8]] {
+    /// directory and goes with it. If any move fails, or `interruption` reports a signal after a move, the moves
+    /// already made are undone before throwing; if the process dies between two moves, the journal written first
+    /// lets the next restore undo them (`removeStale`). `sync` flushes the journal to disk before the first move.
+    /// Returns the names moved.
+    func moveIntoPlace(sync: Bool = true, interruption: () -> Int32? = { nil }) throws -> [[UInt8]] {
         let names = try DirectoryEntries.list(directory.rawValue, display: path).map(\.name)
             .filter { $0 != StagingJournal.name }
         try StagingJournal.write(
@@ -96,10 +102,12 @@ final class StagingDirectory {
                 } else if status != 0 {
                     throw SystemError("renameat2", path: "\(rootPath)/\(cName.text)")
                 }
+                if let signal = interruption() { throw RestoreError.interrupted(signal: signal) }
             }
         } catch {
             // The journal knows what moved: undo exactly that (and remove the journal).
-            _ = try? StagingJournal.rollBack(staging: directory.rawValue, root: root.rawValue, display: path)
+            _ = try? StagingJournal.rollBack(
+                staging: directory.rawValue, root: root.rawValue, display: path, rootPath: rootPath, verify: false)
             throw error
         }
         StagingJournal.remove(in: directory.rawValue)

@@ -38,6 +38,7 @@ public struct Device: Sendable {
             throw DeviceError.notADevice(resolved)
         }
         let device = Device(directory: try opened.get())
+        try device.refuseInterruptedRestore()
         guard device.hasIdentity else { throw DeviceError.notADevice(resolved) }
         return device
     }

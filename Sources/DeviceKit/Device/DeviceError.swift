@@ -16,6 +16,7 @@ public enum DeviceError: Error, CustomStringConvertible, Equatable, Sendable {
     case xattrsUnsupported(path: String)
     case unknownNotification(String)
     case notDelivered(id: String, state: String)
+    case interruptedRestore(root: String)
 
     public var description: String {
         switch self {
@@ -35,6 +36,9 @@ public enum DeviceError: Error, CustomStringConvertible, Equatable, Sendable {
         case .xattrsUnsupported(let path): "\(path): the file system does not support user extended attributes"
         case .unknownNotification(let id): "no notification '\(id)' on this device"
         case .notDelivered(let id, let state): "notification '\(id)' is \(state), not delivered: nothing to tap"
+        case .interruptedRestore(let root):
+            "a restore onto \(root) was interrupted while it moved the restored files into place, so the device "
+                + "may be incomplete; run 'devicectl restore ARCHIVE \(root)' again to roll it back and restore"
         }
     }
 }

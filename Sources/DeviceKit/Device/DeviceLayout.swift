@@ -8,6 +8,8 @@ public enum DeviceLayout {
     public static let notifications = "DeviceLocal/notifications.plist"
     public static let events = "DeviceLocal/events.jsonl"
     public static let lock = "DeviceLocal/lock"
+    /// The journal a restore writes in its staging directory (`ROOT/.devicectl-restore-*`) while it moves files in.
+    public static let restoreJournal = ".devicectl-restore-journal"
     /// The home-screen layout (backed up, as iOS backs up the home screen).
     public static let homeScreen = "Library/SpringBoard/IconState.plist"
     /// The container metadata file inside every container.

@@ -35,6 +35,11 @@ enum RestoreCommand: Command {
         let root = try RootPath.resolve(given)
         var options = RestoreOptions()
         options.now = try context.now(arguments)
+        options.pinsThreads = try context.pinsThreads()
+        options.waitingForDevice = {
+            context.console.err(
+                "devicectl: waiting for another devicectl to finish with \(root) (it holds the device)")
+        }
         let bar = ProgressBar(console: context.console, enabled: context.showsProgress(arguments), label: "restoring")
         options.progress = { bar.update(files: $0.files, bytes: $0.bytes, seconds: $0.seconds) }
         InterruptSignal.install()

@@ -79,6 +79,12 @@ struct FaultScratch {
             sourceLocation: sourceLocation)
     }
 
+    /// The environment of every injected run: the clock pinned, and the threads (`DEVICECTL_THREADS=pinned`), so
+    /// that each thread makes the same calls in the same order on every run. strace counts calls per thread:
+    /// unpinned, a restore's file creations move between two threads with the load and the n-th call of one
+    /// thread may never come.
+    static let injectedEnvironment = ["DEVICECTL_NOW": now, "DEVICECTL_THREADS": "pinned"]
+
     /// Runs devicectl under strace, injecting `action` (`signal=KILL`, `error=ENOSPC` ...) into the `when`-th
     /// call of `syscall` (strace's syntax, e.g. `3` or `3+`), optionally only for calls on `path`.
     @discardableResult
@@ -91,7 +97,35 @@ struct FaultScratch {
         ]
         if let path { options += ["-P", path] }
         return try Shell.run(
-            "strace", options + [DevicectlBinary.path] + arguments, environment: ["DEVICECTL_NOW": Self.now])
+            "strace", options + [DevicectlBinary.path] + arguments, environment: Self.injectedEnvironment)
+    }
+
+    /// Runs devicectl (threads pinned, as `runInjecting` runs it) under strace and counts the calls of each of
+    /// `syscalls` that only its main thread makes: a kill at call n of one of them (`runInjecting`) then
+    /// interrupts a run with the same arguments at the same step every time. Calls some other thread makes too
+    /// are left out (which thread gets to its n-th call first would depend on timing).
+    func countMainThreadCalls(_ syscalls: [String], _ arguments: [String]) throws -> (RunResult, [String: Int]) {
+        let log = base + "/strace-count.log"
+        defer { unlink(log) }
+        let options = ["-f", "-qq", "-o", log, "-e", "trace=execve," + syscalls.joined(separator: ",")]
+        let result = try Shell.run(
+            "strace", options + [DevicectlBinary.path] + arguments, environment: Self.injectedEnvironment)
+        var main: Int32?
+        var counts: [String: Int] = [:]
+        var elsewhere: Set<String> = []
+        for line in try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n") {
+            // "<tid> name(args...) = result" or "<tid> name(args... <unfinished ...>"; resumptions start with "<...".
+            let fields = line.split(separator: " ", maxSplits: 1)
+            guard fields.count == 2, let tid = Int32(fields[0]) else { continue }
+            let call = fields[1].drop { $0 == " " }
+            guard let open = call.firstIndex(of: "(") else { continue }
+            let name = String(call[..<open])
+            if main == nil && name == "execve" { main = tid }
+            guard syscalls.contains(name) else { continue }
+            if tid == main { counts[name, default: 0] += 1 } else { elsewhere.insert(name) }
+        }
+        for name in elsewhere { counts[name] = nil }
+        return (result, counts)
     }
 
     // MARK: - Trees
