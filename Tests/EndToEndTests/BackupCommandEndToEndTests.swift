@@ -7,7 +7,7 @@ import Testing
     @Test(arguments: [
         (["backup", "SRC"], "missing -o ARCHIVE"),
         (["backup", "SRC", "-o", "OUT/b.tar", "--compression", "lz4"], "invalid value 'lz4' for --compression"),
-        (["backup", "SRC", "-o", "OUT/b.tar.zst", "--level", "30"], "--level 30 is out of range for zstd (1-22)"),
+        (["backup", "SRC", "-o", "OUT/b.tar.zst", "--level", "30"], "--level 30 is out of range for zstd (1-19)"),
         (["backup", "SRC", "-o", "OUT/b.tar", "--level", "3"], "--level needs compression"),
         (["backup", "SRC", "-o", "OUT/b.tar.gz", "--level", "fast"], "invalid value 'fast' for --level"),
         (["backup", "SRC", "-o", "-", "--json"], "--json prints on standard output"),

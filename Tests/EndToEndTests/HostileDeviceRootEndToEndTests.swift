@@ -168,6 +168,30 @@ struct HostileDeviceCase: CustomTestStringConvertible, Sendable {
         }
     }
 
+    /// A fresh device whose DeviceLocal or lock file leads out of it: restore takes the device lock through the
+    /// contained handle, so it refuses the device instead of creating or locking a file outside.
+    @Test(arguments: ["DeviceLocal", "DeviceLocal/lock"])
+    func restoreNeverLocksThroughALinkOut(_ planted: String) throws {
+        try PhoneScratch.with { phone in
+            try phone.install()
+            let archive = "\(phone.dir)/a.tar"
+            try phone.ok(["backup", phone.root, "-o", archive])
+            let target = PhoneScratch(dir: "\(phone.dir)/target")
+            try target.ok(["init", target.root])
+            let sentinel = "\(phone.dir)/sentinel"
+            try FileManager.default.createDirectory(atPath: sentinel, withIntermediateDirectories: true)
+            if planted == "DeviceLocal" {
+                try Self.redirect("\(target.root)/DeviceLocal", into: sentinel, as: "DeviceLocal")
+            } else {
+                try Self.replace("\(target.root)/\(planted)", withLinkTo: "\(sentinel)/lock")
+            }
+            let before = try TreeSnapshot.take(sentinel)
+            let result = try target.run(["restore", archive, target.root])
+            #expect(result.status == 1, "\(result.stderr)")
+            #expect(try TreeSnapshot.take(sentinel) == before)
+        }
+    }
+
     /// A plist far over its cap is refused before it is read: a clear message naming it, at once.
     @Test func aGiantSparseHomeScreenIsRefusedBeforeItIsRead() throws {
         try PhoneScratch.with { phone in

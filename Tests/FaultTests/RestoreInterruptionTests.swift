@@ -168,10 +168,11 @@ import Testing
         }
     }
 
-    /// A restore killed after its first move, or after its last move but before it removed its journal, then
+    /// A restore killed after its first move, or after its last move but before it removed its journal (the second
+    /// unlinkat of a pinned restore: the first removes the DeviceLocal placeholder the link check used), then
     /// files made or changed on the device: the next restore must not roll back (that would delete them). It
     /// refuses, says which file changed, and changes nothing; removing the staging directory keeps the device.
-    @Test(arguments: [("renameat2", "3"), ("unlinkat", "1")])
+    @Test(arguments: [("renameat2", "3"), ("unlinkat", "2")])
     func aStaleJournalNeverDeletesWhatWasMadeSince(_ point: (String, String)) throws {
         try FaultScratch.with { scratch in
             let fixture = try Fixture(scratch, files: 20)
@@ -342,7 +343,7 @@ import Testing
             try scratch.ok(["init", root])
             let fresh = try FaultScratch.snapshot(root)
             guard self != .fresh else { return (root, fresh) }
-            let (syscall, when) = self == .halfMoved ? ("renameat2", "3") : ("unlinkat", "1")
+            let (syscall, when) = self == .halfMoved ? ("renameat2", "3") : ("unlinkat", "2")
             let killed = try scratch.runInjecting(
                 syscall, "signal=KILL", when: when, ["restore", fixture.archive, root])
             #expect(killed.status == SIGKILL, "\(self): \(killed.stderr)")

@@ -107,7 +107,7 @@ final class RestoreRoot {
             try Device.initialize(sibling.path, now: now)
             let root = RestoreRoot(
                 path: sibling.path, origin: .created, descriptor: sibling.directory, savedTime: saved)
-            root.lock = try FileLock(path: "\(sibling.path)/\(DeviceLayout.lock)", wait: false)
+            root.lock = try lockFile(in: sibling.path, wait: false)
             root.sibling = sibling
             return root
         } catch {
@@ -139,7 +139,7 @@ final class RestoreRoot {
         // device is its now; look again (then wait for the lock as for any device).
         let lock: FileLock
         do {
-            lock = try FileLock(path: "\(path)/\(DeviceLayout.lock)", wait: false)
+            lock = try lockFile(in: path, wait: false)
         } catch {
             guard error.code == EWOULDBLOCK else {
                 RestoreRoot.undo(path: path, origin: origin, saved: saved)
@@ -158,19 +158,19 @@ final class RestoreRoot {
     private static func openFreshDevice(
         _ path: String, interruption: () -> Int32?, waiting: () -> Void
     ) throws -> RestoreRoot? {
-        let lockPath = "\(path)/\(DeviceLayout.lock)"
+        let contained = try ContainedRoot(opening: path)
         var lockFileCreated: timespec?
-        if try FileStatus.ifExists(lockPath) == nil {
-            lockFileCreated = try modificationTime("\(path)/\(DeviceLayout.deviceLocal)")
+        if try contained.status(DeviceLayout.lock) == nil {
+            lockFileCreated = try contained.status(DeviceLayout.deviceLocal).map(Self.modificationTime)
         }
         let lock: FileLock
         do {
-            lock = try waitForLock(lockPath, interruption: interruption, waiting: waiting)
+            lock = try waitForLock(path, interruption: interruption, waiting: waiting)
         } catch {
             if let deviceLocalTime = lockFileCreated { removeLockFile(path, deviceLocalTime: deviceLocalTime) }
             throw error
         }
-        guard lock.isCurrent(at: lockPath) else {
+        guard lock.isCurrent(DeviceLayout.lock, in: contained) else {
             try? lock.release()
             return nil
         }
@@ -194,7 +194,14 @@ final class RestoreRoot {
         }
     }
 
-    /// Takes the lock at `path`, waiting for another devicectl that holds it; polls `interruption` while it
+    /// Takes the device lock of ROOT at `path`, through a contained handle on ROOT (a `DeviceLocal` or lock file
+    /// planted as a symlink or FIFO is refused, never followed); without `wait`, EWOULDBLOCK while another holds it.
+    private static func lockFile(in path: String, wait: Bool) throws(SystemError) -> FileLock {
+        let file = try ContainedRoot(opening: path).openRegular(DeviceLayout.lock, flags: O_RDWR | O_CREAT)
+        return try FileLock(file: file, wait: wait)
+    }
+
+    /// Takes the device lock of ROOT at `path`, waiting for another devicectl that holds it; polls `interruption` while it
     /// waits (a blocking flock would sit out SIGINT: the handler only records it); calls `waiting` before the
     /// first wait.
     private static func waitForLock(
@@ -203,7 +210,7 @@ final class RestoreRoot {
         var waited = false
         while true {
             do {
-                return try FileLock(path: path, wait: false)
+                return try lockFile(in: path, wait: false)
             } catch {
                 guard error.code == EWOULDBLOCK else { throw error }
             }
@@ -217,14 +224,20 @@ final class RestoreRoot {
     }
 
     private static func modificationTime(_ path: String) throws -> timespec? {
-        try FileStatus.ifExists(path).map { timespec(tv_sec: Int($0.mtimeSeconds), tv_nsec: Int($0.mtimeNanoseconds)) }
+        try FileStatus.ifExists(path).map(modificationTime)
+    }
+
+    private static func modificationTime(_ status: FileStatus) -> timespec {
+        timespec(tv_sec: Int(status.mtimeSeconds), tv_nsec: Int(status.mtimeNanoseconds))
     }
 
     /// Removes a lock file this restore created and puts DeviceLocal's mtime back.
     private static func removeLockFile(_ path: String, deviceLocalTime: timespec) {
-        unlink("\(path)/\(DeviceLayout.lock)")
-        var times = [timespec(tv_sec: 0, tv_nsec: CSUPPORT_UTIME_OMIT), deviceLocalTime]
-        _ = utimensat(AT_FDCWD, "\(path)/\(DeviceLayout.deviceLocal)", &times, AT_SYMLINK_NOFOLLOW)
+        guard let contained = try? ContainedRoot(opening: path) else { return }
+        try? contained.remove(DeviceLayout.lock)
+        guard let deviceLocal = try? contained.openDirectory(DeviceLayout.deviceLocal) else { return }
+        let times = [timespec(tv_sec: 0, tv_nsec: CSUPPORT_UTIME_OMIT), deviceLocalTime]
+        _ = futimens(deviceLocal.rawValue, times)
     }
 
     /// Puts ROOT back as it was found: removes what the restore initialised and resets the directory mtime
