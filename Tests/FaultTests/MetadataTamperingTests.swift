@@ -45,12 +45,7 @@ import Testing
     @Test(arguments: cases)
     func tamperedMetadataFailsVerifyAndRestore(_ tamper: Tamper) throws {
         try withTemporaryDirectory { dir in
-            try FuzzSeeds.makeMixedTree(dir + "/src")
-            let archive = dir + "/backup.tar"
-            _ = try BackupEngine.backup(
-                BackupRequest(
-                    root: dir + "/src", output: .file(archive), created: FuzzSeeds.created, tool: "devicectl test"),
-                warning: { _ in })
+            let archive = try FuzzSeeds.mixedBackup(in: dir)
             var bytes = try FuzzSeeds.read(archive)
             let entry = try #require(
                 TarLayout(bytes).entries.first { String(decoding: $0.name, as: UTF8.self) == tamper.member })
@@ -78,12 +73,7 @@ import Testing
 
     @Test func anIntactBackupVerifiesItsMetadata() throws {
         try withTemporaryDirectory { dir in
-            try FuzzSeeds.makeMixedTree(dir + "/src")
-            let archive = dir + "/backup.tar"
-            _ = try BackupEngine.backup(
-                BackupRequest(
-                    root: dir + "/src", output: .file(archive), created: FuzzSeeds.created, tool: "devicectl test"),
-                warning: { _ in })
+            let archive = try FuzzSeeds.mixedBackup(in: dir)
             let report = try ArchiveVerification.verify(archive: archive)
             #expect(report.isValid, "\(report.problems)")
             #expect(report.metadataChecked)

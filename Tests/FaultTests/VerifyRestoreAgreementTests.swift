@@ -107,12 +107,7 @@ import Testing
     @Test(arguments: damages)
     func restoreVerifyAndListRefuseTheSameDamage(_ damage: Damage) throws {
         try withTemporaryDirectory { dir in
-            try FuzzSeeds.makeMixedTree(dir + "/src")
-            let good = dir + "/backup.tar"
-            _ = try BackupEngine.backup(
-                BackupRequest(
-                    root: dir + "/src", output: .file(good), created: FuzzSeeds.created, tool: "devicectl test"),
-                warning: { _ in })
+            let good = try FuzzSeeds.mixedBackup(in: dir)
             let archive = dir + "/damaged"
             try Data(try damage.build(try FuzzSeeds.read(good))).write(to: URL(fileURLWithPath: archive))
 
@@ -225,12 +220,7 @@ import Testing
     @Test(arguments: ["plain", "gzip", "two gzip members"])
     func restoreVerifyAndListAcceptTheIntactBackup(_ form: String) throws {
         try withTemporaryDirectory { dir in
-            try FuzzSeeds.makeMixedTree(dir + "/src")
-            let good = dir + "/backup.tar"
-            _ = try BackupEngine.backup(
-                BackupRequest(
-                    root: dir + "/src", output: .file(good), created: FuzzSeeds.created, tool: "devicectl test"),
-                warning: { _ in })
+            let good = try FuzzSeeds.mixedBackup(in: dir)
             let tar = try FuzzSeeds.read(good)
             let half = tar.count / 2
             let bytes =
@@ -262,11 +252,7 @@ import Testing
     ])
     func anExtendedAttributeLinuxCannotHoldIsNamedByBoth(_ key: String, _ value: String, _ message: String) throws {
         try withTemporaryDirectory { dir in
-            try FuzzSeeds.makeMixedTree(dir + "/src")
-            let archive = dir + "/backup.tar"
-            _ = try BackupEngine.backup(
-                BackupRequest(root: dir + "/src", output: .file(archive), created: FuzzSeeds.created, tool: "devicectl test"),
-                warning: { _ in })
+            let archive = try FuzzSeeds.mixedBackup(in: dir)
             var bytes = try FuzzSeeds.read(archive)
             let entry = try #require(TarLayout(bytes).entries.first { String(decoding: $0.name, as: UTF8.self) == "a.txt" })
             TarLayout.editPax(&bytes, entry) { $0.records.append((key, Array(value.utf8))) }
@@ -289,12 +275,7 @@ import Testing
     @Test(arguments: edits)
     func verifyAndRestoreAgree(_ edit: Edit) throws {
         try withTemporaryDirectory { dir in
-            try FuzzSeeds.makeMixedTree(dir + "/src")
-            let archive = dir + "/backup.tar"
-            _ = try BackupEngine.backup(
-                BackupRequest(
-                    root: dir + "/src", output: .file(archive), created: FuzzSeeds.created, tool: "devicectl test"),
-                warning: { _ in })
+            let archive = try FuzzSeeds.mixedBackup(in: dir)
             var bytes = try FuzzSeeds.read(archive)
             let entry = try #require(
                 TarLayout(bytes).entries.first { String(decoding: $0.name, as: UTF8.self) == edit.member })

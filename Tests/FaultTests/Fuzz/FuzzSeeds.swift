@@ -81,6 +81,16 @@ enum FuzzSeeds {
         utimensat(AT_FDCWD, "\(root)/a.txt", &times, 0)
     }
 
+    /// `makeMixedTree` at `dir/src`, backed up in-process to `dir/backup.tar` (at `created`); returns the archive.
+    static func mixedBackup(in dir: String) throws -> String {
+        try makeMixedTree(dir + "/src")
+        let archive = dir + "/backup.tar"
+        _ = try BackupEngine.backup(
+            BackupRequest(root: dir + "/src", output: .file(archive), created: created, tool: "devicectl test"),
+            warning: { _ in })
+        return archive
+    }
+
     /// A device with one app (group, widget on the home screen), a document and a defaults value.
     static func makeDevice(_ root: String) throws {
         let device = try Device.initialize(root, now: created)
