@@ -67,14 +67,15 @@ public struct ParsedArguments: Sendable {
     }
 
     /// Whether a word after a value option is an option rather than its value: it starts with `-` and is
-    /// neither `-` (standard input or output) nor a negative number (`defaults write ... -int -5`). Such a
-    /// value is given as `--opt=value` (`-o=--json`), or for a file as `./--json`.
+    /// neither `-` (standard input or output) nor a negative value (`-int -5`, `-float -.5`,
+    /// `--nudge-delay -1h`, checked by the option itself; no option starts with a digit). Such a value is
+    /// given as `--opt=value` (`-o=--json`), or for a file as `./--json`.
     static func looksLikeOption(_ word: String) -> Bool {
         guard word.hasPrefix("-"), word != "-" else { return false }
         let body = word.dropFirst()
-        let isNumber = !body.isEmpty && body.allSatisfy { $0.isASCII && ($0.isNumber || $0 == ".") }
-            && body.contains(where: \.isNumber)
-        return !isNumber
+        let negative = body.first.map { $0.isASCII && $0.isNumber } == true
+            || (body.first == "." && body.dropFirst().first.map { $0.isASCII && $0.isNumber } == true)
+        return !negative
     }
 
     private func checkPositionals() throws(UsageError) {

@@ -55,7 +55,7 @@ enum BackupCommand: Command {
             root: root, output: archive == "-" ? .standardOutput : .file(archive), compression: compression,
             level: level, patterns: patterns, created: created, tool: "devicectl \(Devicectl.version)")
 
-        let bar = ProgressBar(console: context.console, enabled: context.showsProgress(arguments), label: "backing up")
+        let bar = ProgressBar(console: context.console, enabled: context.showsProgress(arguments), label: "backing up", environment: context.environment)
         let summary: BackupSummary
         do {
             summary = try BackupEngine.backup(
