@@ -108,8 +108,12 @@ public enum Devicectl {
         }
         if first.hasPrefix("-") {
             var message = "unknown option '\(first)'"
-            if let guess = Suggestion.option(for: first, in: globalOptions) { message += "; did you mean '\(guess)'?" }
-            throw UsageError(message + " (options go after the command)")
+            if let guess = Suggestion.option(for: first, in: globalOptions) {
+                message += "; did you mean '\(guess)'?"
+            } else {
+                message += " (a command's options go after the command)"
+            }
+            throw UsageError(message)
         }
         if let (command, length) = command(named: arguments) {
             return .command(command, Array(arguments.dropFirst(length)))

@@ -94,7 +94,7 @@ import Testing
 
     @Test(arguments: [
         (["--verison"], "unknown option '--verison'; did you mean '--version'?"),
-        (["-v"], "unknown option '-v' (options go after the command)"),
+        (["-v"], "unknown option '-v' (a command's options go after the command)"),
         (["defaults", "raed"], "unknown command 'defaults raed'; did you mean 'defaults read'?"),
         (["help", "nope"], "unknown command 'nope'"), (["help", "defaults", "nope"], "unknown command 'defaults nope'"),
     ])

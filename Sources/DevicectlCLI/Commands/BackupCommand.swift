@@ -126,7 +126,8 @@ enum BackupCommand: Command {
                     if let pattern { entry["pattern"] = pattern.text }
                     listed.append(entry)
                 } else {
-                    let shown = item.kind == .directory ? item.path + "/" : item.path
+                    // Escaped as `list` shows names: a name holding a newline or an escape sequence stays one line.
+                    let shown = ArchiveFormat.name(item.kind == .directory ? item.path + "/" : item.path)
                     let reasons = item.reasons.map { reason in
                         reason == .pattern && pattern != nil
                             ? "pattern " + DeviceValueError.display(pattern!.text).quotedForReason : reason.rawValue

@@ -94,16 +94,19 @@ enum ListCommand: Command {
             "  widgets: " + (header.widgets.isEmpty ? "none" : header.widgets.map { shown($0.app) }.joined(separator: ", ")))
         if let totals = summary.totals {
             lines.append(
-                "  totals: \(ProgressBar.count(totals.files)) files (\(ProgressBar.bytes(totals.bytes))), "
-                    + "\(ProgressBar.count(totals.directories)) directories, "
-                    + "\(ProgressBar.count(totals.symlinks)) symlinks, "
-                    + "\(ProgressBar.count(totals.hardlinks)) hard links")
+                "  totals: \(BackupCommand.counted(totals.files, "file")) (\(ProgressBar.bytes(totals.bytes))), "
+                    + "\(BackupCommand.counted(totals.directories, "directory")), "
+                    + "\(BackupCommand.counted(totals.symlinks, "symlink")), "
+                    + "\(BackupCommand.counted(totals.hardlinks, "hard link"))")
             // The manifest counts a skipped directory as one entry of 0 bytes: its contents were never walked.
             var excluded =
                 "  excluded: \(BackupCommand.counted(totals.excluded.files, "entry")) "
                 + "(\(ProgressBar.bytes(totals.excluded.bytes)) in files; directory contents not measured)"
             let reasons = totals.excluded.byReason.sorted { $0.key < $1.key }
-                .map { "\(shown($0.key)) \(ProgressBar.count($0.value.files)) (\(ProgressBar.bytes($0.value.bytes)))" }
+                .map {
+                    "\(shown($0.key)) \(BackupCommand.counted($0.value.files, "entry")) "
+                        + "(\(ProgressBar.bytes($0.value.bytes)))"
+                }
             if !reasons.isEmpty { excluded += ": " + reasons.joined(separator: ", ") }
             lines.append(excluded)
         }
