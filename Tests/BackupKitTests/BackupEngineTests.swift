@@ -166,7 +166,9 @@ import Testing
             #expect(summary.excluded.bytes == 6 + 10 + 8 + 6)
 
             var listed: [ExcludedPath] = []
-            let dry = try BackupEngine.dryRun(root: tree.root, patterns: [try ExclusionPattern("*.log")], excluded: { listed.append($0) }, warning: { _ in })
+            let dry = try BackupEngine.dryRun(
+                root: tree.root, patterns: [try ExclusionPattern("*.log")], excluded: { listed.append($0) },
+                warning: { _ in })
             #expect(listed.map(\.path) == ["b.log", "big.log", "cache", "flagged.bin", "keep/b.log"])
             #expect(listed.first { $0.path == "flagged.bin" }?.reasons == [.appleExcludeXattr, .xdgRobotsBackup])
             #expect(dry.files == summary.files && dry.bytes == summary.bytes && dry.hardlinks == summary.hardlinks)

@@ -67,7 +67,8 @@ import Testing
     ])
     func patterns(_ glob: String, _ path: String, _ matches: Bool) throws {
         #expect(try ExclusionPattern(glob).matches(path) == matches)
-        let rules = ExclusionRules(deviceRoot: false, patterns: [try ExclusionPattern("nothing"), try ExclusionPattern(glob)])
+        let rules = ExclusionRules(
+            deviceRoot: false, patterns: [try ExclusionPattern("nothing"), try ExclusionPattern(glob)])
         #expect(rules.pathReasons(path) == (matches ? .pattern : []))
     }
 

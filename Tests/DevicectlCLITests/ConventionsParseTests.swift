@@ -42,7 +42,8 @@ import Testing
 
     @Test(arguments: [
         (["R", "com.a", "k", "-int", "-5"], "-int", "-5"), (["R", "com.a", "k", "-float", "-1.5"], "-float", "-1.5"),
-        (["R", "com.a", "k", "-string=-x"], "-string", "-x"), (["R", "com.a", "k", "-int", "-.5"], "-int", "-.5"), (["R", "com.a", "k", "-bool=yes"], "-bool", "yes"),
+        (["R", "com.a", "k", "-string=-x"], "-string", "-x"), (["R", "com.a", "k", "-int", "-.5"], "-int", "-.5"),
+        (["R", "com.a", "k", "-bool=yes"], "-bool", "yes"),
     ])
     func negativeNumbersAndEqualsForSingleDashOptions(_ words: [String], _ key: String, _ value: String) throws {
         #expect(try ParsedArguments.parse(words, spec: Self.defaultsWrite).value(key) == value)
@@ -66,7 +67,8 @@ import Testing
         ("--compresion", backupNames, "--compression"), ("--progres", backupNames, "--progress"),
         ("--verison", Devicectl.globalOptions, "--version"), ("--hlep", Devicectl.globalOptions, "--help"),
         ("-v", Devicectl.globalOptions, nil), ("--int", defaultsWrite.options.flatMap(\.names), "-int"),
-        ("-strng", defaultsWrite.options.flatMap(\.names), "-string"), ("-i", defaultsWrite.options.flatMap(\.names), nil),
+        ("-strng", defaultsWrite.options.flatMap(\.names), "-string"),
+        ("-i", defaultsWrite.options.flatMap(\.names), nil),
     ] as [(String, [String], String?)])
     func optionSuggestions(_ word: String, _ names: [String], _ expected: String?) {
         #expect(Suggestion.option(for: word, in: names) == expected)
@@ -124,7 +126,8 @@ import Testing
     @Test(arguments: [
         ("x.tar.bz2", nil, "cannot write a '.bz2' archive"), ("x.zip", nil, "cannot write a '.zip' archive"),
         ("x.tbz2", .gzip, "cannot write a '.tbz2'"), ("x.tar.lz4", nil, "'.lz4'"), ("x.7z", nil, "'.7z'"),
-        ("x.tar.Z", nil, "'.Z'"), ("x.tar.zst", .gzip, "the suffix '.tar.zst' means zstd compression, but --compression is gzip"),
+        ("x.tar.Z", nil, "'.Z'"),
+        ("x.tar.zst", .gzip, "the suffix '.tar.zst' means zstd compression, but --compression is gzip"),
         ("x.tar", .xz, "the suffix '.tar' means an uncompressed tar, but --compression is xz"),
         ("x.tgz", Compression.none, "means gzip compression"),
     ] as [(String, Compression?, String)])
@@ -149,9 +152,11 @@ import Testing
     // MARK: - list prints names as GNU tar does
 
     @Test(arguments: [
-        ("plain/name.txt", "plain/name.txt"), ("a\nb", "a\\nb"), ("tab\there", "tab\\there"), ("back\\slash", "back\\\\slash"),
+        ("plain/name.txt", "plain/name.txt"), ("a\nb", "a\\nb"), ("tab\there", "tab\\there"),
+        ("back\\slash", "back\\\\slash"),
         ("\u{1B}[31mred", "\\033[31mred"), ("cr\r", "cr\\r"), ("bell\u{07}", "bell\\a"), ("del\u{7F}", "del\\177"),
-        ("c1\u{85}", "c1\\302\\205"), ("rtl\u{202E}txt", "rtl\\342\\200\\256txt"), ("ünïcödé-名前", "ünïcödé-名前"),
+        ("c1\u{85}", "c1\\302\\205"), ("rtl\u{202E}txt", "rtl\\342\\200\\256txt"),
+        ("ünïcödé-名前", "ünïcödé-名前"),
         ("nul-free\u{01}", "nul-free\\001"),
     ])
     func namesAreEscaped(_ name: String, _ shown: String) {

@@ -184,7 +184,8 @@ import Testing
     /// A suffix devicectl cannot write, or one that contradicts --compression, is refused naming the file;
     /// a suffix that agrees (or no suffix) writes what it says.
     @Test(arguments: [
-        ("x.tar.bz2", [], nil), ("x.zip", [], nil), ("x.tar.lz4", [], nil), ("x.tar.zst", ["--compression", "gzip"], nil),
+        ("x.tar.bz2", [], nil), ("x.zip", [], nil), ("x.tar.lz4", [], nil),
+        ("x.tar.zst", ["--compression", "gzip"], nil),
         ("x.tar", ["--compression", "xz"], nil), ("x.tgz", ["--compression", "none"], nil),
         ("x.gz", [], "gzip compressed data"), ("backup", ["--compression", "xz"], "XZ compressed data"),
         ("x.tar.zst", ["--compression", "zstd"], "Zstandard compressed data"),
@@ -211,8 +212,8 @@ import Testing
         try withTemporaryDirectory { dir in
             try BackupCheck.sh("mkdir \"$1/src\" && printf data > \"$1/src/f\"", dir)
             let refused = try Shell.run(
-                DevicectlBinary.path, ["backup", "src", "-o", "--json"], environment: ["DEVICECTL_NOW": BackupCheck.now],
-                directory: dir)
+                DevicectlBinary.path, ["backup", "src", "-o", "--json"],
+                environment: ["DEVICECTL_NOW": BackupCheck.now], directory: dir)
             #expect(refused.status == 64)
             #expect(refused.stderr.contains("option '-o' needs a value (ARCHIVE), not the option '--json'"))
             #expect(try BackupCheck.names(in: dir) == ["src"])
@@ -275,7 +276,8 @@ import Testing
             #expect(!result.stderr.contains("entries"))
             let json = try #require(
                 try JSONSerialization.jsonObject(
-                    with: try BackupCheck.devicectl(["backup", "\(dir)/src", "-o", "\(dir)/b.tar", "--json"]).stdoutData)
+                    with: try BackupCheck.devicectl(
+                        ["backup", "\(dir)/src", "-o", "\(dir)/b.tar", "--json"]).stdoutData)
                     as? [String: Any])
             #expect(json["excludedDirectories"] as? Int == 1)
             #expect(json["archiveBytesPerSecond"] != nil)

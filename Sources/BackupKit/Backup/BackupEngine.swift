@@ -146,7 +146,8 @@ public enum BackupEngine {
                 files: tally.files, bytes: tally.bytes, directories: tally.directories, symlinks: tally.symlinks,
                 hardlinks: tally.hardlinks, excluded: tally.excluded,
                 excludedDirectories: tally.excludedDirectories,
-                excludedDirectoriesByReason: tally.excludedDirectoriesByReason, archiveBytes: UInt64(writer.bytesWritten),
+                excludedDirectoriesByReason: tally.excludedDirectoriesByReason,
+                archiveBytes: UInt64(writer.bytesWritten),
                 seconds: visitor.elapsed, warnings: visitor.warnings + writer.notes.count, deviceRoot: deviceRoot)
         } catch {
             output?.discard()

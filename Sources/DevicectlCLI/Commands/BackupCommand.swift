@@ -11,7 +11,9 @@ enum BackupCommand: Command {
             OptionSpec(["--output", "-o"], .value("ARCHIVE"), help: "The archive to write, or - for stdout (required)."),
             OptionSpec(["--compression"], .value("none|gzip|zstd|xz"), help: "Compression (default: from the extension)."),
             OptionSpec(["--level"], .value("N"), help: "Compression level."),
-            OptionSpec(["--exclude"], .value("GLOB"), repeatable: true, help: "Skip paths (relative to ROOT) matching GLOB."),
+            OptionSpec(
+                ["--exclude"], .value("GLOB"), repeatable: true,
+                help: "Skip paths (relative to ROOT) matching GLOB (below)."),
             OptionSpec(["--dry-run"], help: "Write nothing; list what would be skipped and why."),
             jsonOption,
         ] + progressOptions,
@@ -19,8 +21,14 @@ enum BackupCommand: Command {
             Skipped: Apple's exclusion xattr, user.com.apple.MobileBackup=1, user.xdg.robots.backup=false,
             the nodump flag (chattr +d), directories with a valid CACHEDIR.TAG, --exclude matches, and on a
             device root the app bundles, Library/Caches and tmp of data containers, and DeviceLocal.
-            A GLOB without '/' also matches the last path component (so '*.log' skips .log files anywhere).
-            The extension picks the compression: .tar, .tar.gz/.tgz, .tar.zst, .tar.xz.
+            GLOB: without '/' it matches a name at any depth ('*.log', 'build'); with '/' it is anchored at ROOT
+            ('Containers/Data'; a leading '/' or './' anchors too: '/build' is only ROOT's build). '*' and '?'
+            never match '/'; '**' as a whole component matches any number of them ('**/tmp', 'a/**/b';
+            'Documents/**' is everything below Documents); [a-z], [!a-z]; '\\' escapes. Invalid globs are refused.
+            The extension picks the compression: .tar, .tar.gz/.tgz/.gz, .tar.zst/.zst, .tar.xz/.xz; a name without
+            one is a plain tar unless --compression says otherwise. Other archive suffixes (.tar.bz2, .zip) and a
+            suffix that contradicts --compression are refused. --dry-run checks every option as a backup does.
+            A value that starts with '-' is given as --opt=VALUE (-o=--x) or as a path (-o ./--x).
             ARCHIVE, a file, is replaced only once the backup completed; a FIFO or character device (/dev/null)
             is written in place; a symlink is followed. Directories and block devices are refused.
             DEVICECTL_NOW pins the manifest's creation time (reproducible archives).
@@ -55,7 +63,9 @@ enum BackupCommand: Command {
             root: root, output: archive == "-" ? .standardOutput : .file(archive), compression: compression,
             level: level, patterns: patterns, created: created, tool: "devicectl \(Devicectl.version)")
 
-        let bar = ProgressBar(console: context.console, enabled: context.showsProgress(arguments), label: "backing up", environment: context.environment)
+        let bar = ProgressBar(
+            console: context.console, enabled: context.showsProgress(arguments), label: "backing up",
+            environment: context.environment)
         let summary: BackupSummary
         do {
             summary = try BackupEngine.backup(
@@ -102,7 +112,8 @@ enum BackupCommand: Command {
             }
             guard levels.contains(level) else {
                 throw UsageError(
-                    "--level \(level) is out of range for \(compression.rawValue) (\(levels.lowerBound)-\(levels.upperBound))",
+                    "--level \(level) is out of range for \(compression.rawValue) "
+                        + "(\(levels.lowerBound)-\(levels.upperBound))",
                     command: spec.name)
             }
         }

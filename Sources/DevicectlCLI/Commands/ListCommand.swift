@@ -48,7 +48,8 @@ enum ListCommand: Command {
         if let problem = summary.manifestProblem {
             // Everything readable was listed; a malformed manifest still fails the command, naming it.
             context.console.err(
-                "devicectl: \(archive): the manifest (\(Manifest.memberName)) is malformed: \(ArchiveFormat.name(problem))")
+                "devicectl: \(archive): the manifest (\(Manifest.memberName)) is malformed: "
+                    + ArchiveFormat.name(problem))
             return 1
         }
         return 0
@@ -74,7 +75,9 @@ enum ListCommand: Command {
             "\(ProgressBar.count(summary.members)) members; \(summary.format)"
                 + (summary.filters.isEmpty ? "" : ", " + summary.filters.joined(separator: "+") + " compressed"),
         ]
-        if let problem = summary.manifestProblem { lines.append("manifest: unreadable: \(ArchiveFormat.name(problem))") }
+        if let problem = summary.manifestProblem {
+            lines.append("manifest: unreadable: \(ArchiveFormat.name(problem))")
+        }
         guard let header = summary.header else {
             if summary.manifestProblem == nil { lines.append("no devicectl manifest (not made by 'devicectl backup')") }
             return lines
@@ -91,7 +94,8 @@ enum ListCommand: Command {
         }
         lines.append("  apps: " + (apps.isEmpty ? "none" : apps.joined(separator: ", ")))
         lines.append(
-            "  widgets: " + (header.widgets.isEmpty ? "none" : header.widgets.map { shown($0.app) }.joined(separator: ", ")))
+            "  widgets: "
+                + (header.widgets.isEmpty ? "none" : header.widgets.map { shown($0.app) }.joined(separator: ", ")))
         if let totals = summary.totals {
             lines.append(
                 "  totals: \(BackupCommand.counted(totals.files, "file")) (\(ProgressBar.bytes(totals.bytes))), "
