@@ -186,7 +186,7 @@ import Testing
     @Test(arguments: [
         ("x.tar.bz2", [], nil), ("x.zip", [], nil), ("x.tar.lz4", [], nil),
         ("x.tar.zst", ["--compression", "gzip"], nil),
-        ("x.tar", ["--compression", "xz"], nil), ("x.tgz", ["--compression", "none"], nil),
+        ("x.tgz", ["--compression", "none"], nil), ("x.tar", ["--compression", "xz"], "XZ compressed data"),
         ("x.gz", [], "gzip compressed data"), ("backup", ["--compression", "xz"], "XZ compressed data"),
         ("x.tar.zst", ["--compression", "zstd"], "Zstandard compressed data"),
     ] as [(String, [String], String?)])

@@ -1,16 +1,17 @@
 // ArchiveName: what an archive's file name says about its format, checked against --compression.
 import BackupKit
 
-/// The compression an archive name's suffix promises. A name without an archive suffix (`backup`,
-/// `/dev/null`, `phone.2026-12-01`) promises nothing and gets a plain tar unless `--compression` says
-/// otherwise; a suffix devicectl cannot write (`.tar.bz2`, `.zip`) is refused rather than filled with
-/// something else, and so is a suffix that contradicts `--compression` (`.tar.zst` with gzip).
+/// The compression an archive name's suffix promises. A name without a compression suffix (`backup`,
+/// `x.tar`, `/dev/null`, `phone.2026-12-01`) promises none and gets a plain tar unless `--compression`
+/// says otherwise (`tar -czf x.tar` is GNU tar's way too); a suffix devicectl cannot write (`.tar.bz2`,
+/// `.zip`) is refused rather than filled with something else, and so is a compression suffix that
+/// contradicts `--compression` (`.tar.zst` with gzip, `.tgz` with none).
 enum ArchiveName {
     /// What a name's suffix says.
     enum Promise: Equatable {
-        /// No archive suffix.
+        /// No compression suffix (none at all, `.tar`, or a suffix that is no archive's).
         case nothing
-        /// A suffix that means this compression (`.tar` means none).
+        /// A suffix that means this compression.
         case compression(Compression, suffix: String)
         /// An archive or compression suffix devicectl does not write.
         case unsupported(suffix: String)
@@ -21,7 +22,6 @@ enum ArchiveName {
         (".tar.gz", .gzip), (".tgz", .gzip), (".gz", .gzip),
         (".tar.zst", .zstd), (".tar.zstd", .zstd), (".tzst", .zstd), (".zst", .zstd), (".zstd", .zstd),
         (".tar.xz", .xz), (".txz", .xz), (".xz", .xz),
-        (".tar", .none),
     ]
 
     /// Archive and compression suffixes of other tools (GNU tar's `--auto-compress` list, zip, 7z, rar, cpio).
@@ -53,7 +53,7 @@ enum ArchiveName {
         case .compression(let implied, let suffix):
             if let requested, requested != implied {
                 throw UsageError(
-                    "-o \(path): the suffix '\(suffix)' means \(describe(implied)), but --compression is "
+                    "-o \(path): the suffix '\(suffix)' means \(implied.rawValue) compression, but --compression is "
                         + "\(requested.rawValue); name the archive \(suggestedSuffix(requested)) "
                         + "or drop --compression", command: BackupCommand.spec.name)
             }
@@ -63,10 +63,6 @@ enum ArchiveName {
                 "-o \(path): devicectl cannot write a '\(suffix)' archive; it writes .tar, .tar.gz, .tar.zst "
                     + "or .tar.xz (or a name without an archive suffix)", command: BackupCommand.spec.name)
         }
-    }
-
-    private static func describe(_ compression: Compression) -> String {
-        compression == .none ? "an uncompressed tar" : "\(compression.rawValue) compression"
     }
 
     private static func suggestedSuffix(_ compression: Compression) -> String {
