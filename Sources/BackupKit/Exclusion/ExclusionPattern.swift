@@ -187,10 +187,13 @@ public struct ExclusionPattern: Sendable, Equatable {
     private func matches(_ path: UnsafeBufferPointer<UInt8>, basenameOffset: Int) -> Bool {
         guard anchored else {
             guard case .name(let tokens) = components[0] else { return true }
-            return Self.matchName(tokens, Self.scalars(path[basenameOffset...]))
+            return Self.matchName(tokens, UnsafeBufferPointer(rebasing: path[basenameOffset...]))
         }
-        let names = path.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map {
-            Self.scalars($0)
+        var names: [Range<Int>] = []
+        var start = 0
+        for index in 0...path.count where index == path.count || path[index] == UInt8(ascii: "/") {
+            names.append(start..<index)
+            start = index + 1
         }
         // reachable[j]: the components matched so far can end right before path component j.
         var reachable = [Bool](repeating: false, count: names.count + 1)
@@ -212,21 +215,35 @@ public struct ExclusionPattern: Sendable, Equatable {
                     }
                 }
             case .name(let tokens):
-                for j in 0..<names.count where reachable[j] && Self.matchName(tokens, names[j]) { next[j + 1] = true }
+                for j in 0..<names.count where reachable[j] {
+                    if Self.matchName(tokens, UnsafeBufferPointer(rebasing: path[names[j]])) { next[j + 1] = true }
+                }
             }
             reachable = next
         }
         return reachable[names.count]
     }
 
-    /// The scalars of one name (invalid UTF-8 is repaired: such names are never archived anyway).
-    private static func scalars(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> [Unicode.Scalar] {
-        Array(String(decoding: UnsafeBufferPointer(rebasing: bytes), as: UTF8.self).unicodeScalars)
+    /// The scalar starting at byte `index` of UTF-8 `bytes` and its length; a malformed sequence reads as
+    /// one U+FFFD byte (such names are never archived anyway).
+    private static func scalar(_ bytes: UnsafeBufferPointer<UInt8>, _ index: Int) -> (Unicode.Scalar, Int) {
+        let lead = bytes[index]
+        if lead < 0x80 { return (Unicode.Scalar(lead), 1) }
+        let length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 0
+        guard length > 0, index + length <= bytes.count else { return ("\u{FFFD}", 1) }
+        var value = UInt32(lead) & (0x7F >> UInt32(length))
+        for offset in 1..<length {
+            let byte = bytes[index + offset]
+            guard byte & 0xC0 == 0x80 else { return ("\u{FFFD}", 1) }
+            value = value << 6 | UInt32(byte & 0x3F)
+        }
+        guard let scalar = Unicode.Scalar(value) else { return ("\u{FFFD}", 1) }
+        return (scalar, length)
     }
 
-    /// One name against one component's tokens: a `*` backtracks only to the last `*`, so the time is at
-    /// most the product of the two lengths.
-    private static func matchName(_ tokens: [Token], _ name: [Unicode.Scalar]) -> Bool {
+    /// One name (UTF-8) against one component's tokens: a `*` backtracks only to the last `*`, so the
+    /// time is at most the product of the two lengths.
+    private static func matchName(_ tokens: [Token], _ name: UnsafeBufferPointer<UInt8>) -> Bool {
         var t = 0
         var n = 0
         var star: (token: Int, name: Int)?
@@ -236,15 +253,17 @@ public struct ExclusionPattern: Sendable, Equatable {
                 t += 1
                 continue
             }
-            if t < tokens.count, matchOne(tokens[t], name[n]) {
+            let (scalar, length) = scalar(name, n)
+            if t < tokens.count, matchOne(tokens[t], scalar) {
                 t += 1
-                n += 1
+                n += length
                 continue
             }
             guard let last = star else { return false }
-            star = (last.token, last.name + 1)
+            let skipped = Self.scalar(name, last.name).1
+            star = (last.token, last.name + skipped)
             t = last.token + 1
-            n = last.name + 1
+            n = last.name + skipped
         }
         while t < tokens.count, tokens[t] == .anyRun { t += 1 }
         return t == tokens.count

@@ -154,6 +154,7 @@ enum BackupCommand: Command {
                 "deviceRoot": summary.deviceRoot,
             ]
             object["skipped"] = excludedObject(summary.excluded)
+            object["excludedDirectories"] = summary.excludedDirectories
             context.console.json(object)
         } else {
             let console = context.console
