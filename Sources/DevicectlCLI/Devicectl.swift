@@ -174,7 +174,8 @@ public enum Devicectl {
         }
         lines += [
             "",
-            "Run 'devicectl COMMAND --help' for a command's options.",
+            "Run 'devicectl COMMAND --help' for a command's options, 'devicectl GROUP --help' for a group's",
+            "(defaults, exclude, widget). A value that starts with '-' is given as --option=VALUE.",
             "Exit status: 0 success, 1 failure, 64 usage error.",
         ]
         return lines.joined(separator: "\n")
