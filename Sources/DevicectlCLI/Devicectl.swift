@@ -43,8 +43,11 @@ public enum Devicectl {
         let context = CommandContext(console: Console(), environment: environment)
         let console = context.console
         do {
-            let (command, rest) = try select(arguments)
-            guard let command else { return 0 }
+            let (command, rest): (CommandEntry, [String])
+            switch try select(arguments) {
+            case .command(let entry, let words): (command, rest) = (entry, words)
+            case .done(let status): return status
+            }
             let parsed = try ParsedArguments.parse(rest, spec: command.spec)
             if parsed.flag("--help") {
                 console.out(command.spec.help)
@@ -74,41 +77,86 @@ public enum Devicectl {
         return 1
     }
 
-    /// Finds the command named by the first words of `arguments`. Returns nil after printing help or version.
-    static func select(_ arguments: [String]) throws -> (CommandEntry?, [String]) {
+    /// What the first words of a command line select.
+    enum Selection {
+        /// A command and the words after its name.
+        case command(CommandEntry, [String])
+        /// Help, a version or a usage text was printed: exit with this status.
+        case done(Int32)
+    }
+
+    /// The options devicectl itself takes before a command.
+    static let globalOptions = ["--help", "-h", "--version"]
+
+    /// Finds the command named by the first words of `arguments`. Help and the version print on stdout
+    /// (status 0); no command at all, or a group without its subcommand, prints the usage on stderr (64).
+    static func select(_ arguments: [String]) throws(UsageError) -> Selection {
         let console = Console()
         guard let first = arguments.first else {
-            console.out(overview)
-            return (nil, [])
+            console.err(overview)
+            return .done(64)
         }
         switch first {
         case "help", "--help", "-h":
-            if arguments.count > 1 {
-                let (command, _) = try select(Array(arguments.dropFirst()))
-                if let command { console.out(command.spec.help) }
-            } else {
-                console.out(overview)
-            }
-            return (nil, [])
+            console.out(try helpText(Array(arguments.dropFirst())))
+            return .done(0)
         case "--version", "version":
             console.out("devicectl \(version)")
-            return (nil, [])
+            return .done(0)
         default:
             break
         }
+        if first.hasPrefix("-") {
+            var message = "unknown option '\(first)'"
+            if let guess = Suggestion.option(for: first, in: globalOptions) {
+                message += "; did you mean '\(guess)'?"
+            } else {
+                message += " (a command's options go after the command)"
+            }
+            throw UsageError(message)
+        }
+        if let (command, length) = command(named: arguments) {
+            return .command(command, Array(arguments.dropFirst(length)))
+        }
+        if let group = CommandGroup(named: first, in: commands.map(\.spec)) {
+            guard arguments.count > 1 else {
+                console.err(group.help)
+                return .done(64)
+            }
+            if ["--help", "-h"].contains(arguments[1]) {
+                console.out(group.help)
+                return .done(0)
+            }
+        }
+        throw unknownCommand(arguments)
+    }
+
+    /// The command named by the first one or two words, and how many words its name takes.
+    private static func command(named arguments: [String]) -> (CommandEntry, Int)? {
         // Longest match first: "widget add" before a hypothetical "widget".
         for length in [2, 1] where arguments.count >= length {
             let name = arguments.prefix(length).joined(separator: " ")
-            if let command = commands.first(where: { $0.spec.name == name }) {
-                return (command, Array(arguments.dropFirst(length)))
-            }
+            if let command = commands.first(where: { $0.spec.name == name }) { return (command, length) }
         }
+        return nil
+    }
+
+    /// `devicectl help [COMMAND | GROUP]`.
+    private static func helpText(_ words: [String]) throws(UsageError) -> String {
+        guard let first = words.first else { return overview }
+        if let (command, length) = command(named: words), length == words.count { return command.spec.help }
+        if words.count == 1, let group = CommandGroup(named: first, in: commands.map(\.spec)) { return group.help }
+        throw unknownCommand(words)
+    }
+
+    private static func unknownCommand(_ arguments: [String]) -> UsageError {
+        let first = arguments[0]
         let names = commands.map(\.spec.name)
         let attempted = arguments.count >= 2 && names.contains(where: { $0.hasPrefix(first + " ") })
             ? arguments.prefix(2).joined(separator: " ") : first
         var message = "unknown command '\(attempted)'"
         if let guess = Suggestion.closest(to: attempted, in: names) { message += "; did you mean '\(guess)'?" }
-        throw UsageError(message)
+        return UsageError(message)
     }
 
     /// `devicectl help`.
@@ -126,7 +174,8 @@ public enum Devicectl {
         }
         lines += [
             "",
-            "Run 'devicectl COMMAND --help' for a command's options.",
+            "Run 'devicectl COMMAND --help' for a command's options, 'devicectl GROUP --help' for a group's",
+            "(defaults, exclude, widget). A value that starts with '-' is given as --option=VALUE.",
             "Exit status: 0 success, 1 failure, 64 usage error.",
         ]
         return lines.joined(separator: "\n")

@@ -26,14 +26,14 @@ public struct ParsedArguments: Sendable {
             }
             var name = word
             var inlineValue: String?
-            if word.hasPrefix("--"), let equals = word.firstIndex(of: "=") {
+            if let equals = word.firstIndex(of: "=") {
                 name = String(word[..<equals])
                 inlineValue = String(word[word.index(after: equals)...])
             }
             guard let option = spec.options.first(where: { $0.names.contains(name) }) else {
                 var message = "unknown option '\(name)' for '\(spec.name)'"
                 let known = spec.options.flatMap(\.names)
-                if let guess = Suggestion.closest(to: name, in: known) { message += "; did you mean '\(guess)'?" }
+                if let guess = Suggestion.option(for: name, in: known) { message += "; did you mean '\(guess)'?" }
                 throw UsageError(message, command: spec.name)
             }
             switch option.kind {
@@ -46,6 +46,11 @@ public struct ParsedArguments: Sendable {
                     value = inlineValue
                 } else if index < arguments.count {
                     value = arguments[index]
+                    guard !looksLikeOption(value) else {
+                        throw UsageError(
+                            "option '\(name)' needs a value (\(meta)), not the option '\(value)'; "
+                                + "write \(name)=\(value) if that is the value", command: spec.name)
+                    }
                     index += 1
                 } else {
                     throw UsageError("option '\(name)' needs a value (\(meta))", command: spec.name)
@@ -59,6 +64,18 @@ public struct ParsedArguments: Sendable {
         if result.flags.contains("--help") { return result }
         try result.checkPositionals()
         return result
+    }
+
+    /// Whether a word after a value option is an option rather than its value: it starts with `-` and is
+    /// neither `-` (standard input or output) nor a negative value (`-int -5`, `-float -.5`,
+    /// `--nudge-delay -1h`, checked by the option itself; no option starts with a digit). Such a value is
+    /// given as `--opt=value` (`-o=--json`), or for a file as `./--json`.
+    static func looksLikeOption(_ word: String) -> Bool {
+        guard word.hasPrefix("-"), word != "-" else { return false }
+        let body = word.dropFirst()
+        let negative = body.first.map { $0.isASCII && $0.isNumber } == true
+            || (body.first == "." && body.dropFirst().first.map { $0.isASCII && $0.isNumber } == true)
+        return !negative
     }
 
     private func checkPositionals() throws(UsageError) {

@@ -1,5 +1,6 @@
 // ProgressBar: a one-line progress display on stderr (files, bytes, rate), redrawn in place.
 import Foundation
+import Glibc
 
 /// Draws `  1,234 files  56.7 MB  89.0 MB/s  0:03` on stderr, at most ten times a second, with a bar
 /// and percentage when the total is known. Disabled (draws nothing) unless `enabled`.
@@ -8,13 +9,18 @@ final class ProgressBar {
     private let console: Console
     private let enabled: Bool
     private let label: String
+    private let environment: [String: String]
     private var lastDraw = -1.0
     private var drawn = false
 
-    init(console: Console, enabled: Bool, label: String) {
+    init(
+        console: Console, enabled: Bool, label: String,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) {
         self.console = console
         self.enabled = enabled
         self.label = label
+        self.environment = environment
     }
 
     /// Redraws with the current counts (throttled to 10 Hz unless `force`).
@@ -22,19 +28,51 @@ final class ProgressBar {
         guard enabled else { return }
         guard force || seconds - lastDraw >= 0.1 else { return }
         lastDraw = seconds
-        var line = "\(label) "
-        if let totalBytes, totalBytes > 0 {
-            let fraction = min(1, Double(bytes) / Double(totalBytes))
-            let width = 24
-            let filled = Int(fraction * Double(width))
-            line += "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "] "
-            line += String(format: "%3.0f%% ", fraction * 100)
-        }
-        line += "\(Self.count(files)) files  \(Self.bytes(bytes))"
-        if seconds > 0 { line += "  \(Self.bytes(UInt64(Double(bytes) / seconds)))/s" }
-        line += "  " + Self.duration(seconds)
+        // Measured at every draw, so a resized terminal gets lines of its new width.
+        let width = Self.columns(environment: environment)
+        let line = Self.line(
+            label: label, files: files, bytes: bytes, seconds: seconds, totalBytes: totalBytes, width: width)
         console.errRaw("\r\u{1B}[2K" + line)
         drawn = true
+    }
+
+    /// The progress line, fitted to `width` columns less one: a line that reached the last column would
+    /// wrap on some terminals, and `\r` then redraws only its last row, leaving the first one stale. What
+    /// does not fit is dropped whole, least useful first: the bar, the rate, the label, the elapsed time.
+    static func line(
+        label: String, files: UInt64, bytes: UInt64, seconds: Double, totalBytes: UInt64?, width: Int
+    ) -> String {
+        var bar: String?
+        if let totalBytes, totalBytes > 0 {
+            let fraction = min(1, Double(bytes) / Double(totalBytes))
+            let cells = 24
+            let filled = Int(fraction * Double(cells))
+            bar = "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: cells - filled) + "] "
+                + String(format: "%3.0f%%", fraction * 100)
+        }
+        let counts = "\(count(files)) files  \(Self.bytes(bytes))"
+        let rate = seconds > 0 ? "\(Self.bytes(UInt64(Double(bytes) / seconds)))/s" : nil
+        let time = duration(seconds)
+        let layouts: [[String?]] = [
+            [label, bar, counts, rate, time], [label, counts, rate, time], [label, counts, time], [counts, time],
+            [counts],
+        ]
+        let room = max(0, width - 1)
+        for layout in layouts {
+            let line = layout.compactMap { $0 }.joined(separator: "  ")
+            if line.count <= room { return line }
+        }
+        return String(counts.prefix(room))
+    }
+
+    /// The terminal's width: TIOCGWINSZ on stderr, else `COLUMNS`, else 80.
+    static func columns(environment: [String: String]) -> Int {
+        var size = winsize()
+        if ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
+        if let text = environment["COLUMNS"], let columns = Int(text), (1...100_000).contains(columns) {
+            return columns
+        }
+        return 80
     }
 
     /// Erases the line.

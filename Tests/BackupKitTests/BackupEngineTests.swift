@@ -9,7 +9,7 @@ import Testing
 @Suite struct BackupEngineTests {
     private func request(_ root: String, _ archive: String, patterns: [String] = []) -> BackupRequest {
         BackupRequest(
-            root: root, output: .file(archive), patterns: patterns.map(ExclusionPattern.init),
+            root: root, output: .file(archive), patterns: patterns.map { try! ExclusionPattern($0) },
             created: Date(timeIntervalSince1970: 1_800_000_000), tool: "devicectl test")
     }
 
@@ -166,7 +166,9 @@ import Testing
             #expect(summary.excluded.bytes == 6 + 10 + 8 + 6)
 
             var listed: [ExcludedPath] = []
-            let dry = try BackupEngine.dryRun(root: tree.root, patterns: [ExclusionPattern("*.log")], excluded: { listed.append($0) }, warning: { _ in })
+            let dry = try BackupEngine.dryRun(
+                root: tree.root, patterns: [try ExclusionPattern("*.log")], excluded: { listed.append($0) },
+                warning: { _ in })
             #expect(listed.map(\.path) == ["b.log", "big.log", "cache", "flagged.bin", "keep/b.log"])
             #expect(listed.first { $0.path == "flagged.bin" }?.reasons == [.appleExcludeXattr, .xdgRobotsBackup])
             #expect(dry.files == summary.files && dry.bytes == summary.bytes && dry.hardlinks == summary.hardlinks)

@@ -32,18 +32,58 @@ import Testing
         ("*.log", "x.log", true),
         ("*.log", "a/b/x.log", true),
         ("*.log", "a/b/x.logs", false),
-        ("Documents/*", "Documents/a/b", true),
+        ("Documents/*", "Documents/a", true),
+        ("Documents/*", "Documents/a/b", false),  // '*' never crosses '/'
         ("Documents/*", "Documents", false),
+        ("Documents/**", "Documents/a/b", true),
+        ("Documents/**", "Documents", false),  // a last '**' is below the directory, not it
+        ("**/tmp", "tmp", true),
+        ("**/tmp", "a/b/tmp", true),
+        ("a/**/b", "a/b", true),
+        ("a/**/b", "a/x/y/b", true),
+        ("a/**/b", "a/x/y/c", false),
         ("./build/", "build", true),
+        ("./build/", "src/build", false),  // './' anchors at ROOT
+        ("/build", "build", true),
+        ("/build", "src/build", false),
+        ("/Containers/Data", "Containers/Data", true),
+        ("/Containers/Data", "x/Containers/Data", false),
+        ("Containers/Data", "Containers/Data", true),
         ("build", "src/build", true),
-        ("a/*.tmp", "b/a/x.tmp", false),
+        ("a/*.tmp", "b/a/x.tmp", false),  // a '/' anchors at ROOT
         ("a/*.tmp", "a/x.tmp", true),
         ("[ab]?", "b1", true),
+        ("[!ab]?", "b1", false),
+        ("[^ab]?", "c1", true),
+        ("[]x]", "]", true),
+        ("[a-c]x", "bx", true),
+        ("\\*", "*", true),
+        ("\\*", "x", false),
+        ("\\[x]", "[x]", true),
+        ("?", "é", true),  // one character, not one byte
+        ("*é", "café", true),
+        ("*a*a*a*a*a*a*a*b", String(repeating: "a", count: 4000), false),
+        ("**/**/**/**/x", Array(repeating: "d", count: 200).joined(separator: "/"), false),
     ])
-    func patterns(_ glob: String, _ path: String, _ matches: Bool) {
-        #expect(ExclusionPattern(glob).matches(path) == matches)
-        let rules = ExclusionRules(deviceRoot: false, patterns: [ExclusionPattern("nothing"), ExclusionPattern(glob)])
+    func patterns(_ glob: String, _ path: String, _ matches: Bool) throws {
+        #expect(try ExclusionPattern(glob).matches(path) == matches)
+        let rules = ExclusionRules(
+            deviceRoot: false, patterns: [try ExclusionPattern("nothing"), try ExclusionPattern(glob)])
         #expect(rules.pathReasons(path) == (matches ? .pattern : []))
+    }
+
+    /// Every pattern outside the language is refused with its problem, never compiled into one that
+    /// silently matches nothing (or everything).
+    @Test(arguments: [
+        ("", ExclusionPatternError.Problem.empty), ("/", .empty), ("./", .empty),
+        ("[", .unclosedBracket), ("a[b", .unclosedBracket), ("[]", .emptyBracket), ("[!]", .emptyBracket),
+        ("[a/b]", .slashInBracket), ("[[:alpha:]]", .characterClass), ("x\\", .trailingBackslash),
+        ("a**", .doubleStarInsideComponent), ("**x/y", .doubleStarInsideComponent),
+        ("a//b", .emptyComponent), ("a/./b", .dotComponent(".")), ("../x", .dotComponent("..")),
+        ("a/..", .dotComponent("..")), (String(repeating: "a", count: 4097), .tooLong(limit: 4096)),
+    ])
+    func invalidPatternsAreRefused(_ glob: String, _ problem: ExclusionPatternError.Problem) {
+        #expect(throws: ExclusionPatternError(problem: problem)) { try ExclusionPattern(glob) }
     }
 
     @Test(arguments: [

@@ -192,7 +192,7 @@ import Testing
         (["-int", "42"], .int(42)), (["-int", "-5"], .int(-5)), (["-float", "1.5"], .float(1.5)),
         (["-float", "-2"], .float(-2)), (["-string", "hello world"], .string("hello world")),
         (["-string", ""], .string("")),
-        (["-string", "-bool"], .string("-bool")),
+        (["-string=-bool"], .string("-bool")),  // `-string -bool` is refused: an option is never a value
     ])
     func defaultsWriteValues(_ option: [String], _ value: DefaultsCommand.Value) throws {
         let parsed = try Self.parse(DefaultsCommand.Write.spec, ["/r", "com.a", "key"] + option)

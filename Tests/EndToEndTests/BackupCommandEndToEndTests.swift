@@ -60,9 +60,9 @@ import Testing
             let quiet = try BackupCheck.devicectl(["backup", "\(dir)/src", "-o", "\(dir)/b.tar"])
             #expect(!quiet.stderr.contains("\r"))
             #expect(quiet.stderr.hasPrefix("devicectl: backed up \(dir)/src to \(dir)/b.tar\n"), "\(quiet.stderr)")
-            #expect(quiet.stderr.contains("  stored   1 files (3.0 MB), 0 directories, 0 symlinks, 0 hard links\n"))
-            #expect(quiet.stderr.contains("  skipped  0 entries (0 B)\n"))
-            #expect(quiet.stderr.contains("  archive  3.0 MB in "))
+            #expect(quiet.stderr.contains("  stored   1 file (3.0 MB), 0 directories, 0 symlinks, 0 hard links\n"))
+            #expect(quiet.stderr.contains("  excluded 0 files (0 B)\n"))
+            #expect(quiet.stderr.contains("  archive  3.0 MB written in "))
             let none = try BackupCheck.devicectl(["backup", "\(dir)/src", "-o", "\(dir)/c.tar", "--progress", "--no-progress"])
             #expect(!none.stderr.contains("\r"))
         }

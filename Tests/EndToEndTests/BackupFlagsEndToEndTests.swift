@@ -153,4 +153,152 @@ import Testing
             #expect(try BackupCheck.names(in: dir) == ["src"])
         }
     }
+
+    // MARK: - Issue 14: options checked, suffixes, patterns, summaries, progress
+
+    /// A dry run refuses exactly what the backup refuses, and writes nothing.
+    @Test(arguments: [
+        (["--compression", "foo", "--level", "99"], "invalid value 'foo' for --compression"),
+        (["--compression", "gzip", "--level", "99"], "--level 99 is out of range for gzip"),
+        (["--level", "3"], "--level needs compression"),
+        (["-o", "OUT/x.tar.bz2"], "cannot write a '.bz2' archive"),
+        (["-o", "OUT/x.tar.zst", "--compression", "gzip"], "means zstd compression, but --compression is gzip"),
+        (["-o", "-", "--json"], "--json prints on standard output"),
+        (["--exclude", "["], "invalid --exclude '['"),
+    ] as [([String], String)])
+    func aDryRunRefusesWhatABackupRefuses(_ extra: [String], _ message: String) throws {
+        try withTemporaryDirectory { dir in
+            try FileManager.default.createDirectory(atPath: "\(dir)/src", withIntermediateDirectories: false)
+            let words = extra.map { $0.replacingOccurrences(of: "OUT", with: dir) }
+            for dryRun in [["--dry-run"], []] {
+                let withOutput = words.contains("-o") || !dryRun.isEmpty ? words : words + ["-o", "\(dir)/b"]
+                let result = try BackupCheck.devicectl(["backup", "\(dir)/src"] + dryRun + withOutput)
+                #expect(result.status == 64, "\(dryRun) \(words): \(result.stderr)")
+                #expect(result.stderr.contains(message), "\(result.stderr)")
+                #expect(result.stdout.isEmpty)
+            }
+            #expect(try BackupCheck.names(in: dir) == ["src"])
+        }
+    }
+
+    /// A suffix devicectl cannot write, or one that contradicts --compression, is refused naming the file;
+    /// a suffix that agrees (or no suffix) writes what it says.
+    @Test(arguments: [
+        ("x.tar.bz2", [], nil), ("x.zip", [], nil), ("x.tar.lz4", [], nil),
+        ("x.tar.zst", ["--compression", "gzip"], nil),
+        ("x.tgz", ["--compression", "none"], nil), ("x.tar", ["--compression", "xz"], "XZ compressed data"),
+        ("x.gz", [], "gzip compressed data"), ("backup", ["--compression", "xz"], "XZ compressed data"),
+        ("x.tar.zst", ["--compression", "zstd"], "Zstandard compressed data"),
+    ] as [(String, [String], String?)])
+    func theArchiveSuffixMustAgreeWithTheCompression(_ name: String, _ extra: [String], _ written: String?) throws {
+        try withTemporaryDirectory { dir in
+            try BackupCheck.sh("mkdir \"$1/src\" && printf data > \"$1/src/f\"", dir)
+            let result = try BackupCheck.devicectl(["backup", "\(dir)/src", "-o", "\(dir)/\(name)"] + extra)
+            guard let written else {
+                #expect(result.status == 64, "\(result.stderr)")
+                #expect(result.stderr.contains("-o \(dir)/\(name): "), "\(result.stderr)")
+                #expect(try BackupCheck.names(in: dir) == ["src"])
+                return
+            }
+            #expect(result.status == 0, "\(result.stderr)")
+            let file = try Shell.run("file", ["-b", "\(dir)/\(name)"])
+            #expect(file.stdout.contains(written), "\(file.stdout)")
+        }
+    }
+
+    /// `-o --json` is refused (no file named --json appears); `-o=--json` and `-o ./--json` are the ways
+    /// to mean it.
+    @Test func aValueOptionNeverTakesTheNextOption() throws {
+        try withTemporaryDirectory { dir in
+            try BackupCheck.sh("mkdir \"$1/src\" && printf data > \"$1/src/f\"", dir)
+            let refused = try Shell.run(
+                DevicectlBinary.path, ["backup", "src", "-o", "--json"],
+                environment: ["DEVICECTL_NOW": BackupCheck.now], directory: dir)
+            #expect(refused.status == 64)
+            #expect(refused.stderr.contains("option '-o' needs a value (ARCHIVE), not the option '--json'"))
+            #expect(try BackupCheck.names(in: dir) == ["src"])
+            for (words, name) in [(["-o=--json"], "--json"), (["-o", "./--x"], "--x")] {
+                let result = try Shell.run(
+                    DevicectlBinary.path, ["backup", "src"] + words, environment: ["DEVICECTL_NOW": BackupCheck.now],
+                    directory: dir)
+                #expect(result.status == 0, "\(result.stderr)")
+                #expect(FileManager.default.fileExists(atPath: "\(dir)/\(name)"))
+            }
+        }
+    }
+
+    /// Anchored patterns match from ROOT, `*` stays within a name, `**` crosses, and the dry run names the
+    /// pattern that matched.
+    @Test func excludePatternsAreAnchoredAndNamed() throws {
+        try withTemporaryDirectory { dir in
+            let script = """
+                set -e; cd "$1"; mkdir -p src/Containers/Data/a src/x/Containers/Data src/logs/deep src/keep
+                printf 1 > src/Containers/Data/a/f; printf 2 > src/x/Containers/Data/g
+                printf 3 > src/logs/top.log; printf 4 > src/logs/deep/d.log; printf 5 > src/keep/k
+                """
+            try BackupCheck.sh(script, dir)
+            let arguments = [
+                "backup", "\(dir)/src", "--dry-run", "--exclude", "/Containers/Data", "--exclude", "logs/*.log",
+                "--exclude", "keep/**",
+            ]
+            let text = try BackupCheck.devicectl(arguments)
+            #expect(text.status == 0, "\(text.stderr)")
+            let lines = text.stdout.split(separator: "\n").map(String.init)
+            #expect(lines == [
+                "Containers/Data/  (pattern '/Containers/Data')", "keep/k  (pattern 'keep/**')",
+                "logs/top.log  (pattern 'logs/*.log')",
+            ])
+            let json = try #require(
+                try JSONSerialization.jsonObject(with: try BackupCheck.devicectl(arguments + ["--json"]).stdoutData)
+                    as? [String: Any])
+            let excluded = try #require(json["excluded"] as? [[String: Any]])
+            #expect(excluded.map { $0["pattern"] as? String } == ["/Containers/Data", "keep/**", "logs/*.log"])
+        }
+    }
+
+    /// A skipped directory's bytes are not measured, and the summary says so instead of showing 0 B; counts
+    /// agree in number with their noun.
+    @Test func skippedDirectoriesAreNotShownAsZeroBytes() throws {
+        try withTemporaryDirectory { dir in
+            let script = """
+                set -e; cd "$1"; mkdir -p src/cache src/keep
+                printf 'Signature: 8a477f597d28d172789f06886806bc55\\n' > src/cache/CACHEDIR.TAG
+                head -c 200000 /dev/urandom > src/cache/big; printf 12345 > src/keep/x.tmp; printf k > src/keep/k
+                """
+            try BackupCheck.sh(script, dir)
+            let result = try BackupCheck.devicectl(["backup", "\(dir)/src", "-o", "\(dir)/a.tar", "--exclude", "*.tmp"])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(
+                result.stderr.contains(
+                    "  excluded 1 file (5 B), 1 directory (contents not measured): cachedir-tag 1 directory, "
+                        + "pattern 1 file (5 B)\n"), "\(result.stderr)")
+            #expect(result.stderr.contains("  stored   1 file (1 B), 1 directory, 0 symlinks, 0 hard links\n"))
+            #expect(!result.stderr.contains("entries"))
+            let json = try #require(
+                try JSONSerialization.jsonObject(
+                    with: try BackupCheck.devicectl(
+                        ["backup", "\(dir)/src", "-o", "\(dir)/b.tar", "--json"]).stdoutData)
+                    as? [String: Any])
+            #expect(json["excludedDirectories"] as? Int == 1)
+            #expect(json["archiveBytesPerSecond"] != nil)
+        }
+    }
+
+    /// The progress line fits the terminal's width (COLUMNS when stderr is not a terminal), so a redraw
+    /// never leaves a wrapped row behind.
+    @Test(arguments: [20, 40, 61])
+    func theProgressLineFitsColumns(_ columns: Int) throws {
+        try withTemporaryDirectory { dir in
+            try BackupCheck.sh("mkdir \"$1/src\" && head -c 3000000 /dev/urandom > \"$1/src/big\"", dir)
+            let result = try BackupCheck.devicectl(
+                ["backup", "\(dir)/src", "-o", "\(dir)/a.tar", "--progress"], environment: ["COLUMNS": "\(columns)"])
+            #expect(result.status == 0)
+            // Each draw starts with "\r ESC[2K"; the last such sequence is finish() erasing the line.
+            let draws = result.stderr.components(separatedBy: "\r\u{1B}[2K").dropFirst().dropLast().map {
+                $0.split(separator: "\n", omittingEmptySubsequences: false)[0]
+            }
+            #expect(!draws.isEmpty)
+            for draw in draws { #expect(draw.count <= columns - 1, "\(columns): '\(draw)'") }
+        }
+    }
 }

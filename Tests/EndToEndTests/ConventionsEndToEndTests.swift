@@ -104,4 +104,33 @@ import Testing
             #expect(result.stderr.hasSuffix("Run 'devicectl install --help' for its options.\n"))
         }
     }
+
+    /// `list` escapes member names as GNU tar does (a newline, an escape sequence, a backslash), so one
+    /// member stays one line and nothing reaches the terminal raw; GNU tar shows the same text.
+    @Test func listEscapesNamesAsGNUTarDoes() throws {
+        try withTemporaryDirectory { dir in
+            let script = """
+                set -e; cd "$1"; mkdir src
+                printf a > "src/new$(printf '\\nline')"; printf b > "src/esc$(printf '\\033')[31mred"
+                printf c > 'src/back\\slash'; printf d > "src/tab$(printf '\\t')x"
+                ln -s "$(printf 'tar\\nget')" src/link
+                """
+            let made = try Shell.run("bash", ["-c", script, "bash", dir])
+            try #require(made.status == 0, "\(made.stderr)")
+            let backup = try DevicectlBinary.run(["backup", "\(dir)/src", "-o", "\(dir)/a.tar"])
+            try #require(backup.status == 0, "\(backup.stderr)")
+            let list = try DevicectlBinary.run(["list", "\(dir)/a.tar"])
+            #expect(list.status == 0, "\(list.stderr)")
+            #expect(!list.stdout.contains("\u{1B}"))
+            #expect(!list.stdout.contains("\t"))
+            let names = list.stdout.split(separator: "\n").compactMap { line -> String? in
+                guard let range = line.range(of: "Z  ") else { return nil }
+                return String(line[range.upperBound...])
+            }
+            let expected = ["back\\\\slash", "esc\\033[31mred", "link -> tar\\nget", "new\\nline", "tab\\tx"]
+            #expect(names.filter { !$0.hasPrefix(".devicectl") } == expected, "\(list.stdout)")
+            let tar = try Shell.run("tar", ["-tf", "\(dir)/a.tar"])
+            #expect(tar.stdout.contains("new\\nline\n") && tar.stdout.contains("esc\\033[31mred\n"), "\(tar.stdout)")
+        }
+    }
 }

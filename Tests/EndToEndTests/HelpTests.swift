@@ -27,4 +27,39 @@ import Testing
         #expect(result.status == 64)
         #expect(result.stderr.contains("did you mean 'backup'?"))
     }
+
+    /// A group name prints its subcommands: on stdout with status 0 when help is asked for, on stderr with
+    /// the usage status when the subcommand is missing.
+    @Test(arguments: [
+        (["defaults", "--help"], 0, "defaults write"), (["exclude", "-h"], 0, "exclude check"),
+        (["help", "defaults"], 0, "defaults delete"), (["help", "widget"], 0, "widget add"),
+        (["widget"], 64, "widget add"), (["defaults"], 64, "defaults read"), (["exclude"], 64, "exclude remove"),
+    ] as [([String], Int32, String)])
+    func commandGroupsHaveHelp(_ words: [String], _ status: Int32, _ listed: String) throws {
+        let result = try DevicectlBinary.run(words)
+        #expect(result.status == status, "\(result.stderr)")
+        let text = status == 0 ? result.stdout : result.stderr
+        #expect(text.contains("Subcommands:"), "\(text)")
+        #expect(text.contains(listed))
+        #expect(!result.stderr.contains("unknown command"))
+        if status != 0 { #expect(result.stdout.isEmpty) }
+    }
+
+    @Test func bareDevicectlIsAUsageError() throws {
+        let result = try DevicectlBinary.run([])
+        #expect(result.status == 64)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.contains("Usage: devicectl COMMAND"))
+    }
+
+    @Test(arguments: [
+        (["--verison"], "did you mean '--version'?"), (["backup", "/r", "-v"], "unknown option '-v' for 'backup'\n"),
+        (["backup", "/r", "--jsno"], "did you mean '--json'?"), (["backup", "/r", "-json"], "did you mean '--json'?"),
+    ])
+    func optionSuggestionsAreOfTheRightKind(_ words: [String], _ message: String) throws {
+        let result = try DevicectlBinary.run(words)
+        #expect(result.status == 64)
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+        if words == ["backup", "/r", "-v"] { #expect(!result.stderr.contains("did you mean")) }
+    }
 }

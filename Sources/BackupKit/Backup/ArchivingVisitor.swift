@@ -58,7 +58,9 @@ final class ArchivingVisitor: TreeVisitor {
     // MARK: - TreeVisitor
 
     func excluded(_ entry: WalkEntry, reasons: ExclusionReasons) throws {
-        tally.exclude(reasons: reasons, bytes: entry.status.kind == .regular ? entry.status.size : 0)
+        tally.exclude(
+            reasons: reasons, bytes: entry.status.kind == .regular ? entry.status.size : 0,
+            directory: entry.status.kind == .directory)
     }
 
     func directory(_ walked: WalkEntry, attributes: AttributeReader) throws {

@@ -144,7 +144,10 @@ public enum BackupEngine {
             let tally = visitor.tally
             return BackupSummary(
                 files: tally.files, bytes: tally.bytes, directories: tally.directories, symlinks: tally.symlinks,
-                hardlinks: tally.hardlinks, excluded: tally.excluded, archiveBytes: UInt64(writer.bytesWritten),
+                hardlinks: tally.hardlinks, excluded: tally.excluded,
+                excludedDirectories: tally.excludedDirectories,
+                excludedDirectoriesByReason: tally.excludedDirectoriesByReason,
+                archiveBytes: UInt64(writer.bytesWritten),
                 seconds: visitor.elapsed, warnings: visitor.warnings + writer.notes.count, deviceRoot: deviceRoot)
         } catch {
             output?.discard()
@@ -167,7 +170,9 @@ public enum BackupEngine {
         let tally = visitor.tally
         return BackupSummary(
             files: tally.files, bytes: tally.bytes, directories: tally.directories, symlinks: tally.symlinks,
-            hardlinks: tally.hardlinks, excluded: tally.excluded, archiveBytes: 0,
+            hardlinks: tally.hardlinks, excluded: tally.excluded,
+                excludedDirectories: tally.excludedDirectories,
+                excludedDirectoriesByReason: tally.excludedDirectoriesByReason, archiveBytes: 0,
             seconds: ProgressThrottle.now() - start, warnings: visitor.warnings, deviceRoot: deviceRoot)
     }
 

@@ -12,6 +12,11 @@ public struct BackupSummary: Sendable, Equatable {
     public var hardlinks: UInt64
     /// Skipped entries (an excluded directory counts once: its contents are never walked).
     public var excluded: Manifest.Excluded
+    /// How many of the skipped entries are directories: their bytes are not measured (never walked), so
+    /// `excluded.bytes` counts skipped files only.
+    public var excludedDirectories: UInt64
+    /// Skipped directories by reason (an entry counts under each of its reasons).
+    public var excludedDirectoriesByReason: [String: UInt64]
     /// The archive's size in bytes (0 for a dry run).
     public var archiveBytes: UInt64
     /// Wall time.

@@ -9,16 +9,30 @@ struct BackupTally {
     var hardlinks: UInt64 = 0
     var excludedEntries: UInt64 = 0
     var excludedBytes: UInt64 = 0
+    /// Skipped directories, among `excludedEntries` (their contents are neither walked nor measured).
+    var excludedDirectories: UInt64 = 0
+    private var directoriesByReason = [UInt64](repeating: 0, count: ExclusionReason.allCases.count)
     private var byReason = [Manifest.Count](repeating: Manifest.Count(), count: ExclusionReason.allCases.count)
 
     /// Records one skipped entry (a directory counts once; its contents are never walked).
-    mutating func exclude(reasons: ExclusionReasons, bytes size: UInt64) {
+    mutating func exclude(reasons: ExclusionReasons, bytes size: UInt64, directory: Bool = false) {
         excludedEntries += 1
         excludedBytes += size
+        if directory { excludedDirectories += 1 }
         for (index, _) in ExclusionReason.allCases.enumerated() where reasons.rawValue & (1 << UInt16(index)) != 0 {
             byReason[index].files += 1
             byReason[index].bytes += size
+            if directory { directoriesByReason[index] += 1 }
         }
+    }
+
+    /// Skipped directories by reason (only reasons that skipped one).
+    var excludedDirectoriesByReason: [String: UInt64] {
+        var reasons: [String: UInt64] = [:]
+        for (index, reason) in ExclusionReason.allCases.enumerated() where directoriesByReason[index] > 0 {
+            reasons[reason.rawValue] = directoriesByReason[index]
+        }
+        return reasons
     }
 
     /// The skipped totals as the manifest and `--json` report them (only reasons that occurred).

@@ -15,7 +15,7 @@ final class DryRunVisitor: TreeVisitor {
 
     func excluded(_ entry: WalkEntry, reasons: ExclusionReasons) throws {
         let size = entry.status.kind == .regular ? entry.status.size : 0
-        tally.exclude(reasons: reasons, bytes: size)
+        tally.exclude(reasons: reasons, bytes: size, directory: entry.status.kind == .directory)
         report(ExcludedPath(path: entry.path.string, reasons: reasons.reasons, kind: entry.status.kind, bytes: size))
     }
 

@@ -31,4 +31,42 @@ enum ArchiveFormat {
         if nanoseconds != 0 { text += String(format: ".%09d", Int(nanoseconds)) }
         return text + "Z"
     }
+
+    /// A member name (or link target) as GNU tar's default `escape` quoting prints it, so one member is one
+    /// line and a name cannot move the cursor or recolour the terminal: `\\` for a backslash, `\n`, `\t`,
+    /// `\r`, `\a`, `\b`, `\f`, `\v`, and every other control character (C0, DEL, C1) or invisible line
+    /// or direction control (U+2028, U+2029, U+202A-U+202E, U+2066-U+2069) as octal UTF-8 bytes (`\033`).
+    static func name(_ text: String) -> String {
+        var shown = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\\": shown += "\\\\"
+            case "\n": shown += "\\n"
+            case "\t": shown += "\\t"
+            case "\r": shown += "\\r"
+            case "\u{07}": shown += "\\a"
+            case "\u{08}": shown += "\\b"
+            case "\u{0C}": shown += "\\f"
+            case "\u{0B}": shown += "\\v"
+            default:
+                if isUnprintable(scalar) {
+                    for byte in String(scalar).utf8 { shown += "\\" + octal(byte) }
+                } else {
+                    shown.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return shown
+    }
+
+    private static func isUnprintable(_ scalar: Unicode.Scalar) -> Bool {
+        let value = scalar.value
+        return value < 0x20 || (0x7F...0x9F).contains(value) || value == 0x2028 || value == 0x2029
+            || (0x202A...0x202E).contains(value) || (0x2066...0x2069).contains(value)
+    }
+
+    private static func octal(_ byte: UInt8) -> String {
+        let digits = String(byte, radix: 8)
+        return String(repeating: "0", count: 3 - digits.count) + digits
+    }
 }

@@ -11,7 +11,9 @@ enum BackupCommand: Command {
             OptionSpec(["--output", "-o"], .value("ARCHIVE"), help: "The archive to write, or - for stdout (required)."),
             OptionSpec(["--compression"], .value("none|gzip|zstd|xz"), help: "Compression (default: from the extension)."),
             OptionSpec(["--level"], .value("N"), help: "Compression level."),
-            OptionSpec(["--exclude"], .value("GLOB"), repeatable: true, help: "Skip paths (relative to ROOT) matching GLOB."),
+            OptionSpec(
+                ["--exclude"], .value("GLOB"), repeatable: true,
+                help: "Skip paths (relative to ROOT) matching GLOB (below)."),
             OptionSpec(["--dry-run"], help: "Write nothing; list what would be skipped and why."),
             jsonOption,
         ] + progressOptions,
@@ -19,8 +21,14 @@ enum BackupCommand: Command {
             Skipped: Apple's exclusion xattr, user.com.apple.MobileBackup=1, user.xdg.robots.backup=false,
             the nodump flag (chattr +d), directories with a valid CACHEDIR.TAG, --exclude matches, and on a
             device root the app bundles, Library/Caches and tmp of data containers, and DeviceLocal.
-            A GLOB without '/' also matches the last path component (so '*.log' skips .log files anywhere).
-            The extension picks the compression: .tar, .tar.gz/.tgz, .tar.zst, .tar.xz.
+            GLOB: without '/' it matches a name at any depth ('*.log', 'build'); with '/' it is anchored at ROOT
+            ('Containers/Data'; a leading '/' or './' anchors too: '/build' is only ROOT's build). '*' and '?'
+            never match '/'; '**' as a whole component matches any number of them ('**/tmp', 'a/**/b';
+            'Documents/**' is everything below Documents); [a-z], [!a-z]; '\\' escapes. Invalid globs are refused.
+            The extension picks the compression: .tar, .tar.gz/.tgz/.gz, .tar.zst/.zst, .tar.xz/.xz; a name without
+            one is a plain tar unless --compression says otherwise. Other archive suffixes (.tar.bz2, .zip) and a
+            suffix that contradicts --compression are refused. --dry-run checks every option as a backup does.
+            A value that starts with '-' is given as --opt=VALUE (-o=--x) or as a path (-o ./--x).
             ARCHIVE, a file, is replaced only once the backup completed; a FIFO or character device (/dev/null)
             is written in place; a symlink is followed. Directories and block devices are refused.
             DEVICECTL_NOW pins the manifest's creation time (reproducible archives).
@@ -31,36 +39,33 @@ enum BackupCommand: Command {
         let root = arguments.positional(0)!
         let patterns = try arguments.all("--exclude").map { glob throws(UsageError) -> ExclusionPattern in
             guard !glob.isEmpty else { throw UsageError("--exclude needs a non-empty GLOB", command: spec.name) }
-            return ExclusionPattern(glob)
-        }
-        if arguments.flag("--dry-run") {
-            return try dryRun(root: root, patterns: patterns, arguments, context)
-        }
-        guard let archive = arguments.value("--output") else {
-            throw UsageError("missing -o ARCHIVE (use -o - for standard output)", command: spec.name)
-        }
-        let compression = try arguments.value("--compression", as: "none, gzip, zstd or xz") { Compression(rawValue: $0) }
-            ?? (archive == "-" ? .none : Compression.implied(byName: archive))
-        let level = try arguments.value("--level", as: "an integer") { Int($0) }
-        if let level {
-            guard let levels = compression.levels else {
-                throw UsageError("--level needs compression (--compression gzip|zstd|xz)", command: spec.name)
-            }
-            guard levels.contains(level) else {
-                throw UsageError(
-                    "--level \(level) is out of range for \(compression.rawValue) (\(levels.lowerBound)-\(levels.upperBound))",
-                    command: spec.name)
+            do {
+                return try ExclusionPattern(glob)
+            } catch {
+                throw UsageError("invalid --exclude '\(glob)': \(error)", command: spec.name)
             }
         }
+        // A dry run checks every option exactly as the backup would, so what it shows is what runs.
+        let archive = arguments.value("--output")
+        let (compression, level) = try compressionAndLevel(arguments, archive: archive)
         let json = arguments.flag("--json")
         if json && archive == "-" {
             throw UsageError("--json prints on standard output, so it cannot be used with -o -", command: spec.name)
         }
+        let created = try context.now(arguments)
+        if arguments.flag("--dry-run") {
+            return try dryRun(root: root, patterns: patterns, arguments, context)
+        }
+        guard let archive else {
+            throw UsageError("missing -o ARCHIVE (use -o - for standard output)", command: spec.name)
+        }
         let request = BackupRequest(
             root: root, output: archive == "-" ? .standardOutput : .file(archive), compression: compression,
-            level: level, patterns: patterns, created: try context.now(arguments), tool: "devicectl \(Devicectl.version)")
+            level: level, patterns: patterns, created: created, tool: "devicectl \(Devicectl.version)")
 
-        let bar = ProgressBar(console: context.console, enabled: context.showsProgress(arguments), label: "backing up")
+        let bar = ProgressBar(
+            console: context.console, enabled: context.showsProgress(arguments), label: "backing up",
+            environment: context.environment)
         let summary: BackupSummary
         do {
             summary = try BackupEngine.backup(
@@ -92,6 +97,29 @@ enum BackupCommand: Command {
         return 0
     }
 
+    /// `--compression` and `--level` checked against each other and against the archive's name.
+    static func compressionAndLevel(
+        _ arguments: ParsedArguments, archive: String?
+    ) throws(UsageError) -> (Compression, Int?) {
+        let requested = try arguments.value("--compression", as: "none, gzip, zstd or xz") { Compression(rawValue: $0) }
+        let compression = try archive.map { path throws(UsageError) in
+            path == "-" ? requested ?? .none : try ArchiveName.compression(for: path, requested: requested)
+        } ?? requested ?? .none
+        let level = try arguments.value("--level", as: "an integer") { Int($0) }
+        if let level {
+            guard let levels = compression.levels else {
+                throw UsageError("--level needs compression (--compression gzip|zstd|xz)", command: spec.name)
+            }
+            guard levels.contains(level) else {
+                throw UsageError(
+                    "--level \(level) is out of range for \(compression.rawValue) "
+                        + "(\(levels.lowerBound)-\(levels.upperBound))",
+                    command: spec.name)
+            }
+        }
+        return (compression, level)
+    }
+
     // MARK: - Dry run
 
     private static func dryRun(
@@ -102,11 +130,20 @@ enum BackupCommand: Command {
         let summary = try BackupEngine.dryRun(
             root: root, patterns: patterns,
             excluded: { item in
+                // The pattern reason names the --exclude that matched (the first one given, when several do).
+                let pattern = item.reasons.contains(.pattern) ? patterns.first { $0.matches(item.path) } : nil
                 if json {
-                    listed.append(["path": item.path, "reasons": item.reasons.map(\.rawValue)])
+                    var entry: [String: Any] = ["path": item.path, "reasons": item.reasons.map(\.rawValue)]
+                    if let pattern { entry["pattern"] = pattern.text }
+                    listed.append(entry)
                 } else {
-                    let shown = item.kind == .directory ? item.path + "/" : item.path
-                    context.console.out("\(shown)  (\(item.reasons.map(\.rawValue).joined(separator: ", ")))")
+                    // Escaped as `list` shows names: a name holding a newline or an escape sequence stays one line.
+                    let shown = ArchiveFormat.name(item.kind == .directory ? item.path + "/" : item.path)
+                    let reasons = item.reasons.map { reason in
+                        reason == .pattern && pattern != nil
+                            ? "pattern " + DeviceValueError.display(pattern!.text).quotedForReason : reason.rawValue
+                    }
+                    context.console.out("\(shown)  (\(reasons.joined(separator: ", ")))")
                 }
             },
             warning: { context.console.warn($0) })
@@ -117,14 +154,15 @@ enum BackupCommand: Command {
                 "deviceRoot": summary.deviceRoot,
             ]
             object["skipped"] = excludedObject(summary.excluded)
+            object["excludedDirectories"] = summary.excludedDirectories
             context.console.json(object)
         } else {
             let console = context.console
             console.err(
-                "devicectl: dry run of \(root): would back up \(ProgressBar.count(summary.files)) files "
-                    + "(\(ProgressBar.bytes(summary.bytes))), \(ProgressBar.count(summary.directories)) directories, "
-                    + "\(ProgressBar.count(summary.symlinks)) symlinks, \(ProgressBar.count(summary.hardlinks)) hard links")
-            console.err("  " + skippedLine(summary.excluded))
+                "devicectl: dry run of \(root): would back up \(counted(summary.files, "file")) "
+                    + "(\(ProgressBar.bytes(summary.bytes))), \(counted(summary.directories, "directory")), "
+                    + "\(counted(summary.symlinks, "symlink")), \(counted(summary.hardlinks, "hard link"))")
+            console.err("  " + excludedLine(summary))
         }
         return 0
     }
@@ -133,26 +171,49 @@ enum BackupCommand: Command {
 
     private static func printSummary(_ summary: BackupSummary, root: String, archive: String, _ console: Console) {
         let target = archive == "-" ? "standard output" : archive
-        let rate = summary.seconds > 0 ? Double(summary.bytes) / summary.seconds : 0
         console.err("devicectl: backed up \(root) to \(target)\(summary.deviceRoot ? " (device root: iOS rules applied)" : "")")
         console.err(
-            "  stored   \(ProgressBar.count(summary.files)) files (\(ProgressBar.bytes(summary.bytes))), "
-                + "\(ProgressBar.count(summary.directories)) directories, \(ProgressBar.count(summary.symlinks)) symlinks, "
-                + "\(ProgressBar.count(summary.hardlinks)) hard links")
-        console.err("  " + skippedLine(summary.excluded))
+            "  stored   \(counted(summary.files, "file")) (\(ProgressBar.bytes(summary.bytes))), "
+                + "\(counted(summary.directories, "directory")), \(counted(summary.symlinks, "symlink")), "
+                + "\(counted(summary.hardlinks, "hard link"))")
+        console.err("  " + excludedLine(summary))
+        // The archive's own rate and the rate file data was read at are different numbers: name both.
+        let seconds = summary.seconds
+        var rates = ""
+        if seconds > 0 {
+            rates = " (\(ProgressBar.bytes(UInt64(Double(summary.archiveBytes) / seconds)))/s); file data read at "
+                + "\(ProgressBar.bytes(UInt64(Double(summary.bytes) / seconds)))/s"
+        }
         console.err(
-            "  archive  \(ProgressBar.bytes(summary.archiveBytes)) in \(String(format: "%.2f", summary.seconds)) s "
-                + "(\(ProgressBar.bytes(UInt64(rate)))/s)")
+            "  archive  \(ProgressBar.bytes(summary.archiveBytes)) written in \(String(format: "%.2f", seconds)) s"
+                + rates)
     }
 
-    private static func skippedLine(_ excluded: Manifest.Excluded) -> String {
-        var line = "skipped  \(ProgressBar.count(excluded.files)) entries (\(ProgressBar.bytes(excluded.bytes)))"
+    /// `excluded 3 files (1.2 MB), 2 directories (contents not measured): ios-caches 2 directories, ...`.
+    /// A skipped directory is never walked, so its bytes are unknown: they are said to be, never shown as 0 B.
+    static func excludedLine(_ summary: BackupSummary) -> String {
+        let excluded = summary.excluded
+        let directories = summary.excludedDirectories
+        var line = "excluded \(counted(excluded.files - directories, "file")) (\(ProgressBar.bytes(excluded.bytes)))"
+        if directories > 0 { line += ", \(counted(directories, "directory")) (contents not measured)" }
         let reasons = ExclusionReason.allCases.compactMap { reason -> String? in
             guard let count = excluded.byReason[reason.rawValue] else { return nil }
-            return "\(reason.rawValue) \(ProgressBar.count(count.files)) (\(ProgressBar.bytes(count.bytes)))"
+            let reasonDirectories = summary.excludedDirectoriesByReason[reason.rawValue] ?? 0
+            var parts: [String] = []
+            if count.files > reasonDirectories {
+                parts.append("\(counted(count.files - reasonDirectories, "file")) (\(ProgressBar.bytes(count.bytes)))")
+            }
+            if reasonDirectories > 0 { parts.append(counted(reasonDirectories, "directory")) }
+            return "\(reason.rawValue) " + parts.joined(separator: " and ")
         }
         if !reasons.isEmpty { line += ": " + reasons.joined(separator: ", ") }
         return line
+    }
+
+    /// `1 file`, `2 files`, `1 directory`, `3 directories`.
+    static func counted(_ value: UInt64, _ noun: String) -> String {
+        let plural = noun.hasSuffix("y") ? noun.dropLast() + "ies" : noun + "s"
+        return "\(ProgressBar.count(value)) " + (value == 1 ? noun : plural)
     }
 
     private static func excludedObject(_ excluded: Manifest.Excluded) -> [String: Any] {
@@ -169,7 +230,14 @@ enum BackupCommand: Command {
             "symlinks": summary.symlinks, "hardlinks": summary.hardlinks, "archiveBytes": summary.archiveBytes,
             "excluded": excludedObject(summary.excluded), "seconds": summary.seconds,
             "bytesPerSecond": summary.seconds > 0 ? Double(summary.bytes) / summary.seconds : 0,
+            "archiveBytesPerSecond": summary.seconds > 0 ? Double(summary.archiveBytes) / summary.seconds : 0,
+            "excludedDirectories": summary.excludedDirectories,
             "warnings": summary.warnings, "deviceRoot": summary.deviceRoot,
         ]
     }
+}
+
+extension String {
+    /// `'*.log'` as a dry-run reason shows a pattern (already escaped for display).
+    fileprivate var quotedForReason: String { "'" + self + "'" }
 }

@@ -55,7 +55,9 @@ enum ListCommand: Command {
         }
         if let problem = summary.manifestProblem {
             // Everything readable was listed; a malformed manifest still fails the command, naming it.
-            context.console.err("devicectl: \(archive): the manifest (\(Manifest.memberName)) is malformed: \(problem)")
+            context.console.err(
+                "devicectl: \(archive): the manifest (\(Manifest.memberName)) is malformed: "
+                    + ArchiveFormat.name(problem))
             return 1
         }
         return 0
@@ -68,8 +70,10 @@ enum ListCommand: Command {
             ArchiveFormat.mode(member.kind, member.permissions) + " " + owner.padding(9) + " "
             + String(member.size).leftPadding(12) + " "
             + ArchiveFormat.time(member.mtimeSeconds, member.mtimeNanoseconds)
-            + "  " + member.path
-        if let link = member.linkTarget { text += (member.kind == .hardLink ? " link to " : " -> ") + link }
+            + "  " + ArchiveFormat.name(member.path)
+        if let link = member.linkTarget {
+            text += (member.kind == .hardLink ? " link to " : " -> ") + ArchiveFormat.name(link)
+        }
         return text
     }
 
@@ -79,31 +83,42 @@ enum ListCommand: Command {
             "\(ProgressBar.count(summary.members)) members; \(summary.format)"
                 + (summary.filters.isEmpty ? "" : ", " + summary.filters.joined(separator: "+") + " compressed"),
         ]
-        if let problem = summary.manifestProblem { lines.append("manifest: unreadable: \(problem)") }
+        if let problem = summary.manifestProblem {
+            lines.append("manifest: unreadable: \(ArchiveFormat.name(problem))")
+        }
         guard let header = summary.header else {
             if summary.manifestProblem == nil { lines.append("no devicectl manifest (not made by 'devicectl backup')") }
             return lines
         }
-        lines.append("manifest: \(header.format) v\(header.formatVersion), made by \(header.tool) at \(header.created)")
-        lines.append("  device: \(header.source.udid ?? "(not a device root)")")
+        // Every text from the archive is escaped like member names: the manifest is as hostile as they are.
+        let shown = ArchiveFormat.name
+        lines.append(
+            "manifest: \(shown(header.format)) v\(header.formatVersion), made by \(shown(header.tool)) "
+                + "at \(shown(header.created))")
+        lines.append("  device: \(header.source.udid.map(shown) ?? "(not a device root)")")
         let apps = header.apps.map { app in
-            "\(app.bundleId) (\(app.name)\(app.widget == nil ? "" : ", widget")"
-                + "\(app.groups.isEmpty ? "" : ", groups " + app.groups.joined(separator: " ")))"
+            "\(shown(app.bundleId)) (\(shown(app.name))\(app.widget == nil ? "" : ", widget")"
+                + "\(app.groups.isEmpty ? "" : ", groups " + app.groups.map(shown).joined(separator: " ")))"
         }
         lines.append("  apps: " + (apps.isEmpty ? "none" : apps.joined(separator: ", ")))
         lines.append(
-            "  widgets: " + (header.widgets.isEmpty ? "none" : header.widgets.map(\.app).joined(separator: ", ")))
+            "  widgets: "
+                + (header.widgets.isEmpty ? "none" : header.widgets.map { shown($0.app) }.joined(separator: ", ")))
         if let totals = summary.totals {
             lines.append(
-                "  totals: \(ProgressBar.count(totals.files)) files (\(ProgressBar.bytes(totals.bytes))), "
-                    + "\(ProgressBar.count(totals.directories)) directories, "
-                    + "\(ProgressBar.count(totals.symlinks)) symlinks, "
-                    + "\(ProgressBar.count(totals.hardlinks)) hard links")
+                "  totals: \(BackupCommand.counted(totals.files, "file")) (\(ProgressBar.bytes(totals.bytes))), "
+                    + "\(BackupCommand.counted(totals.directories, "directory")), "
+                    + "\(BackupCommand.counted(totals.symlinks, "symlink")), "
+                    + "\(BackupCommand.counted(totals.hardlinks, "hard link"))")
+            // The manifest counts a skipped directory as one entry of 0 bytes: its contents were never walked.
             var excluded =
-                "  excluded: \(ProgressBar.count(totals.excluded.files)) files "
-                + "(\(ProgressBar.bytes(totals.excluded.bytes)))"
+                "  excluded: \(BackupCommand.counted(totals.excluded.files, "entry")) "
+                + "(\(ProgressBar.bytes(totals.excluded.bytes)) in files; directory contents not measured)"
             let reasons = totals.excluded.byReason.sorted { $0.key < $1.key }
-                .map { "\($0.key) \(ProgressBar.count($0.value.files)) (\(ProgressBar.bytes($0.value.bytes)))" }
+                .map {
+                    "\(shown($0.key)) \(BackupCommand.counted($0.value.files, "entry")) "
+                        + "(\(ProgressBar.bytes($0.value.bytes)))"
+                }
             if !reasons.isEmpty { excluded += ": " + reasons.joined(separator: ", ") }
             lines.append(excluded)
         }

@@ -1,0 +1,186 @@
+// ConventionsParseTests: the command-line conventions of issue 14, parsed without running a command:
+// option values that look like options, suggestions, groups, bare devicectl, archive suffixes against
+// --compression, dry-run validation, list's escaping of names and the progress line's width.
+import BackupKit
+import Testing
+
+@testable import DevicectlCLI
+
+@Suite struct ConventionsParseTests {
+    static let defaultsWrite = DefaultsCommand.Write.spec
+
+    static func usageError(_ body: () throws -> Void) -> UsageError? {
+        do {
+            try body()
+            return nil
+        } catch {
+            return error as? UsageError
+        }
+    }
+
+    // MARK: - A value option never takes an option as its value
+
+    @Test(arguments: [
+        ["R", "-o", "--json"], ["R", "--output", "--json"], ["R", "-o", "-h"], ["R", "--exclude", "--dry-run"],
+        ["R", "-o", "--"], ["R", "--compression", "-o", "x.tar"], ["R", "--level", "--json"],
+    ])
+    func anOptionIsNotAValue(_ words: [String]) throws {
+        let error = try #require(Self.usageError { _ = try ParsedArguments.parse(words, spec: BackupCommand.spec) })
+        #expect(error.message.contains("needs a value"), "\(error.message)")
+        #expect(error.message.contains("="), "the message says how to give it anyway: \(error.message)")
+    }
+
+    @Test(arguments: [
+        (["R", "-o=--json"], "--json"), (["R", "--output=--json"], "--json"), (["R", "-o", "./--json"], "./--json"),
+        (["R", "-o", "-"], "-"), (["R", "-o=x.tar"], "x.tar"), (["R", "-o", "x=y.tar"], "x=y.tar"),
+    ])
+    func anOptionLikeValueGivenWithEquals(_ words: [String], _ value: String) throws {
+        let parsed = try ParsedArguments.parse(words, spec: BackupCommand.spec)
+        #expect(parsed.value("--output") == value)
+        #expect(!parsed.flag("--json"))
+    }
+
+    @Test(arguments: [
+        (["R", "com.a", "k", "-int", "-5"], "-int", "-5"), (["R", "com.a", "k", "-float", "-1.5"], "-float", "-1.5"),
+        (["R", "com.a", "k", "-string=-x"], "-string", "-x"), (["R", "com.a", "k", "-int", "-.5"], "-int", "-.5"),
+        (["R", "com.a", "k", "-bool=yes"], "-bool", "yes"),
+    ])
+    func negativeNumbersAndEqualsForSingleDashOptions(_ words: [String], _ key: String, _ value: String) throws {
+        #expect(try ParsedArguments.parse(words, spec: Self.defaultsWrite).value(key) == value)
+    }
+
+    @Test func aStringStartingWithADashNeedsEquals() {
+        let error = Self.usageError {
+            _ = try ParsedArguments.parse(["R", "com.a", "k", "-string", "-x"], spec: Self.defaultsWrite)
+        }
+        #expect(error?.message.contains("write -string=-x") == true, "\(String(describing: error))")
+    }
+
+    // MARK: - Suggestions
+
+    static let backupNames = BackupCommand.spec.options.flatMap(\.names)
+
+    @Test(arguments: [
+        ("-v", backupNames, nil), ("-x", backupNames, nil), ("--v", backupNames, nil),
+        ("--ouptut", backupNames, "--output"), ("--jsn", backupNames, "--json"), ("-json", backupNames, "--json"),
+        ("--o", backupNames, "-o"), ("--levle", backupNames, "--level"), ("--dry", backupNames, nil),
+        ("--compresion", backupNames, "--compression"), ("--progres", backupNames, "--progress"),
+        ("--verison", Devicectl.globalOptions, "--version"), ("--hlep", Devicectl.globalOptions, "--help"),
+        ("-v", Devicectl.globalOptions, nil), ("--int", defaultsWrite.options.flatMap(\.names), "-int"),
+        ("-strng", defaultsWrite.options.flatMap(\.names), "-string"),
+        ("-i", defaultsWrite.options.flatMap(\.names), nil),
+    ] as [(String, [String], String?)])
+    func optionSuggestions(_ word: String, _ names: [String], _ expected: String?) {
+        #expect(Suggestion.option(for: word, in: names) == expected)
+    }
+
+    @Test func anUnknownShortOptionSuggestsNothingUnrelated() {
+        let error = Self.usageError { _ = try ParsedArguments.parse(["R", "-v"], spec: BackupCommand.spec) }
+        #expect(error?.message == "unknown option '-v' for 'backup'")
+    }
+
+    // MARK: - Commands, groups, bare devicectl
+
+    @Test(arguments: [
+        ([], 64), (["defaults"], 64), (["exclude"], 64), (["widget"], 64),
+        (["defaults", "--help"], 0), (["exclude", "-h"], 0), (["widget", "--help"], 0), (["help", "defaults"], 0),
+        (["help", "widget"], 0), (["help", "exclude", "add"], 0), (["help"], 0), (["--version"], 0),
+    ] as [([String], Int32)])
+    func selectionsThatPrint(_ words: [String], _ status: Int32) throws {
+        guard case .done(let done) = try Devicectl.select(words) else {
+            Issue.record("\(words) selected a command")
+            return
+        }
+        #expect(done == status)
+    }
+
+    @Test(arguments: [
+        (["--verison"], "unknown option '--verison'; did you mean '--version'?"),
+        (["-v"], "unknown option '-v' (a command's options go after the command)"),
+        (["defaults", "raed"], "unknown command 'defaults raed'; did you mean 'defaults read'?"),
+        (["help", "nope"], "unknown command 'nope'"), (["help", "defaults", "nope"], "unknown command 'defaults nope'"),
+    ])
+    func selectionsThatAreUsageErrors(_ words: [String], _ message: String) {
+        let error = Self.usageError { _ = try Devicectl.select(words) }
+        #expect(error?.message.hasPrefix(message) == true, "\(String(describing: error))")
+    }
+
+    @Test func aGroupsHelpListsEverySubcommand() throws {
+        let group = try #require(CommandGroup(named: "defaults", in: Devicectl.commands.map(\.spec)))
+        for name in ["defaults read", "defaults write", "defaults delete"] { #expect(group.help.contains(name)) }
+        #expect(CommandGroup(named: "backup", in: Devicectl.commands.map(\.spec)) == nil)
+    }
+
+    // MARK: - The archive's suffix and --compression
+
+    @Test(arguments: [
+        ("x.tar", nil, Compression.none), ("x.TAR.GZ", nil, .gzip), ("x.tgz", nil, .gzip), ("x.tar.zst", nil, .zstd),
+        ("x.tar.xz", nil, .xz), ("x.gz", nil, .gzip), ("backup", nil, .none), ("backup", .xz, .xz),
+        ("/dev/null", .gzip, .gzip), ("phone.2026-12-01", nil, .none), ("x.tar.zst", .zstd, .zstd),
+        ("dir.tar.gz/backup", .zstd, .zstd), (".tar", nil, .none), ("x.tar", .xz, .xz), (".tgz", nil, .none),
+    ] as [(String, Compression?, Compression)])
+    func suffixesThatAgree(_ name: String, _ requested: Compression?, _ expected: Compression) throws {
+        #expect(try ArchiveName.compression(for: name, requested: requested) == expected)
+    }
+
+    @Test(arguments: [
+        ("x.tar.bz2", nil, "cannot write a '.bz2' archive"), ("x.zip", nil, "cannot write a '.zip' archive"),
+        ("x.tbz2", .gzip, "cannot write a '.tbz2'"), ("x.tar.lz4", nil, "'.lz4'"), ("x.7z", nil, "'.7z'"),
+        ("x.tar.Z", nil, "'.Z'"),
+        ("x.tar.zst", .gzip, "the suffix '.tar.zst' means zstd compression, but --compression is gzip"),
+        ("x.tgz", Compression.none, "means gzip compression"),
+    ] as [(String, Compression?, String)])
+    func suffixesThatAreRefused(_ name: String, _ requested: Compression?, _ message: String) {
+        let error = Self.usageError { _ = try ArchiveName.compression(for: name, requested: requested) }
+        #expect(error?.message.contains(message) == true, "\(String(describing: error))")
+        #expect(error?.message.contains(name) == true)
+    }
+
+    @Test(arguments: [
+        ["R", "--dry-run", "--compression", "foo"], ["R", "--dry-run", "--compression", "gzip", "--level", "99"],
+        ["R", "--dry-run", "--level", "3"], ["R", "--dry-run", "-o", "x.tar.bz2"],
+        ["R", "--dry-run", "-o", "x.tar.zst", "--compression", "gzip"], ["R", "--dry-run", "--level", "x"],
+    ])
+    func aDryRunChecksCompressionAsABackupDoes(_ words: [String]) throws {
+        let parsed = try ParsedArguments.parse(words, spec: BackupCommand.spec)
+        #expect(throws: UsageError.self) {
+            _ = try BackupCommand.compressionAndLevel(parsed, archive: parsed.value("--output"))
+        }
+    }
+
+    // MARK: - list prints names as GNU tar does
+
+    @Test(arguments: [
+        ("plain/name.txt", "plain/name.txt"), ("a\nb", "a\\nb"), ("tab\there", "tab\\there"),
+        ("back\\slash", "back\\\\slash"),
+        ("\u{1B}[31mred", "\\033[31mred"), ("cr\r", "cr\\r"), ("bell\u{07}", "bell\\a"), ("del\u{7F}", "del\\177"),
+        ("c1\u{85}", "c1\\302\\205"), ("rtl\u{202E}txt", "rtl\\342\\200\\256txt"),
+        ("ünïcödé-名前", "ünïcödé-名前"),
+        ("nul-free\u{01}", "nul-free\\001"),
+    ])
+    func namesAreEscaped(_ name: String, _ shown: String) {
+        #expect(ArchiveFormat.name(name) == shown)
+    }
+
+    // MARK: - The progress line fits the terminal
+
+    @Test(arguments: [1, 2, 10, 20, 30, 40, 50, 60, 80, 120])
+    func theProgressLineFitsItsWidth(_ width: Int) {
+        for total in [nil, UInt64(10_000_000_000)] {
+            let line = ProgressBar.line(
+                label: "backing up", files: 1_234_567, bytes: 9_876_543_210, seconds: 3_723, totalBytes: total,
+                width: width)
+            #expect(line.count <= width - 1, "\(width): '\(line)'")
+        }
+        let wide = ProgressBar.line(label: "backing up", files: 1, bytes: 1, seconds: 1, totalBytes: 2, width: 200)
+        #expect(wide.hasPrefix("backing up  ["))
+    }
+
+    @Test func theWidthComesFromColumnsWhenStderrIsNoTerminal() {
+        // Under `swift test` stderr is a pipe or file: TIOCGWINSZ fails and COLUMNS decides.
+        guard !Console().stderrIsTerminal else { return }
+        #expect(ProgressBar.columns(environment: ["COLUMNS": "37"]) == 37)
+        #expect(ProgressBar.columns(environment: ["COLUMNS": "junk"]) == 80)
+        #expect(ProgressBar.columns(environment: [:]) == 80)
+    }
+}
