@@ -33,6 +33,9 @@ enum BackupCommand: Command {
             guard !glob.isEmpty else { throw UsageError("--exclude needs a non-empty GLOB", command: spec.name) }
             return ExclusionPattern(glob)
         }
+        if Device.lacksIdentity(at: root) {
+            context.console.warn(DeviceError.identityMissing(root).description + "; this backup applies no iOS rules")
+        }
         if arguments.flag("--dry-run") {
             return try dryRun(root: root, patterns: patterns, arguments, context)
         }
@@ -77,12 +80,19 @@ enum BackupCommand: Command {
         }
         if summary.deviceRoot, let device = try? Device.open(root) {
             // The device's own record of the backup (DeviceLocal is never archived, so this is safe after it).
-            try EventLog(device: device).append(DeviceEvent(
-                time: request.created, type: "backup",
-                details: [
-                    "archive": archive == "-" ? "stdout" : archive, "files": String(summary.files),
-                    "bytes": String(summary.bytes), "archiveBytes": String(summary.archiveBytes),
-                ]))
+            // The archive is complete by now: a source that cannot take the record (a read-only device root)
+            // is warned about, never a failed backup.
+            do {
+                try EventLog(device: device).append(DeviceEvent(
+                    time: request.created, type: "backup",
+                    details: [
+                        "archive": archive == "-" ? "stdout" : archive, "files": String(summary.files),
+                        "bytes": String(summary.bytes), "archiveBytes": String(summary.archiveBytes),
+                    ]))
+            } catch {
+                context.console.warn(
+                    "the backup is complete, but it could not be recorded in the device's event log: \(error)")
+            }
         }
         if json {
             context.console.json(jsonObject(summary, root: root, archive: archive, compression: compression))

@@ -27,8 +27,10 @@ enum StatusCommand: Command {
     static func run(_ arguments: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let options = try options(arguments)
         let now = try context.now(arguments)
-        let device = try DeviceArguments.open(options.root)
+        let device = try DeviceArguments.open(options.root, arguments, context)
+        try DeviceArguments.checkClock(device, now, arguments, context)
         let report = try StatusReport(device: device, now: now)
+        for problem in report.problems { context.console.warn(problem) }
         if options.json {
             context.console.json(report.json)
         } else {
