@@ -47,15 +47,21 @@ import Testing
         }
     }
 
-    /// `DEVICECTL_NOW` is named when it is the source of the earlier time.
+    /// A command that writes names `DEVICECTL_NOW` when it is the source of the earlier time; a read-only
+    /// command given an earlier `DEVICECTL_NOW` (or system clock) shows the device as of its clock instead.
     @Test func theEnvironmentIsNamedWhenItIsTheSource() throws {
         try withTemporaryDirectory { dir in
             let root = dir + "/p"
-            _ = try Self.tappedPhone(root)
-            let result = try DevicectlBinary.run(
-                ["status", root], environment: ["DEVICECTL_NOW": "2026-12-01T11:00:00Z"])
+            let id = try Self.tappedPhone(root)
+            let environment = ["DEVICECTL_NOW": "2026-12-01T11:00:00Z"]
+            let before = try TreeSnapshot.take(root)
+            let result = try DevicectlBinary.run(["launch", root, "--app", F.news], environment: environment)
             #expect(result.status == 1)
             #expect(result.stderr.contains("; DEVICECTL_NOW 2026-12-01T11:00:00Z is earlier"), "\(result.stderr)")
+            let shown = try DevicectlBinary.run(["notifications", root], environment: environment)
+            #expect(shown.status == 0, "\(shown.stderr)")
+            #expect(shown.stdout.hasPrefix("\(id)  \(F.news)  delivered, tapped  "), "\(shown.stdout)")
+            #expect(try TreeSnapshot.take(root) == before)
         }
     }
 

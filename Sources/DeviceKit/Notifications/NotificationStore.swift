@@ -59,11 +59,12 @@ public struct NotificationStore: Sendable {
     /// Marks a delivered notification tapped; throws when it is unknown or not delivered at `now`.
     @discardableResult
     public func tap(_ id: String, at now: Date) throws -> LocalNotification {
-        try settle(at: now)
+        // Check first: a refused tap records nothing, not even the deliveries due by now.
         var notifications = try all()
         guard let index = notifications.firstIndex(where: { $0.id == id }) else { throw DeviceError.unknownNotification(id) }
         let state = notifications[index].state(at: now)
         guard state == .delivered else { throw DeviceError.notDelivered(id: id, state: state.rawValue) }
+        try settle(at: now)
         notifications[index].tappedAt = now
         try save(notifications)
         try EventLog(device: device).append(DeviceEvent(

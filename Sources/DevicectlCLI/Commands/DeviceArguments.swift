@@ -105,6 +105,17 @@ enum DeviceArguments {
         try device.checkClock(now, source: context.nowSource(arguments))
     }
 
+    /// The time a read-only command (status, notifications, events) shows the device at: `now`, or the
+    /// device's clock when that is later and `now` came from `DEVICECTL_NOW` or the system clock (a state
+    /// before the device's own history is impossible). An explicit earlier `--now` is refused.
+    static func readingTime(
+        _ device: Device, _ now: Date, _ arguments: ParsedArguments, _ context: CommandContext
+    ) throws -> Date {
+        if arguments.value("--now") != nil { try checkClock(device, now, arguments, context) }
+        guard let clock = try device.clock(), clock > now else { return now }
+        return clock
+    }
+
     /// `path` relative to the device root when it is inside it (for compact output), else as given.
     static func relative(_ path: String, to device: Device) -> String {
         path.hasPrefix(device.root + "/") ? String(path.dropFirst(device.root.count + 1)) : path

@@ -11,7 +11,8 @@ enum EventsCommand: Command {
             Launches (and their source), device tokens sent, widget decisions, notifications scheduled,
             cancelled, delivered and tapped, backups and restores. Reads only: deliveries due by now are shown
             at their fire dates, and recorded by the next command that writes. A --now before the device's
-            clock (its latest event) is refused.
+            clock (its latest event) is refused; DEVICECTL_NOW or the system clock before it shows the log as
+            of the device's clock.
             The log is device-local: backups do not carry it.
             JSON: {"events":[{"time","type","app":ID|null,"details":{...}}]}
             """
@@ -19,9 +20,9 @@ enum EventsCommand: Command {
 
     static func run(_ arguments: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let root = try DeviceArguments.root(arguments)
-        let now = try context.now(arguments)
+        let requested = try context.now(arguments)
         let device = try DeviceArguments.open(root, arguments, context)
-        try DeviceArguments.checkClock(device, now, arguments, context)
+        let now = try DeviceArguments.readingTime(device, requested, arguments, context)
         let due = try NotificationStore(device: device).dueDeliveries(at: now)
         let events = merged(try EventLog(device: device).events(), due)
         if arguments.flag("--json") {

@@ -37,7 +37,6 @@ enum TapCommand: Command {
             try device.validate()
             try DeviceArguments.checkClock(device, now, arguments, context)
             let store = NotificationStore(device: device)
-            try store.settle(at: now)
             guard let notification = try store.all().first(where: { $0.id == id }) else {
                 throw DeviceError.unknownNotification(id)
             }
