@@ -22,6 +22,10 @@ import Testing
             let backup = try phone.run(["backup", phone.root, "-o", phone.dir + "/b.tar"])
             #expect(backup.stderr.contains("devicectl: warning: \(phone.root) \(hint)"), "\(backup.stderr)")
             #expect(backup.stderr.contains("this backup applies no iOS rules"))
+            let caches = try phone.containerPath("Containers/Data/Application", "com.example.news") + "/Library/Caches"
+            let check = try phone.run(["exclude", "check", caches])
+            #expect(check.stdout == "\(caches): included\n")
+            #expect(check.stderr.contains("devicectl: warning: \(phone.root) \(hint)"), "\(check.stderr)")
 
             let before = try phone.snapshot()
             let repaired = try phone.ok(["init", "--repair", phone.root, "--json"])
