@@ -3,8 +3,10 @@ import Foundation
 
 /// ISO-8601 parsing and formatting (`2026-12-01T09:00:00Z`, fractional seconds and offsets accepted).
 public enum Timestamp {
-    /// Parses an ISO-8601 date-time; nil when `text` is not one.
+    /// Parses an ISO-8601 date-time; nil when `text` is not one, or names a time that does not exist
+    /// (`2026-02-30`, hour 24, minute 60: Foundation would roll them over into the next day or hour).
     public static func parse(_ text: String) -> Date? {
+        guard fieldsExist(Array(text.utf8)) else { return nil }
         if let date = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text) { return date }
         if let date = try? Date.ISO8601FormatStyle().parse(text) { return date }
         return nil
@@ -14,5 +16,42 @@ public enum Timestamp {
     public static func format(_ date: Date) -> String {
         let whole = date.timeIntervalSince1970.rounded(.down) == date.timeIntervalSince1970
         return date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: !whole))
+    }
+
+    /// Whether `YYYY-MM-DDTHH:MM:SS[.f][Z|±HH:MM]` names a real calendar day and time of day.
+    private static func fieldsExist(_ bytes: [UInt8]) -> Bool {
+        func number(_ range: Range<Int>) -> Int? {
+            guard range.upperBound <= bytes.count else { return nil }
+            var value = 0
+            for byte in bytes[range] {
+                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+                value = value * 10 + Int(byte - UInt8(ascii: "0"))
+            }
+            return value
+        }
+        guard bytes.count >= 19, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
+            bytes[10] == UInt8(ascii: "T"), bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),
+            let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+            let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19)
+        else { return false }
+        guard (1...12).contains(month), day >= 1, day <= days(inMonth: month, year: year),
+            hour <= 23, minute <= 59, second <= 59
+        else { return false }
+        // The zone: `Z` or `±HH:MM` at the end (after any fraction).
+        if bytes.last == UInt8(ascii: "Z") { return true }
+        guard bytes.count >= 25, let sign = bytes.dropLast(5).last,
+            sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-"), bytes[bytes.count - 3] == UInt8(ascii: ":"),
+            let hours = number(bytes.count - 5..<bytes.count - 3), let minutes = number(bytes.count - 2..<bytes.count)
+        else { return false }
+        return hours <= 23 && minutes <= 59
+    }
+
+    /// The days in `month` (1-12) of the Gregorian `year`.
+    private static func days(inMonth month: Int, year: Int) -> Int {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
     }
 }

@@ -36,6 +36,13 @@ struct CommandContext: @unchecked Sendable {
         }
     }
 
+    /// Where `now(_:)` takes the time from, for messages: `--now`, `DEVICECTL_NOW` or `the system clock`.
+    func nowSource(_ arguments: ParsedArguments) -> String {
+        if arguments.value("--now") != nil { return "--now" }
+        if let text = environment["DEVICECTL_NOW"], !text.isEmpty { return "DEVICECTL_NOW" }
+        return "the system clock at"
+    }
+
     /// Whether a progress bar should be drawn: stderr is a TTY unless `--no-progress`; `--progress` forces it.
     func showsProgress(_ arguments: ParsedArguments) -> Bool {
         if arguments.flag("--no-progress") { return false }
@@ -46,6 +53,10 @@ struct CommandContext: @unchecked Sendable {
 
 /// The `--now TIME` option, shared by the commands that act at a time.
 let nowOption = OptionSpec(["--now"], .value("TIME"), help: "Act at this ISO-8601 time (default: DEVICECTL_NOW or the clock).")
+/// The `--lock-timeout SECONDS` option, shared by the commands that take the device lock.
+let lockTimeoutOption = OptionSpec(
+    ["--lock-timeout"], .value("SECONDS"),
+    help: "Wait at most this long for another devicectl using ROOT (default: DEVICECTL_LOCK_TIMEOUT or forever).")
 /// The `--json` option.
 let jsonOption = OptionSpec(["--json"], help: "Print the result as one JSON object on stdout.")
 /// The `--progress` / `--no-progress` pair.

@@ -53,7 +53,7 @@ public struct WidgetRefresher: Sendable {
             return result
         }
         let suite = try device.defaults(groupId)
-        let (snapshot, unreadable) = try WidgetSnapshot.read(
+        let (snapshot, unreadable, markerProblem) = try WidgetSnapshot.read(
             group: group, suite: suite, settings: settings, on: device)
         let decision = NudgeDecision.decide(snapshot: snapshot, settings: settings, now: now)
         var notificationId: String?
@@ -70,7 +70,7 @@ public struct WidgetRefresher: Sendable {
             app: bundleId, decision: decision, snapshot: snapshot, notificationId: notificationId,
             problem: unreadable.map {
                 "widget of '\(bundleId)': cannot read its shared defaults: \($0); no decision made"
-            })
+            } ?? markerProblem.map { "widget of '\(bundleId)': \($0)" })
         try log(result, settings: settings, at: now)
         return result
     }

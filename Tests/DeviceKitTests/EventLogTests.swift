@@ -50,4 +50,63 @@ import Testing
             #expect(try device.lastDeviceToken("com.example.other") == nil)
         }
     }
+
+    /// Appends `bytes` to the log as a crashed writer would have left them.
+    static func appendRaw(_ bytes: String, to log: EventLog) throws {
+        let handle = try #require(FileHandle(forWritingAtPath: log.path))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(bytes.utf8))
+        try handle.close()
+    }
+
+    /// Torn finals as a crash cuts one write(2): mid-key, mid-value, after a nested object, one byte.
+    @Test(arguments: ["{\"app\":\"x\",\"details\":{\"id\":\"N1\"}", "{\"app\":\"com.exa", "{", "{\"app\":null,\"det"])
+    func aTornFinalLineIsToleratedReportedAndEndedByTheNextAppend(_ torn: String) throws {
+        try DeviceKitFixture.withDevice { device in
+            let log = EventLog(device: device)
+            try log.append(DeviceEvent(time: DeviceKitFixture.time(), type: "first"))
+            try Self.appendRaw(torn, to: log)
+            let contents = try log.contents()
+            #expect(contents.events.map(\.type) == ["first"])
+            #expect(contents.tornLines == [2])
+            #expect(contents.endsTorn)
+            let warning = try #require(EventLog.tornWarning(contents, path: log.path))
+            #expect(warning.contains("\(log.path): line 2 was cut short"))
+            // The next append starts a new line; the torn one stays skipped, silently, and the log is whole.
+            try log.append(DeviceEvent(time: DeviceKitFixture.time(hours: 1), type: "second"))
+            let after = try log.contents()
+            #expect(after.events.map(\.type) == ["first", "second"])
+            #expect(after.tornLines == [2])
+            #expect(!after.endsTorn)
+            #expect(EventLog.tornWarning(after, path: log.path) == nil)
+            try log.append(DeviceEvent(time: DeviceKitFixture.time(hours: 2), type: "third"))
+            #expect(try log.events().map(\.type) == ["first", "second", "third"])
+        }
+    }
+
+    /// A whole event that only lost its newline is kept, before and after the next append.
+    @Test func aFinalEventWithoutItsNewlineIsKept() throws {
+        try DeviceKitFixture.withDevice { device in
+            let log = EventLog(device: device)
+            try log.append(DeviceEvent(time: DeviceKitFixture.time(), type: "first"))
+            try Self.appendRaw(#"{"details":{},"time":"2026-12-01T09:30:00Z","type":"whole"}"#, to: log)
+            #expect(try log.contents().tornLines == [])
+            #expect(try log.events().map(\.type) == ["first", "whole"])
+            try log.append(DeviceEvent(time: DeviceKitFixture.time(hours: 1), type: "next"))
+            #expect(try log.events().map(\.type) == ["first", "whole", "next"])
+        }
+    }
+
+    /// Only the final line may be torn: an unended line followed by more lines is a malformed log.
+    @Test func aTornLineInTheMiddleIsStillMalformed() throws {
+        try DeviceKitFixture.withDevice { device in
+            let log = EventLog(device: device)
+            try log.append(DeviceEvent(time: DeviceKitFixture.time(), type: "ok"))
+            try Self.appendRaw("{\"app\":\"x\n", to: log)
+            try log.append(DeviceEvent(time: DeviceKitFixture.time(hours: 1), type: "later"))
+            #expect(throws: DeviceError.malformedFile(path: log.path, reason: "line 2 is not an event")) {
+                try log.events()
+            }
+        }
+    }
 }

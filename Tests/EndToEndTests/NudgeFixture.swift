@@ -84,7 +84,7 @@ enum NudgeFixture {
         defer { try? FileManager.default.removeItem(atPath: archive) }
         try setup(["backup", oldRoot, "-o", archive, "--no-progress"])
         try setup(["init", newRoot, "--now", Timestamp.format(t0)])
-        try setup(["restore", archive, newRoot, "--no-progress"])
+        try setup(["restore", archive, newRoot, "--no-progress", "--now", Timestamp.format(t0)])
     }
 
     // MARK: - The binary

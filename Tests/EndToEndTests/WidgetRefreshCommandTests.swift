@@ -87,7 +87,7 @@ import Testing
 
     @Test func noWidgets() throws {
         try withTemporaryDirectory { dir in
-            #expect(try DevicectlBinary.run(["init", dir + "/p"]).status == 0)
+            #expect(try F.run(["init", dir + "/p"], at: F.at(hours: 0)).status == 0)
             let widgets = try F.refresh(dir + "/p", at: F.at(hours: 1))
             #expect(widgets.isEmpty)
             let text = try F.run(["widget-refresh", dir + "/p"], at: F.at(hours: 1))

@@ -2,6 +2,7 @@
 // A second backup to an archive being written refuses clearly; of two restores onto one ROOT exactly one
 // restores and the other refuses (it waits for the device lock, then finds the device no longer fresh);
 // a backup of a ROOT being restored waits and archives the finished restore.
+import DeviceKit
 import Foundation
 import Glibc
 import SystemKit
@@ -135,5 +136,54 @@ import Testing
             $0["type"] as? String == "file" && $0["path"] as? String != ".devicectl-manifest.jsonl"
         }
         .map { "\($0["path"] ?? "") \($0["size"] ?? "")" }.sorted()
+    }
+
+    /// A command waiting for the device lock says whom it waits for (the holder's pid, from the lock file)
+    /// as soon as it starts waiting, then runs once the lock is free.
+    @Test func aCommandWaitingForTheDeviceLockSaysWhoHoldsIt() throws {
+        try FaultScratch.with { scratch in
+            let root = scratch.base + "/phone"
+            try scratch.ok(["init", root])
+            try scratch.ok(["install", root, "--app", "com.example.news", "--group", "group.com.example.news"])
+            let held = try Device.open(root).lock(wait: false)
+            let waiter = try ChildProcess.devicectl(
+                ["launch", root, "--app", "com.example.news"], environment: ["DEVICECTL_NOW": FaultScratch.now])
+            let message = "devicectl: waiting for another devicectl using \(root) (pid \(getpid()))..."
+            #expect(waiter.wait(upTo: 30) { waiter.stderr.contains(message) }, "\(waiter.stderr)")
+            #expect(waiter.isRunning, "the launch did not wait for the lock")
+            try held.release()
+            #expect(waiter.finish())
+            #expect(waiter.status == 0, "\(waiter.stderr)")
+            #expect(waiter.stdout.contains("device token sent: "))
+        }
+    }
+
+    /// `--lock-timeout` and `DEVICECTL_LOCK_TIMEOUT` bound the wait: exit 1 naming the holder, nothing done.
+    @Test(arguments: [true, false])
+    func aLockTimeoutGivesUpAndChangesNothing(_ option: Bool) throws {
+        try FaultScratch.with { scratch in
+            let root = scratch.base + "/phone"
+            try scratch.ok(["init", root])
+            try scratch.ok(["install", root, "--app", "com.example.news", "--group", "group.com.example.news"])
+            let held = try Device.open(root).lock(wait: false)
+            defer { try? held.release() }
+            let before = try FaultScratch.snapshot(root)
+            var environment = ["DEVICECTL_NOW": FaultScratch.now]
+            var arguments = ["launch", root, "--app", "com.example.news"]
+            if option { arguments += ["--lock-timeout", "0.2"] } else { environment["DEVICECTL_LOCK_TIMEOUT"] = "0.2" }
+            let result = try DevicectlBinary.run(arguments, environment: environment)
+            #expect(result.status == 1, "\(result.stderr)")
+            #expect(result.stderr.contains("waiting for another devicectl using \(root) (pid \(getpid()))..."))
+            #expect(
+                result.stderr.contains(
+                    "gave up after 0.2 s waiting for another devicectl using \(root) (pid \(getpid())); "
+                        + "nothing was done"),
+                "\(result.stderr)")
+            #expect(try FaultScratch.snapshot(root) == before)
+            let bad = try DevicectlBinary.run(
+                ["launch", root, "--app", "com.example.news", "--lock-timeout", "soon"], environment: environment)
+            #expect(bad.status == 64)
+            #expect(bad.stderr.contains("invalid value 'soon' for --lock-timeout"))
+        }
     }
 }

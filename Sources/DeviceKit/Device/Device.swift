@@ -11,6 +11,8 @@ public struct Device: Sendable {
     public let root: String
     /// The contained handle every read and write goes through.
     public let directory: ContainedRoot
+    /// How `withLock` waits when another devicectl holds the device lock (default: silently, forever).
+    public var lockWait = DeviceLockWait()
 
     init(directory: ContainedRoot) {
         self.root = directory.path
@@ -39,7 +41,9 @@ public struct Device: Sendable {
         }
         let device = Device(directory: try opened.get())
         try device.refuseInterruptedRestore()
-        guard device.hasIdentity else { throw DeviceError.notADevice(resolved) }
+        guard device.hasIdentity else {
+            throw device.hasDeviceLayout ? DeviceError.identityMissing(resolved) : DeviceError.notADevice(resolved)
+        }
         return device
     }
 

@@ -3,6 +3,10 @@
 /// A device-level failure with a message that names the file or identifier and the cause.
 public enum DeviceError: Error, CustomStringConvertible, Equatable, Sendable {
     case notADevice(String)
+    /// Laid out like a device (containers, home screen) but without `DeviceLocal/identity.plist`.
+    case identityMissing(String)
+    /// `init --repair` refused: `reason` says why.
+    case notRepairable(path: String, reason: String)
     case notEmpty(String)
     case unknownApp(String)
     case unknownGroup(String)
@@ -17,11 +21,20 @@ public enum DeviceError: Error, CustomStringConvertible, Equatable, Sendable {
     case unknownNotification(String)
     case notDelivered(id: String, state: String)
     case interruptedRestore(root: String)
+    /// A command acting at `now`, earlier than the device's clock (its latest event); `source` names where
+    /// `now` came from (`--now`, `DEVICECTL_NOW`, the system clock).
+    case clockBehind(root: String, clock: String, now: String, source: String)
+    /// The device lock was not free within `seconds`; `holder` is the pid holding it, when known.
+    case lockTimeout(root: String, seconds: Double, holder: Int32?)
 
     public var description: String {
         switch self {
         case .notADevice(let path):
             "\(path) is not a device root (no \(DeviceLayout.identity)); create one with 'devicectl init'"
+        case .identityMissing(let path):
+            "\(path) is laid out like a device but its identity (\(DeviceLayout.identity)) is missing, so it would be "
+                + "treated as a plain directory; give it a new identity with 'devicectl init --repair \(path)'"
+        case .notRepairable(let path, let reason): "\(path): nothing to repair: \(reason)"
         case .notEmpty(let path):
             "\(path) is not empty and is not a device root; refusing to initialise it"
         case .unknownApp(let id): "no app '\(id)' is installed on this device"
@@ -39,6 +52,16 @@ public enum DeviceError: Error, CustomStringConvertible, Equatable, Sendable {
         case .interruptedRestore(let root):
             "a restore onto \(root) was interrupted while it moved the restored files into place, so the device "
                 + "may be incomplete; run 'devicectl restore ARCHIVE \(root)' again to roll it back and restore"
+        case .clockBehind(let root, let clock, let now, let source):
+            "\(root)'s clock is at \(clock); \(source) \(now) is earlier (a device's clock only moves forward)"
+        case .lockTimeout(let root, let seconds, let holder):
+            "gave up after \(Self.seconds(seconds)) s waiting for another devicectl using \(root)"
+                + (holder.map { " (pid \($0))" } ?? "") + "; nothing was done"
         }
+    }
+
+    /// `2`, `0.5`: seconds without a needless fraction.
+    static func seconds(_ value: Double) -> String {
+        value.rounded() == value && abs(value) < 1e15 ? String(Int64(value)) : String(value)
     }
 }

@@ -21,17 +21,21 @@ public enum BackupExclusion {
     }
 
     /// Clears the flag (the legacy iOS and xdg flags too) from `path`, a file the user named; a path without
-    /// them is left as it is.
-    public static func remove(_ path: String) throws {
+    /// them is left as it is. Returns the names of the flags that were there (empty: nothing to clear).
+    @discardableResult
+    public static func remove(_ path: String) throws -> [String] {
         let file = try FileDescriptor.open(path, flags: FileDescriptor.locateOnly)
+        var cleared: [String] = []
         for name in clearedNames {
             do {
+                if try ExtendedAttributes.value(name, of: file) != nil { cleared.append(name) }
                 try ExtendedAttributes.remove(name, from: file)
             } catch {
                 if error.code == ENOTSUP || error.code == EOPNOTSUPP { throw DeviceError.xattrsUnsupported(path: path) }
                 throw error
             }
         }
+        return cleared
     }
 
     private static func add(_ file: FileDescriptor) throws {

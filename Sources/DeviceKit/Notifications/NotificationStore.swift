@@ -59,11 +59,12 @@ public struct NotificationStore: Sendable {
     /// Marks a delivered notification tapped; throws when it is unknown or not delivered at `now`.
     @discardableResult
     public func tap(_ id: String, at now: Date) throws -> LocalNotification {
-        try settle(at: now)
+        // Check first: a refused tap records nothing, not even the deliveries due by now.
         var notifications = try all()
         guard let index = notifications.firstIndex(where: { $0.id == id }) else { throw DeviceError.unknownNotification(id) }
         let state = notifications[index].state(at: now)
         guard state == .delivered else { throw DeviceError.notDelivered(id: id, state: state.rawValue) }
+        try settle(at: now)
         notifications[index].tappedAt = now
         try save(notifications)
         try EventLog(device: device).append(DeviceEvent(
@@ -72,14 +73,20 @@ public struct NotificationStore: Sendable {
     }
 
     /// Records a `notification-delivered` event (at its fire date) for every notification delivered by
-    /// `now` whose delivery is not in the log yet. Call before acting at `now`.
+    /// `now` whose delivery is not in the log yet. Call before acting at `now`, holding the device lock.
     public func settle(at now: Date) throws {
         let log = EventLog(device: device)
-        let logged = Set(try log.events().filter { $0.type == "notification-delivered" }.compactMap { $0.details["id"] })
-        for notification in try all() where notification.state(at: now) == .delivered && !logged.contains(notification.id) {
-            try log.append(DeviceEvent(
-                time: notification.fireDate, type: "notification-delivered", app: notification.app,
-                details: ["id": notification.id]))
+        for event in try dueDeliveries(at: now) { try log.append(event) }
+    }
+
+    /// The `notification-delivered` events (at their fire dates, in scheduling order) due by `now` and not in
+    /// the log yet, without recording them: what a read-only command shows, and what `settle` records.
+    public func dueDeliveries(at now: Date) throws -> [DeviceEvent] {
+        let logged = Set(
+            try EventLog(device: device).events().filter { $0.type == "notification-delivered" }
+                .compactMap { $0.details["id"] })
+        return try all().filter { $0.state(at: now) == .delivered && !logged.contains($0.id) }.map {
+            DeviceEvent(time: $0.fireDate, type: "notification-delivered", app: $0.app, details: ["id": $0.id])
         }
     }
 

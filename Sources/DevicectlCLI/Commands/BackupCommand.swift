@@ -53,6 +53,9 @@ enum BackupCommand: Command {
             throw UsageError("--json prints on standard output, so it cannot be used with -o -", command: spec.name)
         }
         let created = try context.now(arguments)
+        if Device.lacksIdentity(at: root) {
+            context.console.warn(DeviceError.identityMissing(root).description + "; this backup applies no iOS rules")
+        }
         if arguments.flag("--dry-run") {
             return try dryRun(root: root, patterns: patterns, arguments, context)
         }
@@ -82,12 +85,19 @@ enum BackupCommand: Command {
         }
         if summary.deviceRoot, let device = try? Device.open(root) {
             // The device's own record of the backup (DeviceLocal is never archived, so this is safe after it).
-            try EventLog(device: device).append(DeviceEvent(
-                time: request.created, type: "backup",
-                details: [
-                    "archive": archive == "-" ? "stdout" : archive, "files": String(summary.files),
-                    "bytes": String(summary.bytes), "archiveBytes": String(summary.archiveBytes),
-                ]))
+            // The archive is complete by now: a source that cannot take the record (a read-only device root)
+            // is warned about, never a failed backup.
+            do {
+                try EventLog(device: device).append(DeviceEvent(
+                    time: request.created, type: "backup",
+                    details: [
+                        "archive": archive == "-" ? "stdout" : archive, "files": String(summary.files),
+                        "bytes": String(summary.bytes), "archiveBytes": String(summary.archiveBytes),
+                    ]))
+            } catch {
+                context.console.warn(
+                    "the backup is complete, but it could not be recorded in the device's event log: \(error)")
+            }
         }
         if json {
             context.console.json(jsonObject(summary, root: root, archive: archive, compression: compression))

@@ -59,6 +59,63 @@ enum DeviceArguments {
         return device
     }
 
+    /// Opens the device at `root` as `open(_:)` does, for a command run in `context`: waiting for the device
+    /// lock is announced on stderr (naming the holder's pid) and bounded by `--lock-timeout` or
+    /// `DEVICECTL_LOCK_TIMEOUT`; a torn last line in the event log (a crash while logging) is a warning.
+    static func open(_ root: String, _ arguments: ParsedArguments, _ context: CommandContext) throws -> Device {
+        var device = try open(root)
+        let console = context.console
+        let shown = device.root
+        device.lockWait = DeviceLockWait(
+            timeout: try lockTimeout(arguments, context),
+            waiting: { pid in
+                let holder = pid.map { " (pid \($0))" } ?? ""
+                console.err("devicectl: waiting for another devicectl using \(shown)\(holder)...")
+            })
+        let log = EventLog(device: device)
+        if let warning = EventLog.tornWarning(try log.contents(), path: log.path) { console.warn(warning) }
+        return device
+    }
+
+    /// `--lock-timeout SECONDS`, else `DEVICECTL_LOCK_TIMEOUT`, else nil (wait as long as it takes).
+    static func lockTimeout(_ arguments: ParsedArguments, _ context: CommandContext) throws(UsageError) -> Double? {
+        func seconds(_ text: String) -> Double? {
+            guard let value = Double(text), value.isFinite, value >= 0, value <= 86_400 * 366 else { return nil }
+            return value
+        }
+        if let text = arguments.value("--lock-timeout") {
+            guard let value = seconds(text) else {
+                throw UsageError(
+                    "invalid value '\(text)' for --lock-timeout: expected seconds, 0 or more (e.g. 30 or 0.5)",
+                    command: arguments.spec.name)
+            }
+            return value
+        }
+        guard let text = context.environment["DEVICECTL_LOCK_TIMEOUT"], !text.isEmpty else { return nil }
+        guard let value = seconds(text) else {
+            throw UsageError("invalid DEVICECTL_LOCK_TIMEOUT '\(text)': expected seconds, 0 or more (e.g. 30 or 0.5)")
+        }
+        return value
+    }
+
+    /// Refuses (`DeviceError.clockBehind`) a `now` earlier than the device's clock, naming where it came from.
+    static func checkClock(_ device: Device, _ now: Date, _ arguments: ParsedArguments, _ context: CommandContext)
+        throws
+    {
+        try device.checkClock(now, source: context.nowSource(arguments))
+    }
+
+    /// The time a read-only command (status, notifications, events) shows the device at: `now`, or the
+    /// device's clock when that is later and `now` came from `DEVICECTL_NOW` or the system clock (a state
+    /// before the device's own history is impossible). An explicit earlier `--now` is refused.
+    static func readingTime(
+        _ device: Device, _ now: Date, _ arguments: ParsedArguments, _ context: CommandContext
+    ) throws -> Date {
+        if arguments.value("--now") != nil { try checkClock(device, now, arguments, context) }
+        guard let clock = try device.clock(), clock > now else { return now }
+        return clock
+    }
+
     /// `path` relative to the device root when it is inside it (for compact output), else as given.
     static func relative(_ path: String, to device: Device) -> String {
         path.hasPrefix(device.root + "/") ? String(path.dropFirst(device.root.count + 1)) : path

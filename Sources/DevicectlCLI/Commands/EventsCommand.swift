@@ -9,7 +9,10 @@ enum EventsCommand: Command {
         options: [nowOption, jsonOption],
         discussion: """
             Launches (and their source), device tokens sent, widget decisions, notifications scheduled,
-            cancelled, delivered and tapped, backups and restores. Deliveries due by now are recorded first.
+            cancelled, delivered and tapped, backups and restores. Reads only: deliveries due by now are shown
+            at their fire dates, and recorded by the next command that writes. A --now before the device's
+            clock (its latest event) is refused; DEVICECTL_NOW or the system clock before it shows the log as
+            of the device's clock.
             The log is device-local: backups do not carry it.
             JSON: {"events":[{"time","type","app":ID|null,"details":{...}}]}
             """
@@ -17,10 +20,11 @@ enum EventsCommand: Command {
 
     static func run(_ arguments: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let root = try DeviceArguments.root(arguments)
-        let now = try context.now(arguments)
-        let device = try DeviceArguments.open(root)
-        try device.withLock { try NotificationStore(device: device).settle(at: now) }
-        let events = try EventLog(device: device).events()
+        let requested = try context.now(arguments)
+        let device = try DeviceArguments.open(root, arguments, context)
+        let now = try DeviceArguments.readingTime(device, requested, arguments, context)
+        let due = try NotificationStore(device: device).dueDeliveries(at: now)
+        let events = merged(try EventLog(device: device).events(), due)
         if arguments.flag("--json") {
             context.console.json(["events": events.map(json)])
         } else if events.isEmpty {
@@ -29,6 +33,18 @@ enum EventsCommand: Command {
             for event in events { context.console.out(line(event)) }
         }
         return 0
+    }
+
+    /// `logged` with the deliveries due but not yet logged, by time (a logged event first at equal times).
+    static func merged(_ logged: [DeviceEvent], _ due: [DeviceEvent]) -> [DeviceEvent] {
+        guard !due.isEmpty else { return logged }
+        let all = (logged + due).enumerated().map {
+            (offset: $0.offset, time: Timestamp.parse($0.element.time), event: $0.element)
+        }
+        return all.sorted { a, b in
+            let (ta, tb) = (a.time ?? .distantPast, b.time ?? .distantPast)
+            return ta != tb ? ta < tb : a.offset < b.offset
+        }.map(\.event)
     }
 
     /// `2026-12-01T09:00:00Z  launch  com.example.news  source=home-screen`.

@@ -1,5 +1,6 @@
 // ExcludeCheckCommand: `devicectl exclude check`, like `tmutil isexcluded`, sharing BackupKit's rules.
 import BackupKit
+import DeviceKit
 import Foundation
 import Glibc
 import SystemKit
@@ -19,10 +20,16 @@ extension ExcludeCommand {
         static func run(_ arguments: ParsedArguments, _ context: CommandContext) throws -> Int32 {
             var verdicts: [ExclusionVerdict] = []
             var failed = false
+            var warned: Set<String> = []
             for path in arguments.positionals {
                 do {
                     if path.isEmpty { throw SystemError("stat", path: "''", code: ENOENT) }
                     let verdict = try ExclusionCheck.check(path)
+                    if verdict.deviceRoot == nil, let root = identitylessDevice(above: verdict.absolutePath),
+                        warned.insert(root).inserted
+                    {
+                        context.console.warn(DeviceError.identityMissing(root).description + "; no iOS rules apply")
+                    }
                     verdicts.append(verdict)
                     if !arguments.flag("--json") { context.console.out(text(verdict)) }
                 } catch {
@@ -34,6 +41,16 @@ extension ExcludeCommand {
                 context.console.json(["paths": verdicts.map(json)])
             }
             return failed ? 1 : 0
+        }
+
+        /// The nearest directory at or above `absolutePath` laid out like a device but without its identity.
+        static func identitylessDevice(above absolutePath: String) -> String? {
+            var current = absolutePath
+            while current != "/" && !current.isEmpty {
+                if Device.lacksIdentity(at: current) { return current }
+                current = RootPath.parent(of: current)
+            }
+            return nil
         }
 
         /// `PATH: excluded (nodump, ios-caches)`, `PATH: excluded (excluded-ancestor: /x [ios-caches])`,

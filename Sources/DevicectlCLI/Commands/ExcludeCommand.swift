@@ -1,4 +1,5 @@
 // ExcludeCommand: `devicectl exclude add|remove|check`, like `tmutil addexclusion|removeexclusion|isexcluded`.
+import BackupKit
 import DeviceKit
 import Foundation
 import Glibc
@@ -69,8 +70,50 @@ enum ExcludeCommand {
                 """)
 
         static func run(_ arguments: ParsedArguments, _ context: CommandContext) throws -> Int32 {
-            each(arguments, context, done: "no longer excluded from backup") { path in
-                try BackupExclusion.remove(path)
+            var failed = false
+            for path in arguments.positionals {
+                do {
+                    if path.isEmpty { throw SystemError("stat", path: "''", code: ENOENT) }
+                    let cleared = try BackupExclusion.remove(path)
+                    let verdict = try ExclusionCheck.check(path)
+                    context.console.out(outcome(path, cleared: !cleared.isEmpty, still: verdict))
+                } catch {
+                    failed = true
+                    context.console.err("devicectl: \(message(for: error, path: path))")
+                }
+            }
+            return failed ? 1 : 0
+        }
+
+        /// What `remove` did and whether a backup still skips `path` (and why), in the backup engine's terms:
+        /// `PATH: no longer excluded from backup`, `PATH: exclusion flag cleared; still excluded from backup
+        /// (ios-caches: ...)`, `PATH: had no exclusion flag; ...`.
+        static func outcome(_ path: String, cleared: Bool, still verdict: ExclusionVerdict) -> String {
+            let done = cleared ? "exclusion flag cleared" : "had no exclusion flag to clear"
+            guard verdict.excluded else {
+                return cleared
+                    ? "\(path): no longer excluded from backup" : "\(path): \(done); not excluded from backup"
+            }
+            let reasons = verdict.reasons.map { reason -> String in
+                if reason == .excludedAncestor, let ancestor = verdict.ancestor {
+                    let why = ancestor.reasons.map(\.rawValue).joined(separator: ", ")
+                    return "excluded-ancestor: \(ancestor.path) [\(why)]"
+                }
+                return stillExplained(reason)
+            }
+            return "\(path): \(done); still excluded from backup (\(reasons.joined(separator: "; ")))"
+        }
+
+        /// A reason `remove` cannot clear, with what would.
+        static func stillExplained(_ reason: ExclusionReason) -> String {
+            switch reason {
+            case .nodump: "nodump: the file's nodump attribute is set; clear it with chattr -d"
+            case .iosCaches: "ios-caches: iOS never backs up an app's Library/Caches"
+            case .iosTmp: "ios-tmp: iOS never backs up an app's tmp"
+            case .iosAppBundle: "ios-app-bundle: app bundles are reinstalled, never backed up"
+            case .deviceLocal: "device-local: the device's own state is never backed up"
+            case .cachedirTag: "cachedir-tag: a CACHEDIR.TAG marks the directory as a cache"
+            default: reason.rawValue
             }
         }
     }

@@ -6,10 +6,18 @@ enum InitCommand: Command {
     static let spec = CommandSpec(
         name: "init", summary: "Create a fresh device root with its own identity.",
         positionals: [PositionalSpec("ROOT", help: "The device root to create (absent or empty).")],
-        options: [nowOption, jsonOption],
+        options: [
+            nowOption,
+            OptionSpec(
+                ["--repair"],
+                help: "Give a device root that lost DeviceLocal/identity.plist a new identity (its files stay)."),
+            jsonOption,
+        ],
         discussion: """
             Prints the new UDID. The identity lives in ROOT/DeviceLocal, which no backup carries and no
             restore replaces. Refuses a non-empty ROOT that is not a device, and an existing device.
+            --repair: ROOT is laid out like a device (Containers/..., Library/SpringBoard) but its identity is
+            missing; it gets a new UDID and keeps everything else.
             Example: devicectl init /tmp/phone
             """
     )
@@ -36,6 +44,7 @@ enum InitCommand: Command {
     static func run(_ arguments: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let options = try options(arguments)
         let now = try context.now(arguments)
+        if arguments.flag("--repair") { return try repair(options, now: now, context) }
         if Device.isDevice(at: options.root) {
             let existing = try Device.open(options.root)
             throw AlreadyADevice(root: existing.root, udid: try? existing.identity().udid)
@@ -49,6 +58,22 @@ enum InitCommand: Command {
             context.console.json(["root": device.root, "udid": udid])
         } else {
             context.console.out("initialised device root \(device.root) with UDID \(udid)")
+        }
+        return 0
+    }
+
+    /// `init --repair`: a new identity for a device root that lost its own, logged as a repairing `init`.
+    static func repair(_ options: Options, now: Date, _ context: CommandContext) throws -> Int32 {
+        let device = try Device.repairIdentity(options.root, now: now)
+        let udid = try device.identity().udid
+        try device.withLock {
+            try EventLog(device: device).append(
+                DeviceEvent(time: now, type: "init", details: ["udid": udid, "repair": "identity was missing"]))
+        }
+        if options.json {
+            context.console.json(["root": device.root, "udid": udid, "repaired": true])
+        } else {
+            context.console.out("repaired device root \(device.root): new identity, UDID \(udid)")
         }
         return 0
     }

@@ -25,6 +25,7 @@ enum InstallCommand: Command {
             OptionSpec(
                 ["--flag-key"], .value("KEY"), help: "The shared defaults flag key (default notificationEnabled)."),
             OptionSpec(["--no-widget"], help: "The app has no nudge widget."),
+            lockTimeoutOption,
             jsonOption,
         ],
         discussion: """
@@ -117,7 +118,7 @@ enum InstallCommand: Command {
 
     static func run(_ arguments: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let options = try options(arguments)
-        let device = try DeviceArguments.open(options.root)
+        let device = try DeviceArguments.open(options.root, arguments, context)
         let report = try device.withLock { () throws -> InstallReport in
             try device.validate()
             return try InstallReport.install(options.installation, on: device)

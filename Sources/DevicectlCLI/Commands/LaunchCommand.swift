@@ -7,7 +7,9 @@ enum LaunchCommand: Command {
         name: "launch", summary: "Launch an app: write the marker and flag, send the device token.",
         positionals: [PositionalSpec("ROOT", help: "The device root.")],
         options: [
-            OptionSpec(["--app"], .value("BUNDLE_ID"), help: "The app to launch (required)."), nowOption, jsonOption,
+            OptionSpec(["--app"], .value("BUNDLE_ID"), help: "The app to launch (required)."), nowOption,
+            lockTimeoutOption,
+            jsonOption,
         ],
         discussion: """
             Creates the empty marker in the app's first App Group container and marks it excluded from
@@ -33,9 +35,10 @@ enum LaunchCommand: Command {
     static func run(_ arguments: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let options = try options(arguments)
         let now = try context.now(arguments)
-        let device = try DeviceArguments.open(options.root)
+        let device = try DeviceArguments.open(options.root, arguments, context)
         let (result, app) = try device.withLock { () throws -> (LaunchResult, InstalledApp) in
             try device.validate()
+            try DeviceArguments.checkClock(device, now, arguments, context)
             return (try device.launch(options.app, at: now), try device.app(options.app))
         }
         if options.json {

@@ -9,20 +9,19 @@ enum NotificationsCommand: Command {
         options: [nowOption, jsonOption],
         discussion: """
             State: pending while now < fireDate, delivered once now >= fireDate, cancelled when the app was
-            launched first. Deliveries due by now are recorded in the event log.
+            launched first. Reads only: deliveries due by now are shown, and recorded in the event log by the
+            next command that writes (launch, tap, widget-refresh). A --now before the device's clock (its
+            latest event) is refused; DEVICECTL_NOW or the system clock before it shows the device as of its clock.
             JSON: {"notifications":[{"id","app","title","body","fireDate","state","tapped"}]}
             """
     )
 
     static func run(_ arguments: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let root = try DeviceArguments.root(arguments)
-        let now = try context.now(arguments)
-        let device = try DeviceArguments.open(root)
-        let store = NotificationStore(device: device)
-        let notifications = try device.withLock { () throws -> [LocalNotification] in
-            try store.settle(at: now)
-            return try store.all()
-        }
+        let requested = try context.now(arguments)
+        let device = try DeviceArguments.open(root, arguments, context)
+        let now = try DeviceArguments.readingTime(device, requested, arguments, context)
+        let notifications = try NotificationStore(device: device).all()
         if arguments.flag("--json") {
             context.console.json(["notifications": notifications.map { json($0, at: now) }])
         } else if notifications.isEmpty {

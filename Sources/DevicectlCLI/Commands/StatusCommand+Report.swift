@@ -26,6 +26,8 @@ extension StatusCommand {
         let apps: [AppStatus]
         let groups: [(container: Container, members: [String])]
         let widgets: [String]
+        /// Warnings: what was found where a marker should be, when it is not a regular file.
+        let problems: [String]
 
         init(device: Device, now: Date) throws {
             self.device = device
@@ -36,6 +38,7 @@ extension StatusCommand {
             widgets = placed
             let notifications = try NotificationStore(device: device).all()
             let events = try EventLog(device: device).events()
+            var problems: [String] = []
             apps = try installed.map { app in
                 var markerPath: String?
                 var present = false
@@ -46,7 +49,9 @@ extension StatusCommand {
                 {
                     let marker = "\(group.relativePath)/\(widget.markerFileName)"
                     markerPath = marker
-                    present = try device.directory.status(marker) != nil
+                    let presence = try device.markerPresence(marker)
+                    present = presence.present
+                    if let problem = presence.problem { problems.append("\(app.bundleId): \(problem)") }
                     if present {
                         excluded = try device.directory.attribute(BackupExclusionAttribute.apple, of: marker) != nil
                     }
@@ -62,6 +67,7 @@ extension StatusCommand {
                     markerPresent: present, markerExcluded: excluded, flag: flag, notifications: counts,
                     lastDeviceToken: token)
             }
+            self.problems = problems
             groups = try device.containers(.group).map { container in
                 (container, installed.filter { $0.groups.contains(container.identifier) }.map(\.bundleId))
             }

@@ -10,7 +10,8 @@ enum StatusCommand: Command {
         discussion: """
             Per app: its groups, widget settings, whether the marker is present (and excluded from backup),
             the flag's value, notifications by state as of --now, and the last device token it sent.
-            Reads only; changes nothing. Example: devicectl status /tmp/phone --json
+            Reads only; changes nothing. A --now before the device's clock (its latest event) is refused.
+            Example: devicectl status /tmp/phone --json
             """
     )
 
@@ -26,9 +27,10 @@ enum StatusCommand: Command {
 
     static func run(_ arguments: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let options = try options(arguments)
-        let now = try context.now(arguments)
-        let device = try DeviceArguments.open(options.root)
+        let device = try DeviceArguments.open(options.root, arguments, context)
+        let now = try DeviceArguments.readingTime(device, try context.now(arguments), arguments, context)
         let report = try StatusReport(device: device, now: now)
+        for problem in report.problems { context.console.warn(problem) }
         if options.json {
             context.console.json(report.json)
         } else {

@@ -8,6 +8,7 @@ enum TapCommand: Command {
         positionals: [PositionalSpec("ROOT", help: "The device root.")],
         options: [
             OptionSpec(["--notification"], .value("ID"), help: "The notification to tap (required)."), nowOption,
+            lockTimeoutOption,
             jsonOption,
         ],
         discussion: """
@@ -31,11 +32,11 @@ enum TapCommand: Command {
             throw UsageError("missing required option --notification ID", command: spec.name)
         }
         let now = try context.now(arguments)
-        let device = try DeviceArguments.open(root)
+        let device = try DeviceArguments.open(root, arguments, context)
         let launch = try device.withLock { () throws -> LaunchResult in
             try device.validate()
+            try DeviceArguments.checkClock(device, now, arguments, context)
             let store = NotificationStore(device: device)
-            try store.settle(at: now)
             guard let notification = try store.all().first(where: { $0.id == id }) else {
                 throw DeviceError.unknownNotification(id)
             }

@@ -6,7 +6,10 @@ enum WidgetAddCommand: Command {
     static let spec = CommandSpec(
         name: "widget add", summary: "Place an app's widget on the home screen.",
         positionals: [PositionalSpec("ROOT", help: "The device root.")],
-        options: [OptionSpec(["--app"], .value("BUNDLE_ID"), help: "The app whose widget to place (required).")],
+        options: [
+            OptionSpec(["--app"], .value("BUNDLE_ID"), help: "The app whose widget to place (required)."),
+            lockTimeoutOption,
+        ],
         discussion: """
             The layout lives in ROOT/Library/SpringBoard/IconState.plist, which backups carry, as iOS backs
             up the home screen. Placing a widget that is already placed changes nothing.
@@ -27,7 +30,7 @@ enum WidgetAddCommand: Command {
 
     static func run(_ arguments: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let options = try options(arguments)
-        let device = try DeviceArguments.open(options.root)
+        let device = try DeviceArguments.open(options.root, arguments, context)
         let (alreadyPlaced, position) = try device.withLock { () throws -> (Bool, Int) in
             try device.validate()
             let placed = try device.homeScreen().widgets.contains(options.app)

@@ -7,7 +7,7 @@ enum WidgetRefreshCommand: Command {
     static let spec = CommandSpec(
         name: "widget-refresh", summary: "Run the timeline refresh of every widget on the home screen.",
         positionals: [PositionalSpec("ROOT", help: "The device root.")],
-        options: [nowOption, jsonOption],
+        options: [nowOption, lockTimeoutOption, jsonOption],
         discussion: """
             Each widget decides as the seed's getTimeline does: marker present -> none (marker-present);
             marker absent and flag not true -> none (not-armed); marker absent and flag true -> schedule one
@@ -22,9 +22,10 @@ enum WidgetRefreshCommand: Command {
     static func run(_ arguments: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let root = try DeviceArguments.root(arguments)
         let now = try context.now(arguments)
-        let device = try DeviceArguments.open(root)
+        let device = try DeviceArguments.open(root, arguments, context)
         let results = try device.withLock { () throws -> [WidgetRefreshResult] in
             try device.validate()
+            try DeviceArguments.checkClock(device, now, arguments, context)
             return try WidgetRefresher(device: device).refreshAll(at: now)
         }
         for problem in results.compactMap(\.problem) { context.console.warn(problem) }
