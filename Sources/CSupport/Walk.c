@@ -26,6 +26,15 @@ static void cleanup_handler(int signo) {
         cleanup_armed = 0;
         unlink(cleanup_path);
     }
+    // Said as a restore says it (write(2) is async-signal-safe); the shell then reports 128 + signo.
+    static const char interrupted_int[] = "devicectl: interrupted by SIGINT; the backup did not complete\n";
+    static const char interrupted_term[] = "devicectl: interrupted by SIGTERM; the backup did not complete\n";
+    static const char interrupted_hup[] = "devicectl: interrupted by SIGHUP; the backup did not complete\n";
+    const char *message = signo == SIGINT ? interrupted_int : signo == SIGTERM ? interrupted_term : interrupted_hup;
+    size_t length = signo == SIGINT ? sizeof interrupted_int - 1
+        : signo == SIGTERM ? sizeof interrupted_term - 1 : sizeof interrupted_hup - 1;
+    ssize_t ignored = write(STDERR_FILENO, message, length);
+    (void)ignored;
     struct sigaction action;
     memset(&action, 0, sizeof action);
     action.sa_handler = SIG_DFL;

@@ -1,4 +1,5 @@
 // Devicectl: the entry point: pick the command, parse its arguments, run it, map errors to exit codes.
+import BackupKit
 import Foundation
 import Glibc
 import SystemKit
@@ -62,7 +63,16 @@ public enum Devicectl {
             return 64
         } catch {
             console.err("devicectl: \(error)")
-            return 1
+            return exitStatus(for: error)
+        }
+    }
+
+    /// 1 for a failure; 128 + the signal for SIGINT or SIGTERM, as a shell reports a process the signal ended (a
+    /// backup interrupted while writing dies of the signal itself after removing its temporary file).
+    static func exitStatus(for error: any Error) -> Int32 {
+        switch error {
+        case RestoreError.interrupted(let signal), ArchiveReaderError.interrupted(let signal): 128 + signal
+        default: 1
         }
     }
 

@@ -197,7 +197,7 @@ enum RestoreArchives {
             try input.fileHandleForWriting.close()
             let stderr = try String(contentsOfFile: errors, encoding: .utf8)
             try FileManager.default.removeItem(atPath: errors)
-            #expect(process.terminationStatus == 1, "\(stderr)")
+            #expect(process.terminationStatus == 128 + SIGINT, "\(stderr)")
             #expect(stderr.contains("interrupted by SIGINT"), "\(stderr)")
             #expect(try RestoreArchives.listing(phone.root) == before)
             #expect(try FileManager.default.contentsOfDirectory(atPath: phone.dir) == ["phone"])

@@ -75,6 +75,9 @@ import Testing
             let fixture = try Fixture(scratch)
             let (child, _) = try fixture.interrupt(with: signal, after: 20 << 20)
             #expect(child.killedBy == signal, "exit \(child.status): \(child.stderr)")
+            // Said as a restore says it; the shell reports 128 + the signal.
+            let name = signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "SIGHUP"
+            #expect(child.stderr.contains("devicectl: interrupted by \(name); the backup did not complete"), "\(child.stderr)")
             try fixture.expectPreviousArchiveIntact()
             #expect(try FaultScratch.names(in: fixture.out) == ["b.tar"])
         }

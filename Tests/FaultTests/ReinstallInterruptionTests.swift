@@ -40,7 +40,7 @@ import Testing
                     DevicectlBinary.path, "restore", archive, root,
                 ], environment: ["DEVICECTL_NOW": FaultScratch.now])
             print("ReinstallInterruptionTests: interrupted restore (under strace) took \(clock.now - started)")
-            FaultScratch.expectCleanFailure(result, mentioning: ["interrupted by SIGINT"])
+            FaultScratch.expectCleanFailure(result, status: 128 + SIGINT, mentioning: ["interrupted by SIGINT"])
             let renames = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
                 .filter { $0.contains("renameat(") }.count
             // The app in progress finishes (five plists at most), then the check before the next app stops it.

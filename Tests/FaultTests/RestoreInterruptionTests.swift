@@ -100,7 +100,7 @@ import Testing
                 let before = try FaultScratch.snapshot(root)
                 let result = try scratch.runInjecting(
                     syscall, "signal=\(name)", when: when, ["restore", fixture.archive, root])
-                FaultScratch.expectCleanFailure(result, mentioning: ["interrupted by SIG\(name)"])
+                FaultScratch.expectCleanFailure(result, status: 128 + signal, mentioning: ["interrupted by SIG\(name)"])
                 let after = try FaultScratch.snapshot(root)
                 #expect(after == before, "\(syscall)#\(when): \(snapshotDifference(before, after))")
             }
@@ -128,7 +128,7 @@ import Testing
             writer = -1
             #expect(child.finish(within: 20))
             #expect(stopped, "the restore did not stop at SIGINT")
-            #expect(child.status == 1, "\(child.stderr)")
+            #expect(child.status == 128 + SIGINT, "\(child.stderr)")
             #expect(child.stderr.contains("interrupted by SIGINT"), "\(child.stderr)")
             let after = try FaultScratch.snapshot(root)
             #expect(after == before, "\(snapshotDifference(before, after))")

@@ -23,7 +23,7 @@ public enum ArchiveVerification {
         do {
             reader = try ArchiveReader(path: archive, options: options)
         } catch let error as ArchiveReaderError {
-            report.add("\(error)", limit: problemLimit)
+            report.add(error, limit: problemLimit)
             return report
         }
         defer { try? reader.close() }
@@ -153,7 +153,7 @@ public enum ArchiveVerification {
                     limit: problemLimit)
             }
         } catch let error as ArchiveReaderError {
-            report.add("\(error)", limit: problemLimit)
+            report.add(error, limit: problemLimit)
         }
         report.format = reader.formatName
         report.filters = reader.filterNames

@@ -21,9 +21,17 @@ public struct VerifyReport: Sendable {
     public var format = ""
     public var filters: [String] = []
     public var archiveBytes: UInt64 = 0
+    /// The signal (SIGINT, SIGTERM) that stopped the reading, if one did.
+    public var interruptedBy: Int32?
 
     /// True when the archive has a manifest and nothing is wrong.
     public var isValid: Bool { hasManifest && problemCount == 0 }
+
+    /// Records a reader error as a problem (and the signal, when it is an interruption).
+    mutating func add(_ error: ArchiveReaderError, limit: Int) {
+        if case .interrupted(let signal) = error { interruptedBy = signal }
+        add("\(error)", limit: limit)
+    }
 
     mutating func add(_ problem: String, limit: Int) {
         problemCount += 1

@@ -68,6 +68,6 @@ enum VerifyCommand: Command {
             "devicectl: \(archive) failed verification "
                 + "(\(report.problemCount) problem\(report.problemCount == 1 ? "" : "s"))"
         )
-        return 1
+        return report.interruptedBy.map { 128 + $0 } ?? 1
     }
 }
