@@ -10,12 +10,7 @@ import Testing
     static let defaultsWrite = DefaultsCommand.Write.spec
 
     static func usageError(_ body: () throws -> Void) -> UsageError? {
-        do {
-            try body()
-            return nil
-        } catch {
-            return error as? UsageError
-        }
+        CommandParseTests.usageError(body)
     }
 
     // MARK: - A value option never takes an option as its value

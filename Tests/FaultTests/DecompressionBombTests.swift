@@ -12,22 +12,26 @@ import TestSupport
 import Testing
 
 @Suite struct DecompressionBombTests {
+    /// A pax tar holding a 256 MiB file of zeros (and the end mark), through `zstd -1`, at `path` (a few KiB).
+    static func makeZstdZeros(_ path: String) throws {
+        let script = """
+            import subprocess, sys, tarfile
+            info = tarfile.TarInfo('zeros.bin'); info.size = 256 << 20
+            zstd = subprocess.Popen(['zstd', '-q', '-1', '-o', sys.argv[1]], stdin=subprocess.PIPE)
+            zstd.stdin.write(info.tobuf(format=tarfile.PAX_FORMAT))
+            block = bytes(1 << 20)
+            for _ in range(256): zstd.stdin.write(block)
+            zstd.stdin.write(bytes(10240)); zstd.stdin.close()
+            sys.exit(zstd.wait())
+            """
+        let made = try Shell.run("python3", ["-c", script, path])
+        try #require(made.status == 0, "\(made.stderr)")
+    }
+
     @Test func verifyOfABombStopsAtSIGINT() throws {
         try withTemporaryDirectory { dir in
             let bomb = dir + "/bomb.tar.zst"
-            // A pax tar header for a 256 MiB file of zeros, the zeros, the end mark: through zstd.
-            let script = """
-                import subprocess, sys, tarfile
-                info = tarfile.TarInfo('zeros.bin'); info.size = 256 << 20
-                zstd = subprocess.Popen(['zstd', '-q', '-1', '-o', sys.argv[1]], stdin=subprocess.PIPE)
-                zstd.stdin.write(info.tobuf(format=tarfile.PAX_FORMAT))
-                block = bytes(1 << 20)
-                for _ in range(256): zstd.stdin.write(block)
-                zstd.stdin.write(bytes(10240)); zstd.stdin.close()
-                sys.exit(zstd.wait())
-                """
-            let made = try Shell.run("python3", ["-c", script, bomb])
-            try #require(made.status == 0, "\(made.stderr)")
+            try Self.makeZstdZeros(bomb)
             let size = try FileManager.default.attributesOfItem(atPath: bomb)[.size] as? Int ?? 0
             #expect(size < (64 << 10))
             // SIGINT arrives at the sixth poll: long before the 256 MiB are through.
@@ -120,18 +124,7 @@ extension DecompressionBombTests {
     @Test func aBombWithinTheLimitIsReadInBoundedMemory() throws {
         try FaultScratch.with { scratch in
             let bomb = scratch.base + "/bomb.tar.zst"
-            let script = """
-                import subprocess, sys, tarfile
-                info = tarfile.TarInfo('zeros.bin'); info.size = 256 << 20
-                zstd = subprocess.Popen(['zstd', '-q', '-1', '-o', sys.argv[1]], stdin=subprocess.PIPE)
-                zstd.stdin.write(info.tobuf(format=tarfile.PAX_FORMAT))
-                block = bytes(1 << 20)
-                for _ in range(256): zstd.stdin.write(block)
-                zstd.stdin.write(bytes(10240)); zstd.stdin.close()
-                sys.exit(zstd.wait())
-                """
-            let made = try Shell.run("python3", ["-c", script, bomb])
-            try #require(made.status == 0, "\(made.stderr)")
+            try Self.makeZstdZeros(bomb)
             let root = scratch.base + "/target"
             for arguments in [["verify", bomb], ["list", bomb], ["restore", bomb, root]] {
                 let (result, peak) = try scratch.runMeasuringMemory(arguments)
