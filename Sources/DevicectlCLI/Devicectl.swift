@@ -72,6 +72,7 @@ public enum Devicectl {
     static func exitStatus(for error: any Error) -> Int32 {
         switch error {
         case RestoreError.interrupted(let signal), ArchiveReaderError.interrupted(let signal): 128 + signal
+        case let failure as ArchiveFailure: exitStatus(for: failure.cause)
         default: 1
         }
     }

@@ -282,7 +282,8 @@ public final class ArchiveReader {
             let block: UnsafeRawBufferPointer
             if !sniffed {
                 sniffed = true
-                let first = try readRaw(atLeast: 3)
+                let first = try readRaw(atLeast: 8)
+                if let format = Self.foreignFormat(first) { throw ArchiveReaderError.foreignFormat(format) }
                 if first.count >= 3 && first[0] == 0x1F && first[1] == 0x8B && first[2] == 8 {  // gzip, deflate
                     gzip = try GzipDecoder(outputSize: inputBuffer.count)
                     firstBlock = first
@@ -348,6 +349,17 @@ public final class ArchiveReader {
             filled += count
         }
         return UnsafeRawBufferPointer(start: inputBuffer.baseAddress, count: filled)
+    }
+
+    /// The archive format other than tar that `start` (the input's first bytes) begins with, if a common one.
+    static func foreignFormat(_ start: UnsafeRawBufferPointer) -> String? {
+        let magics: [(bytes: [UInt8], name: String)] = [
+            ([0x50, 0x4B, 0x03, 0x04], "zip"), ([0x50, 0x4B, 0x05, 0x06], "zip"), ([0x50, 0x4B, 0x07, 0x08], "zip"),
+            ([0x37, 0x7A, 0xBC, 0xAF, 0x27, 0x1C], "7z"), (Array("Rar!\u{1A}\u{07}".utf8), "RAR"),
+            (Array("070701".utf8), "cpio"), (Array("070702".utf8), "cpio"), (Array("070707".utf8), "cpio"),
+            (Array("xar!".utf8), "xar"),
+        ]
+        return magics.first { start.starts(with: $0.bytes) }?.name
     }
 
     /// At the end of libarchive's decompressed stream: the compressed input must end there too. libarchive stops

@@ -6,6 +6,8 @@ public enum ArchiveReaderError: Error, CustomStringConvertible, Equatable, Senda
     case library(call: String, message: String, member: String?)
     /// The stream is readable but not a tar archive (pax, ustar and GNU tar are accepted).
     case notTar(filters: String)
+    /// The input is another archive format, recognised by its magic bytes (`zip`, `7z`, `RAR`, `cpio`, `xar`).
+    case foreignFormat(String)
     /// The input was empty.
     case empty
     /// SIGINT or SIGTERM arrived while reading.
@@ -32,6 +34,9 @@ public enum ArchiveReaderError: Error, CustomStringConvertible, Equatable, Senda
             let decoded = filters.isEmpty ? "" : " (after \(filters) decompression)"
             return
                 "not a tar archive\(decoded), or its first header is damaged; only pax, ustar and GNU tar are accepted"
+        case .foreignFormat(let format):
+            return "it is a \(format) archive, not a tar; devicectl reads pax, ustar and GNU tar archives, plain or "
+                + "compressed (gzip, bzip2, xz, lzma, lzip, zstd, lz4, compress)"
         case .empty:
             return "the archive is empty (no tar header)"
         case .interrupted(let signal):

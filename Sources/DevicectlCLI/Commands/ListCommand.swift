@@ -32,7 +32,20 @@ enum ListCommand: Command {
         InterruptSignal.install()
         defer { InterruptSignal.uninstall() }
         var members: [[String: Any]] = []
-        let summary = try ArchiveListing.list(archive: archive, limit: limit) { member in
+        let summary: ListSummary
+        do {
+            summary = try list(archive, limit: limit, json: json, into: &members, context)
+        } catch let error as ArchiveReaderError {
+            throw ArchiveFailure(archive: archive, cause: error)
+        }
+        return try report(summary, members: members, archive: archive, json: json, context)
+    }
+
+    private static func list(
+        _ archive: String, limit: ExpansionLimit, json: Bool, into members: inout [[String: Any]],
+        _ context: CommandContext
+    ) throws -> ListSummary {
+        try ArchiveListing.list(archive: archive, limit: limit) { member in
             if json {
                 var entry: [String: Any] = [
                     "type": member.kind.name, "mode": String(member.permissions, radix: 8), "size": member.size,
@@ -45,6 +58,13 @@ enum ListCommand: Command {
                 context.console.out(line(member))
             }
         }
+    }
+
+    /// Prints the manifest summary (or the JSON object); 1 when the manifest is malformed.
+    private static func report(
+        _ summary: ListSummary, members: [[String: Any]], archive: String, json: Bool,
+        _ context: CommandContext
+    ) throws -> Int32 {
         if json {
             context.console.json([
                 "members": members, "manifest": manifestJSON(summary), "format": summary.format,

@@ -48,6 +48,9 @@ enum RestoreCommand: Command {
         do {
             report = try ArchiveRestore.restore(archive: archive, root: root, options: options)
             bar.finish()
+        } catch RestoreError.damaged(let reason) {
+            bar.finish()
+            throw ArchiveFailure(archive: archive, cause: RestoreError.damaged(reason))
         } catch {
             bar.finish()
             throw error
