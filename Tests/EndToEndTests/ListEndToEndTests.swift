@@ -1,5 +1,6 @@
 // ListEndToEndTests: `devicectl list` shows members (type, mode, size, mtime, path) and the manifest summary.
 import Foundation
+import Glibc
 import TestSupport
 import Testing
 
@@ -39,6 +40,30 @@ import Testing
             #expect(json["manifest"] is NSNull)
             try Data("not an archive at all".utf8).write(to: URL(fileURLWithPath: phone.dir + "/junk"))
             try phone.fails(["list", phone.dir + "/junk"], mentioning: ["not a tar archive"])
+        }
+    }
+
+    /// A GNU tar holding names that are not UTF-8 is listed, each invalid byte in octal, exactly as `tar -tf`.
+    @Test func nonUTF8NamesAreListedAsGNUTarListsThem() throws {
+        try withTemporaryDirectory { dir in
+            let names: [[UInt8]] = [Array("bad".utf8) + [0xFF] + Array("name".utf8), [0xC3, 0x28, 0x41], [0xE2, 0x82]]
+            try FileManager.default.createDirectory(atPath: "\(dir)/tree", withIntermediateDirectories: true)
+            for name in names {
+                let path = Array("\(dir)/tree/".utf8) + name + [0]
+                let fd = path.withUnsafeBufferPointer { open(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), O_WRONLY | O_CREAT, 0o644) }
+                try #require(fd >= 0)
+                close(fd)
+            }
+            let archive = "\(dir)/gnu.tar"
+            try #require(try Shell.run("tar", ["--format=gnu", "-C", "\(dir)/tree", "-cf", archive, "."]).status == 0)
+            let expected = try Shell.run("tar", ["-tf", archive]).stdout.split(separator: "\n").map(String.init)
+            let listed = try DevicectlBinary.run(["list", archive])
+            #expect(listed.status == 0, "\(listed.stderr)")
+            let shown = listed.stdout.split(separator: "\n").compactMap { line in
+                line.range(of: "Z  ").map { String(line[$0.upperBound...]) }
+            }
+            #expect(Set(shown) == Set(expected), "\(shown) vs \(expected)")
+            #expect(shown.contains("./bad\\377name"), "\(shown)")
         }
     }
 }

@@ -59,6 +59,28 @@ enum ArchiveFormat {
         return shown
     }
 
+    /// `name` of raw name bytes (a member's path or link target as the archive holds it): each byte that is not
+    /// part of valid UTF-8 is shown in octal, as GNU tar shows it (`bad\377name`).
+    static func name(bytes: [UInt8]) -> String {
+        if let text = String(validating: bytes, as: UTF8.self) { return name(text) }
+        var shown = ""
+        var index = 0
+        while index < bytes.count {
+            let lead = bytes[index]
+            let length = lead < 0x80 ? 1 : lead >> 5 == 0b110 ? 2 : lead >> 4 == 0b1110 ? 3 : lead >> 3 == 0b11110 ? 4 : 0
+            if length > 0, index + length <= bytes.count,
+                let scalar = String(validating: bytes[index..<(index + length)], as: UTF8.self)
+            {
+                shown += name(scalar)
+                index += length
+            } else {
+                shown += "\\" + octal(lead)
+                index += 1
+            }
+        }
+        return shown
+    }
+
     private static func isUnprintable(_ scalar: Unicode.Scalar) -> Bool {
         let value = scalar.value
         return value < 0x20 || (0x7F...0x9F).contains(value) || value == 0x2028 || value == 0x2029

@@ -90,9 +90,9 @@ enum ListCommand: Command {
             ArchiveFormat.mode(member.kind, member.permissions) + " " + owner.padding(9) + " "
             + String(member.size).leftPadding(12) + " "
             + ArchiveFormat.time(member.mtimeSeconds, member.mtimeNanoseconds)
-            + "  " + ArchiveFormat.name(member.path)
-        if let link = member.linkTarget {
-            text += (member.kind == .hardLink ? " link to " : " -> ") + ArchiveFormat.name(link)
+            + "  " + ArchiveFormat.name(bytes: member.pathBytes)
+        if let link = member.linkBytes {
+            text += (member.kind == .hardLink ? " link to " : " -> ") + ArchiveFormat.name(bytes: link)
         }
         return text
     }
@@ -111,7 +111,7 @@ enum ListCommand: Command {
             return lines
         }
         // Every text from the archive is escaped like member names: the manifest is as hostile as they are.
-        let shown = ArchiveFormat.name
+        let shown: (String) -> String = { ArchiveFormat.name($0) }
         lines.append(
             "manifest: \(shown(header.format)) v\(header.formatVersion), made by \(shown(header.tool)) "
                 + "at \(shown(header.created))")
