@@ -70,10 +70,7 @@ import Testing
     @Test func readOnlyCommandsNeverWrite() throws {
         try withTemporaryDirectory { dir in
             let root = dir + "/p"
-            try F.phone(root)
-            try F.launch(root, at: F.at(hours: 0))
-            try FileManager.default.removeItem(atPath: try F.markerPath(root))
-            _ = try F.refresh(root, at: F.at(hours: 1))
+            try F.phoneWithScheduledNudge(root)
             let before = try TreeSnapshot.take(root)
             let later = F.at(hours: 24 * 365 * 4)
             let shown = try F.notifications(root, at: later)

@@ -43,10 +43,7 @@ import Testing
     @Test func nowSettlesDeliveriesDue() throws {
         try withTemporaryDirectory { dir in
             let root = dir + "/p"
-            try F.phone(root)
-            try F.launch(root, at: F.at(hours: 0))
-            try FileManager.default.removeItem(atPath: try F.markerPath(root))
-            _ = try F.refresh(root, at: F.at(hours: 1))
+            try F.phoneWithScheduledNudge(root)
             let before = try F.events(root, at: F.at(hours: 24))
             #expect(!before.contains { $0["type"] as? String == "notification-delivered" })
             let after = try F.events(root, at: F.at(hours: 25))

@@ -10,10 +10,7 @@ import Testing
     @Test func listsEveryFieldAndTheStateAsOfNow() throws {
         try withTemporaryDirectory { dir in
             let root = dir + "/p"
-            try F.phone(root)
-            try F.launch(root, at: F.at(hours: 0))
-            try FileManager.default.removeItem(atPath: try F.markerPath(root))
-            _ = try F.refresh(root, at: F.at(hours: 1))
+            try F.phoneWithScheduledNudge(root)
             let notification = try #require(try F.notifications(root, at: F.at(hours: 1)).first)
             #expect(Set(notification.keys) == ["id", "app", "title", "body", "fireDate", "state", "tapped"])
             let settings = NudgeSettings(appName: "News")

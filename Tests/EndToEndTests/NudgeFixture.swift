@@ -28,6 +28,15 @@ enum NudgeFixture {
         return try Device.open(root)
     }
 
+    /// A phone (`phone`) whose app was launched at hour 0, then lost its marker as a restore loses it, and
+    /// whose widget scheduled the nudge at hour 1 (firing 24 h later).
+    static func phoneWithScheduledNudge(_ root: String) throws {
+        try phone(root)
+        try launch(root, at: at(hours: 0))
+        try FileManager.default.removeItem(atPath: try markerPath(root))
+        _ = try refresh(root, at: at(hours: 1))
+    }
+
     /// `widget add ROOT --app APP`.
     static func placeWidget(_ root: String, _ app: String) throws {
         try setup(["widget", "add", root, "--app", app])
