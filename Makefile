@@ -3,7 +3,7 @@
 
 SWIFT ?= swift
 APT_PACKAGES := libarchive-dev libarchive-tools libssl-dev pkg-config attr e2fsprogs zstd xz-utils gzip python3 tar time \
-	strace util-linux zlib1g-dev
+	strace util-linux zlib1g-dev file mount
 RELEASE_BIN := .build/release/devicectl
 
 .PHONY: all deps build release test demo bench bench-smoke fuzz clean
