@@ -102,7 +102,9 @@ public enum BackupEngine {
         archive: String, target: ArchiveTarget?, stream: StreamArchiveFile?
     ) throws -> (BackupDestination, AtomicArchiveFile?) {
         if let stream {
-            return (BackupDestination(descriptor: stream.descriptor, spillDirectory: temporaryDirectory, name: stream.shown), nil)
+            let destination = BackupDestination(
+                descriptor: stream.descriptor, spillDirectory: temporaryDirectory, name: stream.shown)
+            return (destination, nil)
         }
         if case .replace(let resolved)? = target {
             let file = try AtomicArchiveFile(destination: resolved)

@@ -23,7 +23,8 @@ struct BackupRun {
         let manifest = ManifestWriter(spillDirectory: spillDirectory)
         let inline = BackupEngine.formatsInline(request.compression)
         let pipe = BatchPipe(
-            count: inline ? 1 : BackupEngine.batchCount, size: BackupEngine.batchSize, wakeAfter: BackupEngine.batchWake)
+            count: inline ? 1 : BackupEngine.batchCount, size: BackupEngine.batchSize,
+            wakeAfter: BackupEngine.batchWake)
         let hasher = try FileHasher(manifest: manifest)
         let members = try Manifest.MemberDigest()
         let consumer = BatchConsumer(sink: sink, hasher: hasher, pipe: pipe, members: members)

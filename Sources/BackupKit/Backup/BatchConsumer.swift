@@ -88,7 +88,8 @@ final class BatchConsumer<Sink: FormatSink>: @unchecked Sendable {
                 var link: [UInt8]?
                 var linkName: UnsafeBufferPointer<CChar>?
                 if kind == .symlink || kind == .hardlink {
-                    let target = UnsafeBufferPointer(start: cursor.assumingMemoryBound(to: CChar.self), count: Int(record.linkLength))
+                    let target = UnsafeBufferPointer(
+                        start: cursor.assumingMemoryBound(to: CChar.self), count: Int(record.linkLength))
                     linkName = target
                     link = Array(UnsafeRawBufferPointer(target))
                     cursor += Int(record.linkLength) + 1

@@ -31,7 +31,8 @@ struct SinkMember {
             let nameLength = Int(attributes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
             let valueLength = Int(attributes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self))
             let name = (attributes.baseAddress! + offset + 8).assumingMemoryBound(to: CChar.self)
-            let value = UnsafeRawBufferPointer(start: attributes.baseAddress! + offset + 8 + nameLength + 1, count: valueLength)
+            let value = UnsafeRawBufferPointer(
+                start: attributes.baseAddress! + offset + 8 + nameLength + 1, count: valueLength)
             try body(UnsafeBufferPointer(start: name, count: nameLength), value)
             offset += 8 + nameLength + 1 + valueLength
         }

@@ -20,7 +20,11 @@ final class TarSink: FormatSink {
             mode: member.mode, uid: member.uid, gid: member.gid, mtime: member.mtimeSeconds,
             nanoseconds: member.mtimeNanoseconds, size: member.kind == .file ? Int64(member.size) : 0)
         if let link = member.link {
-            if member.kind == .symlink { entry.setSymlink(link.baseAddress!) } else { entry.setHardlink(link.baseAddress!) }
+            if member.kind == .symlink {
+                entry.setSymlink(link.baseAddress!)
+            } else {
+                entry.setHardlink(link.baseAddress!)
+            }
         }
         member.forEachAttribute { name, value in entry.addExtendedAttribute(name: name.baseAddress!, value: value) }
         do { try writer.writeHeader(entry) } catch { throw .archive(error) }
