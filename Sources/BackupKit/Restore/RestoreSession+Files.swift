@@ -100,8 +100,10 @@ extension RestoreSession {
         do {
             try plist.check(bytes, path: member.path)
             return nil
+        } catch DeviceError.malformedPlist(_, let reason) {
+            return "malformed property list (\(reason))"
         } catch {
-            return "\(error)".replacingOccurrences(of: "\(member.path): ", with: "")
+            return "\(error)"
         }
     }
 

@@ -114,7 +114,7 @@ final class VerifyPass {
             for problem in outcome.problems { add(problem) }
             report.problemCount += outcome.problemCount - outcome.problems.count
         } catch let error as RestoreError {
-            add("\(error)".replacingOccurrences(of: "; nothing was restored", with: ""))
+            add(error.message)
             try reader.skipData()
         }
     }
