@@ -6,14 +6,16 @@ import SystemKit
 /// Evaluates arbitrary paths with the same rules the backup walker applies (`ExclusionRules`,
 /// `AttributeReader`, `CacheDirectoryTag`), so `exclude check` and `backup` never disagree.
 public enum ExclusionCheck {
-    /// Checks `path`. Throws `SystemError` (e.g. ENOENT naming the path) when it cannot be examined.
-    public static func check(_ path: String) throws -> ExclusionVerdict {
+    /// Checks `path` under `engine`'s rules. Throws `SystemError` (e.g. ENOENT naming the path) when it cannot
+    /// be examined.
+    public static func check(_ path: String, engine: AppleBackupEngine = .default) throws -> ExclusionVerdict {
         let absolute = try resolve(path)
         _ = try FileStatus.of(absolute)
         let deviceRoot = enclosingDeviceRoot(of: absolute)
-        let rules = ExclusionRules(deviceRoot: deviceRoot != nil)
+        let rules = ExclusionRules(deviceRoot: deviceRoot != nil, engine: engine)
         if absolute == deviceRoot {
-            return ExclusionVerdict(path: path, absolutePath: absolute, reasons: [], ancestor: nil, deviceRoot: deviceRoot)
+            return ExclusionVerdict(
+                path: path, absolutePath: absolute, reasons: [], ancestor: nil, deviceRoot: deviceRoot, engine: engine)
         }
         var reasons = try ownReasons(absolute, rules: rules, deviceRoot: deviceRoot)
         // Ancestors up to the device root (exclusive) or the file-system root: the outermost skipped one wins,
@@ -27,7 +29,8 @@ public enum ExclusionCheck {
         }
         if ancestor != nil { reasons.insert(.excludedAncestor) }
         return ExclusionVerdict(
-            path: path, absolutePath: absolute, reasons: reasons.reasons, ancestor: ancestor, deviceRoot: deviceRoot)
+            path: path, absolutePath: absolute, reasons: reasons.reasons, ancestor: ancestor, deviceRoot: deviceRoot,
+            engine: engine)
     }
 
     /// The reasons `path` itself carries (not its ancestors').
@@ -40,6 +43,10 @@ public enum ExclusionCheck {
             try attributes.load(path: path)
             fromAttributes = try attributes.exclusionReasons(path: path)
         }
+        var relative: String?
+        if let deviceRoot, path.hasPrefix(deviceRoot + "/") { relative = String(path.dropFirst(deviceRoot.count + 1)) }
+        fromAttributes = rules.honoured(
+            fromAttributes, ignoringGeneral: relative.map { rules.ignoresGeneralAttributes($0) } ?? false)
         if status.kind == .directory {
             let fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
             if fd >= 0 {
@@ -47,10 +54,7 @@ public enum ExclusionCheck {
                 close(fd)
             }
         }
-        var pathReasons: ExclusionReasons = []
-        if let deviceRoot, path.hasPrefix(deviceRoot + "/") {
-            pathReasons = rules.pathReasons(String(path.dropFirst(deviceRoot.count + 1)))
-        }
+        let pathReasons = relative.map { rules.pathReasons($0) } ?? []
         return ExclusionRules.combine(
             status: status, attributes: fromAttributes, cacheDirectoryTag: cacheTag, pathReasons: pathReasons)
     }

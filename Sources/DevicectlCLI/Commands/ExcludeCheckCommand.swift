@@ -9,36 +9,42 @@ extension ExcludeCommand {
     enum Check: Command {
         static let spec = CommandSpec(
             name: "exclude check", summary: "Tell whether a backup would skip each path, with every reason.",
-            positionals: [paths], options: [jsonOption],
+            positionals: [paths], options: [BackupCommand.engineOption, jsonOption],
             discussion: """
-                Reasons: apple-exclude-xattr, ios-mobilebackup-xattr, xdg-robots-backup, nodump, ios-app-bundle,
-                ios-caches, ios-tmp, device-local, cachedir-tag, and excluded-ancestor (a parent directory is
-                skipped, so a backup never reaches the path). iOS rules apply inside a device root.
+                Reasons: apple-exclude-xattr, ios-mobilebackup-xattr, apple-cloud-exclude-xattr (icloud only),
+                apple-unencrypted-exclude-xattr (computer only), xdg-robots-backup, nodump, ios-app-bundle,
+                ios-caches, ios-tmp, ios-systemdata, device-local, cachedir-tag, and excluded-ancestor (a parent
+                directory is skipped, so a backup never reaches the path). iOS rules apply inside a device root.
+                Without --engine each path is judged under every engine (one answer when they agree); the JSON's
+                top-level answer is then the default engine's (icloud) and "engines" holds each.
                 Exit status 0 whatever the answer; 1 when a path does not exist.
                 """)
 
         static func run(_ arguments: ParsedArguments, _ context: CommandContext) throws -> Int32 {
-            var verdicts: [ExclusionVerdict] = []
+            let engine = try BackupCommand.engine(arguments)
+            let engines = engine.map { [$0] } ?? AppleBackupEngine.allCases
+            var verdicts: [[ExclusionVerdict]] = []
             var failed = false
             var warned: Set<String> = []
             for path in arguments.positionals {
                 do {
                     if path.isEmpty { throw SystemError("stat", path: "''", code: ENOENT) }
-                    let verdict = try ExclusionCheck.check(path)
+                    let perEngine = try engines.map { try ExclusionCheck.check(path, engine: $0) }
+                    let verdict = perEngine[0]
                     if verdict.deviceRoot == nil, let root = identitylessDevice(above: verdict.absolutePath),
                         warned.insert(root).inserted
                     {
                         context.console.warn(DeviceError.identityMissing(root).description + "; no iOS rules apply")
                     }
-                    verdicts.append(verdict)
-                    if !arguments.flag("--json") { context.console.out(text(verdict)) }
+                    verdicts.append(perEngine)
+                    if !arguments.flag("--json") { context.console.out(text(perEngine)) }
                 } catch {
                     failed = true
                     context.console.err("devicectl: \(message(for: error, path: path))")
                 }
             }
             if arguments.flag("--json") {
-                context.console.json(["paths": verdicts.map(json)])
+                context.console.json(["paths": verdicts.map { json($0, engineGiven: engine != nil) }])
             }
             return failed ? 1 : 0
         }
@@ -53,15 +59,53 @@ extension ExcludeCommand {
             return nil
         }
 
-        /// `PATH: excluded (nodump, ios-caches)`, `PATH: excluded (excluded-ancestor: /x [ios-caches])`,
-        /// `PATH: included`.
-        static func text(_ verdict: ExclusionVerdict) -> String {
-            guard verdict.excluded else { return "\(verdict.path): included" }
-            let reasons = verdict.reasons.map { reason -> String in
+        /// One path's answer under one or more engines. Engines that agree share one answer: `PATH: excluded
+        /// (nodump, ios-caches)`, `PATH: excluded (excluded-ancestor: /x [ios-caches])`, `PATH: included`; engines
+        /// that differ are named: `PATH: excluded from icloud (apple-cloud-exclude-xattr); included in computer,
+        /// computer-encrypted, quick-start`.
+        static func text(_ verdicts: [ExclusionVerdict]) -> String {
+            let path = verdicts[0].path
+            var groups: [(answer: String, engines: [AppleBackupEngine])] = []
+            for verdict in verdicts {
+                let answer = self.answer(verdict)
+                if let index = groups.firstIndex(where: { $0.answer == answer }) {
+                    groups[index].engines.append(verdict.engine)
+                } else {
+                    groups.append((answer, [verdict.engine]))
+                }
+            }
+            if groups.count == 1 { return "\(path): \(groups[0].answer.isEmpty ? "included" : "excluded (\(groups[0].answer))")" }
+            let parts = groups.map { group in
+                let names = group.engines.map(\.rawValue).joined(separator: ", ")
+                return group.answer.isEmpty ? "included in \(names)" : "excluded from \(names) (\(group.answer))"
+            }
+            return "\(path): " + parts.joined(separator: "; ")
+        }
+
+        /// The reasons as text (empty: included).
+        private static func answer(_ verdict: ExclusionVerdict) -> String {
+            verdict.reasons.map { reason -> String in
                 guard reason == .excludedAncestor, let ancestor = verdict.ancestor else { return reason.rawValue }
                 return "excluded-ancestor: \(ancestor.path) [\(ancestor.reasons.map(\.rawValue).joined(separator: ", "))]"
+            }.joined(separator: ", ")
+        }
+
+        /// The answer of the engine given (or the default engine's), plus `engine`, and without `--engine` every
+        /// engine's under `engines`.
+        static func json(_ verdicts: [ExclusionVerdict], engineGiven: Bool) -> [String: Any] {
+            let main = verdicts.first { engineGiven || $0.engine == .default } ?? verdicts[0]
+            var object = json(main)
+            object["engine"] = main.engine.rawValue
+            if !engineGiven {
+                var engines: [String: Any] = [:]
+                for verdict in verdicts {
+                    engines[verdict.engine.rawValue] = [
+                        "excluded": verdict.excluded, "reasons": verdict.reasons.map(\.rawValue),
+                    ] as [String: Any]
+                }
+                object["engines"] = engines
             }
-            return "\(verdict.path): excluded (\(reasons.joined(separator: ", ")))"
+            return object
         }
 
         static func json(_ verdict: ExclusionVerdict) -> [String: Any] {

@@ -45,16 +45,33 @@ enum ExcludeCommand {
         static let spec = CommandSpec(
             name: "exclude add", summary: "Mark paths excluded from backup (Apple's exclusion xattr).",
             positionals: [paths],
+            options: [
+                OptionSpec(["--cloud-only"], help: "Exclude from iCloud backups only (engine icloud)."),
+                OptionSpec(
+                    ["--unencrypted-only"], help: "Exclude from unencrypted computer backups only (engine computer)."),
+            ],
             discussion: """
                 Sets user.com.apple.metadata:com_apple_backup_excludeItem to the bytes Apple writes (a binary
-                plist holding the string com.apple.backupd). Every path is tried; exit 1 if any failed.
+                plist holding the string com.apple.backupd): excluded from every engine (iCloud, computer,
+                Quick Start), except in ROOT/Library/Preferences, which the backup agent backs up anyway.
+                --cloud-only sets com_apple_cloudBackup_excludeItem instead, --unencrypted-only
+                com_apple_unencryptedBackup_excludeItem (iOS 12+ private keys; same bytes, presence counts).
+                Every path is tried; exit 1 if any failed.
                 Example: devicectl exclude add /tmp/phone/Containers/Shared/AppGroup/*/big.cache
                 """)
 
         static func run(_ arguments: ParsedArguments, _ context: CommandContext) throws -> Int32 {
-            each(arguments, context, done: "excluded from backup") { path in
+            let cloud = arguments.flag("--cloud-only")
+            let unencrypted = arguments.flag("--unencrypted-only")
+            if cloud && unencrypted {
+                throw UsageError(
+                    "--cloud-only and --unencrypted-only are different flags; set them with two commands",
+                    command: spec.name)
+            }
+            let scope: BackupExclusionScope = cloud ? .cloudOnly : unencrypted ? .unencryptedOnly : .all
+            return each(arguments, context, done: scope.outcome) { path in
                 _ = try FileStatus.of(path)
-                try BackupExclusion.add(path)
+                try BackupExclusion.add(path, scope: scope)
             }
         }
     }
@@ -64,8 +81,8 @@ enum ExcludeCommand {
             name: "exclude remove", summary: "Clear the exclusion xattr from paths.",
             positionals: [paths],
             discussion: """
-                Clears Apple's flag and the legacy iOS (com.apple.MobileBackup) and xdg (user.xdg.robots.backup)
-                flags. Every path is tried; exit 1 if any failed.
+                Clears Apple's flags (general, cloud-only, unencrypted-only) and the legacy iOS
+                (com.apple.MobileBackup) and xdg (user.xdg.robots.backup) flags. Every path is tried; exit 1 if any failed.
                 Example: devicectl exclude remove /tmp/phone/Documents/keep.db
                 """)
 
@@ -110,6 +127,7 @@ enum ExcludeCommand {
             case .nodump: "nodump: the file's nodump attribute is set; clear it with chattr -d"
             case .iosCaches: "ios-caches: iOS never backs up an app's Library/Caches"
             case .iosTmp: "ios-tmp: iOS never backs up an app's tmp"
+            case .iosSystemData: "ios-systemdata: iOS never backs up a container's SystemData"
             case .iosAppBundle: "ios-app-bundle: app bundles are reinstalled, never backed up"
             case .deviceLocal: "device-local: the device's own state is never backed up"
             case .cachedirTag: "cachedir-tag: a CACHEDIR.TAG marks the directory as a cache"

@@ -116,6 +116,7 @@ enum ListCommand: Command {
             "manifest: \(shown(header.format)) v\(header.formatVersion), made by \(shown(header.tool)) "
                 + "at \(shown(header.created))")
         lines.append("  device: \(header.source.udid.map(shown) ?? "(not a device root)")")
+        lines.append("  engine: \(header.appliedEngine)\(header.engine == nil ? " (not recorded: read as icloud)" : "")")
         let apps = header.apps.map { app in
             "\(shown(app.bundleId)) (\(shown(app.name))\(app.widget == nil ? "" : ", widget")"
                 + "\(app.groups.isEmpty ? "" : ", groups " + app.groups.map(shown).joined(separator: " ")))"
@@ -151,7 +152,7 @@ enum ListCommand: Command {
         }
         var object: [String: Any] = [
             "tool": header.tool, "created": header.created, "formatVersion": header.formatVersion,
-            "device": header.source.udid ?? NSNull(),
+            "device": header.source.udid ?? NSNull(), "engine": header.appliedEngine.rawValue,
             "apps": header.apps.map { app -> [String: Any] in
                 ["bundleId": app.bundleId, "name": app.name, "groups": app.groups, "widget": app.widget != nil]
             },
