@@ -40,8 +40,13 @@ public enum ArchiveRestore {
         }
         var staging: StagingDirectory?
         do {
+            // Flags on the target device, read under its lock before any member: what they mark is not restored over.
+            let flagged =
+                destination.origin == .freshDevice
+                ? try TargetExclusions.scan(ContainedRoot(opening: destination.path)) : .none
             staging = try StagingDirectory(root: destination.descriptor, rootPath: destination.path)
             let session = try RestoreSession(reader: reader, staging: staging!, options: options)
+            session.targetExclusions = flagged
             session.warnings.staleStaging = destination.recovered
             try session.extractAll()
             try session.finish(rootDescriptor: destination.descriptor)
@@ -49,6 +54,7 @@ public enum ArchiveRestore {
             report.initialized = destination.origin != .freshDevice
             report.archiveBytes = reader.inputBytes
             report.warnings = session.warnings.messages
+            report.skipped = session.skippedPaths
             do {
                 try logEvents(report, archive: archive, root: destination.path, now: options.now)
             } catch {

@@ -23,4 +23,6 @@ public struct RestoreReport: Sendable, Equatable {
     public var archiveBytes: UInt64 = 0
     public var seconds: Double = 0
     public var warnings: [String] = []
+    /// Paths of the target device flagged excluded from backup, not restored over (in path order).
+    public var skipped: [RestoreSkippedPath] = []
 }

@@ -24,6 +24,9 @@ final class RestoreSession {
     var report = RestoreReport()
     var warnings = RestoreWarnings()
     private(set) var outcome: ManifestCheck.Outcome?
+    /// The target device's flagged paths (`TargetExclusions`), and the members skipped below each.
+    var targetExclusions = TargetExclusions.none
+    private(set) var skippedByTarget: [UInt64] = []
     private var manifestSeen = false
     private let started = RestoreSession.monotonicSeconds()
 
@@ -147,6 +150,7 @@ final class RestoreSession {
         if let problem = RestoreSession.devicePlistKindProblem(member, path) {
             throw RestoreError.refusedMember(member.path, reason: problem)
         }
+        if !targetExclusions.flagged.isEmpty, try skipFlaggedOnTarget(member, path) { return }
         switch member.kind {
         case .regular:
             observed.files += 1
@@ -214,6 +218,49 @@ final class RestoreSession {
         case .characterDevice, .blockDevice, .fifo, .socket, .unknown:
             throw RestoreError.refusedMember(
                 member.path, reason: "a \(member.kind.name): device nodes, FIFOs and sockets are never restored")
+        }
+    }
+
+    /// Skips `member` when it lies at or below a path the target device flags excluded from backup (or is a hard
+    /// link to a file skipped so): checked as `apply` checks it, a file hashed for the manifest, nothing created.
+    private func skipFlaggedOnTarget(_ member: ArchiveReader.Member, _ path: MemberPath) throws -> Bool {
+        var index = targetExclusions.covering(path.bytes)
+        if index == nil, member.kind == .hardLink, let target = member.linkBytes {
+            index = targetExclusions.covering(target)
+        }
+        guard let index else { return false }
+        switch member.kind {
+        case .regular:
+            observed.files += 1
+            observed.bytes &+= UInt64(max(0, member.size))
+            try hashOnly(member, path)
+        case .directory:
+            observed.directories += 1
+        case .symlink:
+            observed.symlinks += 1
+            do {
+                try path.checkSymlinkTarget(member.linkBytes ?? [], deviceLocal: RestoreSession.deviceLocal)
+            } catch {
+                throw RestoreError.refusedMember(member.path, reason: "\(error) ('\(member.linkTarget ?? "")')")
+            }
+        case .hardLink:
+            observed.hardlinks += 1
+            guard member.size == 0, try reader.readBlock() == nil else {
+                throw RestoreError.refusedMember(member.path, reason: "a hard link carrying data")
+            }
+        case .characterDevice, .blockDevice, .fifo, .socket, .unknown:
+            return false  // refused as anywhere else
+        }
+        if skippedByTarget.isEmpty { skippedByTarget = Array(repeating: 0, count: targetExclusions.flagged.count) }
+        skippedByTarget[index] += 1
+        return true
+    }
+
+    /// What the target's flags kept from being restored, for the report.
+    var skippedPaths: [RestoreSkippedPath] {
+        targetExclusions.flagged.enumerated().compactMap { index, flag in
+            let entries = index < skippedByTarget.count ? skippedByTarget[index] : 0
+            return entries == 0 ? nil : RestoreSkippedPath(path: flag.text, reason: flag.reason, entries: entries)
         }
     }
 

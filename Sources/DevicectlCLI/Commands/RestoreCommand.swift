@@ -15,7 +15,9 @@ enum RestoreCommand: Command {
         discussion: """
             ROOT must be a device made by 'devicectl init' with no apps and no user data, an empty directory, or a
             path that does not exist (then it is initialised as a new device). The device keeps its own identity:
-            DeviceLocal/ members in the archive are skipped. Every member is created inside a staging directory in
+            DeviceLocal/ members in the archive are skipped, and so is everything at or below a path this device
+            flags excluded from backup (Apple's xattr or com.apple.MobileBackup; not in ROOT/Library/Preferences):
+            the device keeps its own directory there, and the summary and --json "skipped" name it. Every member is created inside a staging directory in
             ROOT through openat2(RESOLVE_BENEATH), every file is checked against the manifest's SHA-256, the
             manifest's apps are reinstalled, and only then is the tree moved into place. Any failure (a hostile or
             damaged archive, a mismatch, no space, SIGINT/SIGTERM) leaves ROOT exactly as it was.
@@ -70,6 +72,7 @@ enum RestoreCommand: Command {
             "verified": report.verified, "metadataVerified": report.metadataVerified, "apps": report.apps,
             "initialized": report.initialized, "sourceUDID": report.sourceUDID ?? NSNull(),
             "archiveBytes": report.archiveBytes, "seconds": report.seconds, "warnings": report.warnings,
+            "skipped": report.skipped.map { ["path": $0.path, "reason": $0.reason.rawValue, "entries": $0.entries] },
         ]
     }
 
@@ -89,6 +92,12 @@ enum RestoreCommand: Command {
             lines.append("  not verified: the archive has no manifest")
         }
         if !report.apps.isEmpty { lines.append("  reinstalled apps: " + report.apps.joined(separator: ", ")) }
+        for skipped in report.skipped {
+            lines.append(
+                "  skipped \(ArchiveFormat.name(skipped.path)): this device marks it excluded from backup "
+                    + "(\(skipped.reason)); kept as it was, \(BackupCommand.counted(skipped.entries, "archive entry")) "
+                    + "not restored")
+        }
         return lines.joined(separator: "\n")
     }
 }
