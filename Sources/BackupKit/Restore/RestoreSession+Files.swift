@@ -3,6 +3,7 @@ import CSupport
 import DeviceKit
 import Glibc
 import SystemKit
+import TarKit
 
 extension RestoreSession {
     /// Queues the file's creation, data (hashed on the way) and metadata; logs its digest.
