@@ -4,6 +4,7 @@ import CSupport
 import DeviceKit
 import Glibc
 import SystemKit
+import TarKit
 
 extension RestoreSession {
     /// Completes the staged tree and moves it into ROOT. Until the moves, nothing outside the staging
