@@ -64,20 +64,6 @@ final class Console: Sendable {
         out(JSONOutput.line(JSONResult(command: command, body: body, warnings: warnings)))
     }
 
-    /// Prints a JSON dictionary as the result (for a command not yet converted to an `Encodable` result).
-    func json(_ value: [String: Any]) {
-        var value = value
-        let (command, warnings) = state.withLock { ($0.command ?? "", $0.warnings) }
-        value["type"] = "result"
-        value["command"] = command
-        value["warnings"] = warnings.map { ["path": $0.path ?? NSNull(), "message": $0.message] as [String: Any] }
-        let options: JSONSerialization.WritingOptions = [.sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? JSONSerialization.data(withJSONObject: value, options: options) else {
-            return failure("internal error: a result could not be written as JSON", exitStatus: 1)
-        }
-        out(String(decoding: data, as: UTF8.self))
-    }
-
     /// Prints the error that ends the command: `devicectl: MESSAGE` as text, or under `--json` an
     /// `{"type":"error"}` object with the exit status.
     func failure(_ message: String, exitStatus: Int32, path: String? = nil) {
