@@ -130,6 +130,7 @@ final class RestoreSession {
             report.verified = true
             report.metadataVerified = outcome.checkedMembers
             report.sourceUDID = outcome.header.source.udid
+            report.engine = outcome.header.appliedEngine
         } else {
             warnings.noManifest = true
         }

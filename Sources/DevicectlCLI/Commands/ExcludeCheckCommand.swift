@@ -24,7 +24,7 @@ extension ExcludeCommand {
             let engine = try BackupCommand.engine(arguments)
             let engines = engine.map { [$0] } ?? AppleBackupEngine.allCases
             var verdicts: [[ExclusionVerdict]] = []
-            var failed = false
+            var errors: [JSONMessage] = []
             var warned: Set<String> = []
             for path in arguments.positionals {
                 do {
@@ -39,14 +39,20 @@ extension ExcludeCommand {
                     verdicts.append(perEngine)
                     if !arguments.flag("--json") { context.console.out(text(perEngine)) }
                 } catch {
-                    failed = true
-                    context.console.err("devicectl: \(message(for: error, path: path))")
+                    let text = message(for: error, path: path)
+                    errors.append(JSONMessage(path: path, text))
+                    if !arguments.flag("--json") { context.console.err("devicectl: \(text)") }
                 }
             }
             if arguments.flag("--json") {
-                context.console.json(["paths": verdicts.map { json($0, engineGiven: engine != nil) }])
+                context.console.result(
+                    Result(paths: verdicts.map { Verdict($0, engineGiven: engine != nil) }, errors: errors))
+                if !errors.isEmpty {
+                    let count = errors.count == 1 ? "1 path" : "\(errors.count) paths"
+                    context.console.failure("\(count) could not be checked (see errors)", exitStatus: 1)
+                }
             }
-            return failed ? 1 : 0
+            return errors.isEmpty ? 0 : 1
         }
 
         /// The nearest directory at or above `absolutePath` laid out like a device but without its identity.
@@ -88,38 +94,6 @@ extension ExcludeCommand {
                 guard reason == .excludedAncestor, let ancestor = verdict.ancestor else { return reason.rawValue }
                 return "excluded-ancestor: \(ancestor.path) [\(ancestor.reasons.map(\.rawValue).joined(separator: ", "))]"
             }.joined(separator: ", ")
-        }
-
-        /// The answer of the engine given (or the default engine's), plus `engine`, and without `--engine` every
-        /// engine's under `engines`.
-        static func json(_ verdicts: [ExclusionVerdict], engineGiven: Bool) -> [String: Any] {
-            let main = verdicts.first { engineGiven || $0.engine == .default } ?? verdicts[0]
-            var object = json(main)
-            object["engine"] = main.engine.rawValue
-            if !engineGiven {
-                var engines: [String: Any] = [:]
-                for verdict in verdicts {
-                    engines[verdict.engine.rawValue] = [
-                        "excluded": verdict.excluded, "reasons": verdict.reasons.map(\.rawValue),
-                    ] as [String: Any]
-                }
-                object["engines"] = engines
-            }
-            return object
-        }
-
-        static func json(_ verdict: ExclusionVerdict) -> [String: Any] {
-            var object: [String: Any] = [
-                "path": verdict.path, "absolutePath": verdict.absolutePath, "excluded": verdict.excluded,
-                "reasons": verdict.reasons.map(\.rawValue),
-                "deviceRoot": verdict.deviceRoot as Any? ?? NSNull(),
-            ]
-            if let ancestor = verdict.ancestor {
-                object["ancestor"] = ["path": ancestor.path, "reasons": ancestor.reasons.map(\.rawValue)]
-            } else {
-                object["ancestor"] = NSNull()
-            }
-            return object
         }
     }
 }
