@@ -50,7 +50,8 @@ import Testing
     }
 
     @Test func eachEngineHasItsDocumentedName() {
-        #expect(AppleBackupEngine.allCases.map(\.rawValue) == ["icloud", "computer", "computer-encrypted", "quick-start"])
+        #expect(
+            AppleBackupEngine.allCases.map(\.rawValue) == ["icloud", "computer", "computer-encrypted", "quick-start"])
         #expect(AppleBackupEngine.default == .icloud)
     }
 
@@ -75,14 +76,18 @@ import Testing
                 on: try FileDescriptor.open("\(root)/Media/legacy", flags: FileDescriptor.locateOnly))
             try BackupExclusion.add("\(root)/Library/Preferences/prefs.plist")
             try BackupExclusion.add("\(root)/Library/Preferences/cloud.plist", scope: .cloudOnly)
-            for container in ["Containers/Data/Application/A", "Containers/Shared/AppGroup/B", "Containers/Data/PluginKitPlugin/C"] {
+            let containers = [
+                "Containers/Data/Application/A", "Containers/Shared/AppGroup/B", "Containers/Data/PluginKitPlugin/C",
+            ]
+            for container in containers {
                 try tree.file("\(container)/SystemData/com.apple.chrono/placeholder", "p")
             }
             var skipped: [String: [ExclusionReason]] = [:]
             _ = try BackupEngine.dryRun(
                 root: root, engine: engine, excluded: { skipped[$0.path] = $0.reasons }, warning: { _ in })
             var expected: [String: [ExclusionReason]] = [
-                "DeviceLocal": [.deviceLocal], "Media/general": [.appleExcludeXattr], "Media/legacy": [.mobileBackupXattr],
+                "DeviceLocal": [.deviceLocal], "Media/general": [.appleExcludeXattr],
+                "Media/legacy": [.mobileBackupXattr],
                 "Containers/Data/Application/A/SystemData": [.iosSystemData],
                 "Containers/Shared/AppGroup/B/SystemData": [.iosSystemData],
                 "Containers/Data/PluginKitPlugin/C/SystemData": [.iosSystemData],

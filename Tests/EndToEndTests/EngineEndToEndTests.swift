@@ -36,7 +36,9 @@ import Testing
                 mentioning: ["--cloud-only and --unencrypted-only"])
 
             let removed = try phone.ok(["exclude", "remove", "\(dir)/cloud", "\(dir)/local"])
-            #expect(removed.stdout == "\(dir)/cloud: no longer excluded from backup\n\(dir)/local: no longer excluded from backup\n")
+            #expect(
+                removed.stdout
+                    == "\(dir)/cloud: no longer excluded from backup\n\(dir)/local: no longer excluded from backup\n")
             #expect(try Self.hex(Self.cloudAttribute, "\(dir)/cloud") == nil)
             #expect(try Self.hex(Self.unencryptedAttribute, "\(dir)/local") == nil)
         }
@@ -77,7 +79,8 @@ import Testing
             let one = try #require((given["paths"] as? [[String: Any]])?.first)
             #expect(one["engine"] as? String == "quick-start" && one["excluded"] as? Bool == false)
             #expect(one["engines"] is NSNull)
-            try phone.fails(["exclude", "check", "--engine", "floppy", "\(dir)/cloud"], status: 64, mentioning: ["--engine"])
+            try phone.fails(
+                ["exclude", "check", "--engine", "floppy", "\(dir)/cloud"], status: 64, mentioning: ["--engine"])
         }
     }
 
@@ -121,7 +124,8 @@ import Testing
             #expect(dryJSON["engine"] as? String == "quick-start")
 
             let archive = "\(dir)/computer.tar"
-            let made = try PhoneScratch.json(try phone.ok(["backup", phone.root, "-o", archive, "--engine", "computer", "--json"]))
+            let made = try PhoneScratch.json(
+                try phone.ok(["backup", phone.root, "-o", archive, "--engine", "computer", "--json"]))
             #expect(made["engine"] as? String == "computer")
             #expect(!(try BackupCheck.members(archive)).contains(relative))
             let header = try #require(try BackupCheck.manifest(archive).first)
@@ -134,7 +138,8 @@ import Testing
             let byReason = try #require(
                 ((manifest["excluded"] as? [String: Any])?["byReason"]) as? [String: [String: Any]])
             #expect(byReason["apple-unencrypted-exclude-xattr"]?["entries"] as? Int == 1, "\(byReason)")
-            try phone.fails(["backup", phone.root, "-o", "\(dir)/x.tar", "--engine", "cloud"], status: 64, mentioning: ["--engine"])
+            try phone.fails(
+                ["backup", phone.root, "-o", "\(dir)/x.tar", "--engine", "cloud"], status: 64, mentioning: ["--engine"])
             #expect(!FileManager.default.fileExists(atPath: "\(dir)/x.tar"))
         }
     }

@@ -73,8 +73,8 @@ public enum BackupEngine {
         let lock = deviceRoot ? try? Device.open(request.root).lock(wait: true) : nil
         defer { try? lock?.release() }
         let header = try DeviceInventory.header(
-            root: request.root, deviceRoot: deviceRoot, created: UTCTimestamp.format(request.created), tool: request.tool,
-            engine: request.engine)
+            root: request.root, deviceRoot: deviceRoot, created: UTCTimestamp.format(request.created),
+            tool: request.tool, engine: request.engine)
 
         var output: AtomicArchiveFile?
         let descriptor: Int32

@@ -136,8 +136,10 @@ final class AttributeReader {
     }
 
     private static func isGeneralExclusion(_ name: UnsafePointer<CChar>) -> Bool {
-        let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(name).assumingMemoryBound(to: UInt8.self), count: strlen(name))
-        return bytes.elementsEqual(ExclusionAttributes.appleName) || bytes.elementsEqual(ExclusionAttributes.mobileBackupName)
+        let bytes = UnsafeBufferPointer(
+            start: UnsafeRawPointer(name).assumingMemoryBound(to: UInt8.self), count: strlen(name))
+        return bytes.elementsEqual(ExclusionAttributes.appleName)
+            || bytes.elementsEqual(ExclusionAttributes.mobileBackupName)
     }
 
     /// The value of `name` in the reusable value buffer (valid until the next read), or nil when absent.

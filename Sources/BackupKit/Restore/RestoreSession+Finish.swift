@@ -88,7 +88,8 @@ extension RestoreSession {
                 try tree.ensureDirectory(flag.text)
             } catch {
                 throw RestoreError.aborted(
-                    "cannot keep the device's '\(flag.text)' (excluded from backup on this device): \(archiveNamed(error))")
+                    "cannot keep the device's '\(flag.text)' (excluded from backup on this device): "
+                        + archiveNamed(error))
             }
             let fd = try tree.openDirectory(path)
             try StagingTree.setXattrs(flag.attributes, on: fd.rawValue, path: flag.text)

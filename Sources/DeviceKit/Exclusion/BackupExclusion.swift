@@ -13,7 +13,9 @@ public enum BackupExclusion {
 
     /// Sets the flag of `scope` (by default `user.com.apple.metadata:com_apple_backup_excludeItem`) on
     /// `relative` beneath the device root.
-    public static func add(_ relative: String, in directory: ContainedRoot, scope: BackupExclusionScope = .all) throws {
+    public static func add(
+        _ relative: String, in directory: ContainedRoot, scope: BackupExclusionScope = .all
+    ) throws {
         try add(try directory.open(relative, flags: FileDescriptor.locateOnly), scope: scope)
     }
 
@@ -22,8 +24,8 @@ public enum BackupExclusion {
         try add(try FileDescriptor.open(path, flags: FileDescriptor.locateOnly), scope: scope)
     }
 
-    /// Clears every exclusion flag (Apple's three, the legacy iOS and xdg flags) from `path`, a file the user named; a path without
-    /// them is left as it is. Returns the names of the flags that were there (empty: nothing to clear).
+    /// Clears every exclusion flag (Apple's three, the legacy iOS and xdg flags) from `path`, a file the user
+    /// named; a path without them is left as it is. Returns the names of the flags that were there (empty: nothing to clear).
     @discardableResult
     public static func remove(_ path: String) throws -> [String] {
         let file = try FileDescriptor.open(path, flags: FileDescriptor.locateOnly)

@@ -80,7 +80,9 @@ extension ExcludeCommand {
                     groups.append((answer, [verdict.engine]))
                 }
             }
-            if groups.count == 1 { return "\(path): \(groups[0].answer.isEmpty ? "included" : "excluded (\(groups[0].answer))")" }
+            if groups.count == 1 {
+                return "\(path): " + (groups[0].answer.isEmpty ? "included" : "excluded (\(groups[0].answer))")
+            }
             let parts = groups.map { group in
                 let names = group.engines.map(\.rawValue).joined(separator: ", ")
                 return group.answer.isEmpty ? "included in \(names)" : "excluded from \(names) (\(group.answer))"

@@ -82,7 +82,8 @@ enum ExcludeCommand {
             positionals: [paths],
             discussion: """
                 Clears Apple's flags (general, cloud-only, unencrypted-only) and the legacy iOS
-                (com.apple.MobileBackup) and xdg (user.xdg.robots.backup) flags. Every path is tried; exit 1 if any failed.
+                (com.apple.MobileBackup) and xdg (user.xdg.robots.backup) flags. Every path is tried; exit 1 if any
+                failed.
                 Example: devicectl exclude remove /tmp/phone/Documents/keep.db
                 """)
 

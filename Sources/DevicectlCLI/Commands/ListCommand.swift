@@ -112,7 +112,8 @@ enum ListCommand: Command {
             "manifest: \(shown(header.format)) v\(header.formatVersion), made by \(shown(header.tool)) "
                 + "at \(shown(header.created))")
         lines.append("  device: \(header.source.udid.map(shown) ?? "(not a device root)")")
-        lines.append("  engine: \(header.appliedEngine)\(header.engine == nil ? " (not recorded: read as icloud)" : "")")
+        let recorded = header.engine == nil ? " (not recorded: read as icloud)" : ""
+        lines.append("  engine: \(header.appliedEngine)\(recorded)")
         let apps = header.apps.map { app in
             "\(shown(app.bundleId)) (\(shown(app.name))\(app.widget == nil ? "" : ", widget")"
                 + "\(app.groups.isEmpty ? "" : ", groups " + app.groups.map(shown).joined(separator: " ")))"
