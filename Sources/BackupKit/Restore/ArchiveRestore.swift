@@ -41,11 +41,12 @@ public enum ArchiveRestore {
         }
         var staging: StagingDirectory?
         do {
-            // Flags on the target device, read under its lock before any member: what they mark is not restored over.
+            staging = try StagingDirectory(root: destination.descriptor, rootPath: destination.path)
+            // Flags on the target device, read under its lock before any member (passing over the staging
+            // directory): what they mark is not restored over.
             let flagged =
                 destination.origin == .freshDevice
                 ? try TargetExclusions.scan(ContainedRoot(opening: destination.path)) : .none
-            staging = try StagingDirectory(root: destination.descriptor, rootPath: destination.path)
             let session = try RestoreSession(reader: reader, staging: staging!, options: options)
             session.targetExclusions = flagged
             session.warnings.staleStaging = destination.recovered
