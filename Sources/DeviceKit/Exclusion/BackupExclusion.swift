@@ -24,7 +24,14 @@ public enum BackupExclusion {
     /// them is left as it is. Returns the names of the flags that were there (empty: nothing to clear).
     @discardableResult
     public static func remove(_ path: String) throws -> [String] {
-        let file = try FileDescriptor.open(path, flags: FileDescriptor.locateOnly)
+        try remove(try FileDescriptor.open(path, flags: FileDescriptor.locateOnly))
+    }
+
+    /// Clears the flags from the file `file` (opened `FileDescriptor.locateOnly`, e.g. by a name that is not
+    /// UTF-8); `file.path` names it in errors. Returns the names of the flags that were there.
+    @discardableResult
+    public static func remove(_ file: FileDescriptor) throws -> [String] {
+        let path = file.path
         var cleared: [String] = []
         for name in clearedNames {
             do {
@@ -38,7 +45,8 @@ public enum BackupExclusion {
         return cleared
     }
 
-    private static func add(_ file: FileDescriptor) throws {
+    /// Sets the flag on the file `file` (opened `FileDescriptor.locateOnly`, e.g. by a name that is not UTF-8).
+    public static func add(_ file: FileDescriptor) throws {
         do {
             try ExtendedAttributes.set(BackupExclusionAttribute.apple, to: BackupExclusionAttribute.appleValue, on: file)
         } catch {

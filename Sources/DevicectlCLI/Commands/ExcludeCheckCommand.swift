@@ -24,7 +24,7 @@ extension ExcludeCommand {
             for path in arguments.positionals {
                 do {
                     if path.isEmpty { throw SystemError("stat", path: "''", code: ENOENT) }
-                    let verdict = try ExclusionCheck.check(path)
+                    let verdict = try ExcludeCommand.check(path, context)
                     if verdict.deviceRoot == nil, let root = identitylessDevice(above: verdict.absolutePath),
                         warned.insert(root).inserted
                     {
