@@ -35,6 +35,28 @@ public enum Devicectl {
     /// Runs devicectl with `arguments` (without the program name); returns the exit status. Refuses to run
     /// (exit 1, before any file is opened) when standard input, output or error is closed.
     public static func main(_ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment) -> Int32 {
+        main(arguments, argumentBytes: [:], environment: environment)
+    }
+
+    /// Runs devicectl with the arguments as the kernel passed them (without the program name). An argument that
+    /// is not UTF-8 (a Linux file name may be any bytes) reaches the commands as it is shown, with tar's escapes
+    /// (`ArchiveFormat.name(bytes:)`); the commands that take file names (`exclude`) act on its bytes.
+    public static func main(
+        argumentBytes: [[UInt8]], environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> Int32 {
+        var bytes: [String: [UInt8]] = [:]
+        let arguments = argumentBytes.map { argument -> String in
+            if let text = String(validating: argument, as: UTF8.self) { return text }
+            let shown = ArchiveFormat.name(bytes: argument)
+            bytes[shown] = argument
+            return shown
+        }
+        return main(arguments, argumentBytes: bytes, environment: environment)
+    }
+
+    private static func main(
+        _ arguments: [String], argumentBytes: [String: [UInt8]], environment: [String: String]
+    ) -> Int32 {
         // First of all: with descriptor 1 closed the first file opened (the device's lock file) would become
         // standard output, and `backup -o -` would write the archive into it.
         let closed = StandardDescriptors.closed()
@@ -42,7 +64,7 @@ public enum Devicectl {
         // A write past RLIMIT_FSIZE must fail with EFBIG (so the temporary archive or the staged restore is
         // removed and the error names the file), not kill the process with SIGXFSZ and leave them behind.
         signal(SIGXFSZ, SIG_IGN)
-        let context = CommandContext(console: Console(), environment: environment)
+        let context = CommandContext(console: Console(), environment: environment, argumentBytes: argumentBytes)
         let console = context.console
         var commandName: String?
         do {

@@ -25,10 +25,18 @@ public enum BackupExclusion {
     }
 
     /// Clears every exclusion flag (Apple's three, the legacy iOS and xdg flags) from `path`, a file the user
-    /// named; a path without them is left as it is. Returns the names of the flags that were there (empty: nothing to clear).
+    /// named; a path without them is left as it is. Returns the names of the flags that were there (empty:
+    /// nothing to clear).
     @discardableResult
     public static func remove(_ path: String) throws -> [String] {
-        let file = try FileDescriptor.open(path, flags: FileDescriptor.locateOnly)
+        try remove(try FileDescriptor.open(path, flags: FileDescriptor.locateOnly))
+    }
+
+    /// Clears the flags from the file `file` (opened `FileDescriptor.locateOnly`, e.g. by a name that is not
+    /// UTF-8); `file.path` names it in errors. Returns the names of the flags that were there.
+    @discardableResult
+    public static func remove(_ file: FileDescriptor) throws -> [String] {
+        let path = file.path
         var cleared: [String] = []
         for name in clearedNames {
             do {
@@ -42,7 +50,9 @@ public enum BackupExclusion {
         return cleared
     }
 
-    private static func add(_ file: FileDescriptor, scope: BackupExclusionScope) throws {
+    /// Sets the flag of `scope` on the file `file` (opened `FileDescriptor.locateOnly`, e.g. by a name that is not
+    /// UTF-8).
+    public static func add(_ file: FileDescriptor, scope: BackupExclusionScope = .all) throws {
         do {
             try ExtendedAttributes.set(scope.attribute, to: BackupExclusionAttribute.appleValue, on: file)
         } catch {

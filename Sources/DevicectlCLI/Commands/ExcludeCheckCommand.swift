@@ -29,7 +29,7 @@ extension ExcludeCommand {
             for path in arguments.positionals {
                 do {
                     if path.isEmpty { throw SystemError("stat", path: "''", code: ENOENT) }
-                    let perEngine = try engines.map { try ExclusionCheck.check(path, engine: $0) }
+                    let perEngine = try engines.map { try ExcludeCommand.check(path, context, engine: $0) }
                     let verdict = perEngine[0]
                     if verdict.deviceRoot == nil, let root = identitylessDevice(above: verdict.absolutePath),
                         warned.insert(root).inserted

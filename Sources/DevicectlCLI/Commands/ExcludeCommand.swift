@@ -28,11 +28,34 @@ enum ExcludeCommand {
         return failed ? 1 : 0
     }
 
+    /// The file the user named by `path`, opened by its bytes (a name need not be UTF-8) without following a
+    /// final symlink (`FileDescriptor.locateOnly`); `path` (tar-escaped when not UTF-8) names it in errors.
+    static func open(_ path: String, _ context: CommandContext) throws -> FileDescriptor {
+        let fd = try (context.bytes(of: path) + [0]).withUnsafeBufferPointer { buffer throws(SystemError) in
+            try SystemError.check("open", path: path) {
+                buffer.withMemoryRebound(to: CChar.self) {
+                    Glibc.open($0.baseAddress!, FileDescriptor.locateOnly | O_CLOEXEC)
+                }
+            }
+        }
+        return FileDescriptor(rawValue: fd, path: path)
+    }
+
+    /// `exclude check`'s verdict on `path`, examined by its bytes; shown as `list` shows names.
+    static func check(
+        _ path: String, _ context: CommandContext, engine: AppleBackupEngine = .default
+    ) throws -> ExclusionVerdict {
+        try ExclusionCheck.check(bytes: context.bytes(of: path), display: ArchiveFormat.name(bytes:), engine: engine)
+    }
+
     /// A user-facing message: missing paths and symlinks said plainly, the rest as the error says.
     static func message(for error: Error, path: String) -> String {
         if let error = error as? SystemError {
             switch error.code {
             case ENOENT: return "\(path): no such file or directory"
+            case EILSEQ:
+                return "\(path): a directory above the file has a name that is not UTF-8; "
+                    + "run the command from inside that directory (cd there) and name the file from it"
             case EPERM where (try? FileStatus.of(path).kind) == .symlink:
                 return "\(path): is a symbolic link; Linux allows no user extended attributes on symlinks"
             default: break
@@ -70,8 +93,7 @@ enum ExcludeCommand {
             }
             let scope: BackupExclusionScope = cloud ? .cloudOnly : unencrypted ? .unencryptedOnly : .all
             return each(arguments, context, done: scope.outcome) { path in
-                _ = try FileStatus.of(path)
-                try BackupExclusion.add(path, scope: scope)
+                try BackupExclusion.add(try ExcludeCommand.open(path, context), scope: scope)
             }
         }
     }
@@ -92,8 +114,8 @@ enum ExcludeCommand {
             for path in arguments.positionals {
                 do {
                     if path.isEmpty { throw SystemError("stat", path: "''", code: ENOENT) }
-                    let cleared = try BackupExclusion.remove(path)
-                    let verdict = try ExclusionCheck.check(path)
+                    let cleared = try BackupExclusion.remove(try ExcludeCommand.open(path, context))
+                    let verdict = try ExcludeCommand.check(path, context)
                     context.console.out(outcome(path, cleared: !cleared.isEmpty, still: verdict))
                 } catch {
                     failed = true

@@ -16,8 +16,8 @@ enum JSONOutput {
         do {
             return String(decoding: try encoder.encode(value), as: UTF8.self)
         } catch {
-            return #"{"exitStatus":1,"message":"internal error: a result could not be written as JSON","#
-                + #""type":"error"}"#
+            return #"{"command":null,"exitStatus":1,"message":"internal error: a result could not be written as "#
+                + #"JSON","path":null,"type":"error"}"#
         }
     }
 }

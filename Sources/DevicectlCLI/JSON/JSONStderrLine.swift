@@ -13,6 +13,6 @@ struct JSONStderrLine: Codable, Equatable, Sendable {
     @OrNull var command: String?
     @OrNull var path: String?
     var message: String
-    /// The process's exit status, on the `error` line only (nil otherwise: the key is left out).
-    var exitStatus: Int32?
+    /// The process's exit status, on the `error` line; nil (null) on the others.
+    @OrNull var exitStatus: Int32?
 }
