@@ -237,4 +237,28 @@ import Testing
             #expect(try scratch.snapshot() == before)
         }
     }
+
+    /// The scan of the target is bounded whatever the device holds: past its entry or path-byte limit it fails
+    /// (naming the device) instead of growing; a flag under the device's Preferences or in DeviceLocal is not read
+    /// as one, and a flagged directory's subtree is not walked.
+    @Test func theTargetScanIsBoundedAndReadsOnlyTheGeneralFlagsThatCount() throws {
+        try withTemporaryDirectory { base in
+            let scratch = try RestoreScratch(base: base)
+            let tree = TreeBuilder(root: scratch.root)
+            for index in 0..<12 { _ = try tree.directory("Media/d\(index)") }
+            try BackupExclusion.add(try tree.directory("Library/Preferences/Sub"))
+            try BackupExclusion.add(try tree.directory("Media/d3"))
+            try BackupExclusion.add(try tree.directory("Media/d3/inner"))
+            try BackupExclusion.add(try tree.directory("Media/d5"), scope: .cloudOnly)
+            try BackupExclusion.add("\(scratch.root)/DeviceLocal")
+            let root = try ContainedRoot(opening: scratch.root)
+            let found = try TargetExclusions.scan(root)
+            #expect(found.flagged.map(\.text) == ["Media/d3"])
+            #expect(found.covering(Array("Media/d3/inner/x".utf8)) == 0)
+            #expect(found.covering(Array("Media/d30".utf8)) == nil)
+            #expect(try found.attributes(of: found.flagged[0]).map(\.name) == [BackupExclusionAttribute.apple])
+            #expect(throws: RestoreError.self) { try TargetExclusions.scan(root, entryLimit: 10) }
+            #expect(throws: RestoreError.self) { try TargetExclusions.scan(root, pathByteLimit: 64) }
+        }
+    }
 }

@@ -92,7 +92,7 @@ extension RestoreSession {
                         + archiveNamed(error))
             }
             let fd = try tree.openDirectory(path)
-            try StagingTree.setXattrs(flag.attributes, on: fd.rawValue, path: flag.text)
+            try StagingTree.setXattrs(try targetExclusions.attributes(of: flag), on: fd.rawValue, path: flag.text)
             try fd.close()
         }
     }
