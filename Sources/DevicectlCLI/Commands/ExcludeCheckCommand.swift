@@ -94,7 +94,8 @@ extension ExcludeCommand {
         private static func answer(_ verdict: ExclusionVerdict) -> String {
             verdict.reasons.map { reason -> String in
                 guard reason == .excludedAncestor, let ancestor = verdict.ancestor else { return reason.rawValue }
-                return "excluded-ancestor: \(ancestor.path) [\(ancestor.reasons.map(\.rawValue).joined(separator: ", "))]"
+                let reasons = ancestor.reasons.map(\.rawValue).joined(separator: ", ")
+                return "excluded-ancestor: \(ancestor.path) [\(reasons)]"
             }.joined(separator: ", ")
         }
     }

@@ -18,8 +18,8 @@ enum RestoreCommand: Command {
             DeviceLocal/ members in the archive are skipped, and so is everything at or below a path this device
             flags excluded from backup (Apple's xattr or com.apple.MobileBackup; not in ROOT/Library/Preferences):
             the device keeps its own directory there, and the summary and --json "skipped" name it.
-            Every member is created inside a staging directory in ROOT through openat2(RESOLVE_BENEATH), every file is checked against the manifest's SHA-256, the
-            manifest's apps are reinstalled, and only then is the tree moved into place. Any failure (a hostile or
+            Every member is created inside a staging directory in ROOT through openat2(RESOLVE_BENEATH), every
+            file is checked against the manifest's SHA-256, the manifest's apps are reinstalled, and only then is the tree moved into place. Any failure (a hostile or
             damaged archive, a mismatch, no space, SIGINT/SIGTERM) leaves ROOT exactly as it was.
             Plain tars from GNU tar or bsdtar (any compression) restore with a warning that nothing was verified.
             Example: devicectl restore /tmp/phone.tar.zst /tmp/new-phone
