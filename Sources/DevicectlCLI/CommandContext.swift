@@ -6,6 +6,14 @@ import Foundation
 struct CommandContext: @unchecked Sendable {
     let console: Console
     let environment: [String: String]
+    /// The arguments that were not UTF-8, by the escaped text they reach the commands as (see
+    /// `Devicectl.main(argumentBytes:)`), mapped to their bytes.
+    var argumentBytes: [String: [UInt8]] = [:]
+
+    /// The bytes of `argument` as the user typed it.
+    func bytes(of argument: String) -> [UInt8] {
+        argumentBytes[argument] ?? Array(argument.utf8)
+    }
 
     /// The time to act at: `--now` if given, else `DEVICECTL_NOW`, else the real clock.
     func now(_ arguments: ParsedArguments) throws(UsageError) -> Date {

@@ -35,6 +35,28 @@ public enum Devicectl {
     /// Runs devicectl with `arguments` (without the program name); returns the exit status. Refuses to run
     /// (exit 1, before any file is opened) when standard input, output or error is closed.
     public static func main(_ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment) -> Int32 {
+        main(arguments, argumentBytes: [:], environment: environment)
+    }
+
+    /// Runs devicectl with the arguments as the kernel passed them (without the program name). An argument that
+    /// is not UTF-8 (a Linux file name may be any bytes) reaches the commands as it is shown, with tar's escapes
+    /// (`ArchiveFormat.name(bytes:)`); the commands that take file names (`exclude`) act on its bytes.
+    public static func main(
+        argumentBytes: [[UInt8]], environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> Int32 {
+        var bytes: [String: [UInt8]] = [:]
+        let arguments = argumentBytes.map { argument -> String in
+            if let text = String(validating: argument, as: UTF8.self) { return text }
+            let shown = ArchiveFormat.name(bytes: argument)
+            bytes[shown] = argument
+            return shown
+        }
+        return main(arguments, argumentBytes: bytes, environment: environment)
+    }
+
+    private static func main(
+        _ arguments: [String], argumentBytes: [String: [UInt8]], environment: [String: String]
+    ) -> Int32 {
         // First of all: with descriptor 1 closed the first file opened (the device's lock file) would become
         // standard output, and `backup -o -` would write the archive into it.
         let closed = StandardDescriptors.closed()
@@ -42,13 +64,21 @@ public enum Devicectl {
         // A write past RLIMIT_FSIZE must fail with EFBIG (so the temporary archive or the staged restore is
         // removed and the error names the file), not kill the process with SIGXFSZ and leave them behind.
         signal(SIGXFSZ, SIG_IGN)
-        let context = CommandContext(console: Console(), environment: environment)
+        let context = CommandContext(console: Console(), environment: environment, argumentBytes: argumentBytes)
         let console = context.console
+        var commandName: String?
         do {
             let (command, rest): (CommandEntry, [String])
             switch try select(arguments) {
             case .command(let entry, let words): (command, rest) = (entry, words)
             case .done(let status): return status
+            }
+            commandName = command.spec.name
+            // Known before parsing, so that a usage error in a `--json` command line is a JSON object too.
+            if command.spec.options.contains(where: { $0.key == "--json" }) 
+                && rest.prefix(while: { $0 != "--" }).contains("--json")
+            {
+                console.beginJSON(command: command.spec.name)
             }
             let parsed = try ParsedArguments.parse(rest, spec: command.spec)
             if parsed.flag("--help") {
@@ -57,14 +87,17 @@ public enum Devicectl {
             }
             return try command.run(parsed, context)
         } catch let error as UsageError {
-            console.err("devicectl: \(error.message)")
+            if !console.isJSON && commandName == nil && arguments.contains("--json") { console.beginJSON(command: nil) }
+            console.failure(error.message, exitStatus: 64)
+            if console.isJSON { return 64 }
             if error.command == nil { console.err("Run 'devicectl help' for the list of commands.") } else {
                 console.err("Run 'devicectl \(error.command!) --help' for its options.")
             }
             return 64
         } catch {
-            console.err("devicectl: \(error)")
-            return exitStatus(for: error)
+            let status = exitStatus(for: error)
+            console.failure("\(error)", exitStatus: status)
+            return status
         }
     }
 

@@ -16,8 +16,15 @@ import Testing
         ("Containers/Data/Application/6F1C/Library", []),
         ("Containers/Data/Application/6F1C/Library/Caches/x", []),
         ("Containers/Data/Application/6F1C/Documents/tmp", []),
-        ("Containers/Shared/AppGroup/6F1C/Library/Caches", []),
-        ("Containers/Shared/AppGroup/6F1C/tmp", []),
+        ("Containers/Data/Application/6F1C/SystemData", [.iosSystemData]),
+        ("Containers/Data/PluginKitPlugin/6F1C/SystemData", [.iosSystemData]),
+        ("Containers/Shared/AppGroup/6F1C/Library/Caches", [.iosCaches]),
+        ("Containers/Shared/AppGroup/6F1C/tmp", [.iosTmp]),
+        ("Containers/Shared/AppGroup/6F1C/SystemData", [.iosSystemData]),
+        ("Containers/Shared/AppGroup/6F1C/Library/SystemData", []),
+        ("Containers/Bundle/Application/6F1C/SystemData", []),  // below the skipped bundle container
+        ("Containers/Data/Application/6F1C/Documents/SystemData", []),
+        ("SystemData", []),
         ("Containers/Data/Application/tmp", []),
         ("Library/Caches", []),
         ("tmp", []),
@@ -113,8 +120,9 @@ import Testing
 
     @Test func reasonsKeepTheirDocumentedIdentifiersAndOrder() {
         #expect(ExclusionReason.allCases.map(\.rawValue) == [
-            "apple-exclude-xattr", "ios-mobilebackup-xattr", "xdg-robots-backup", "nodump", "ios-app-bundle",
-            "ios-caches", "ios-tmp", "device-local", "cachedir-tag", "pattern", "excluded-ancestor",
+            "apple-exclude-xattr", "ios-mobilebackup-xattr", "apple-cloud-exclude-xattr",
+            "apple-unencrypted-exclude-xattr", "xdg-robots-backup", "nodump", "ios-app-bundle",
+            "ios-caches", "ios-tmp", "ios-systemdata", "device-local", "cachedir-tag", "pattern", "excluded-ancestor",
         ])
         let set: ExclusionReasons = [.pattern, .nodump, .appleExcludeXattr]
         #expect(set.reasons == [.appleExcludeXattr, .nodump, .pattern])

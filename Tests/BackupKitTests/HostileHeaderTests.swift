@@ -53,6 +53,12 @@ import Testing
         Case("app name of 256 bytes", "apps.0.name", q(long), mentions: "apps[0].name"),
         Case("app name with escape codes", "apps.0.name", q("News\u{1B}[31m"), mentions: "apps[0].name"),
         Case("app name a number", "apps.0.name", "5", mentions: decoding),
+        // The engine names the exclusion rules the archive was made with: one of four names, nothing else.
+        Case("engine unknown", "engine", q("floppy"), mentions: decoding),
+        Case("engine empty", "engine", q(""), mentions: decoding),
+        Case("engine upper case", "engine", q("ICLOUD"), mentions: decoding),
+        Case("engine a number", "engine", "1", mentions: decoding),
+        Case("engine an array", "engine", "[\"icloud\"]", mentions: decoding),
         // Bundle and group ids name containers.
         Case("bundle id climbing out", "apps.0.bundleId", q("../evil"), mentions: "apps[0].bundleId"),
         Case("bundle id empty", "apps.0.bundleId", q(""), mentions: "apps[0].bundleId"),

@@ -71,7 +71,7 @@ import Testing
                 "\(data)/Library/Caches/image.bin: excluded (excluded-ancestor: \(data)/Library/Caches [ios-caches])",
                 "\(data)/tmp/upload.part: excluded (excluded-ancestor: \(data)/tmp [ios-tmp])",
                 "\(data)/Documents/article.txt: included",
-                "\(group)/Library/Caches/shared.bin: included",
+                "\(group)/Library/Caches/shared.bin: excluded (excluded-ancestor: \(group)/Library/Caches [ios-caches])",
             ])
             // Relative paths work from inside the device, and the JSON names the device root.
             let relative = try Shell.run(

@@ -22,10 +22,15 @@ extension Phone {
         }
     }
 
-    /// `devicectl backup ROOT -o ARCHIVE --compression C`: returns the archive's path.
+    /// `devicectl backup ROOT -o ARCHIVE --compression C [--engine E]`: returns the archive's path.
     @discardableResult
-    func backup(to archive: String, compression: String = "none", at now: Date = Clock.backup) throws -> String {
-        try Devicectl.succeed(["backup", root, "-o", archive, "--compression", compression, "--no-progress"], at: now)
+    func backup(
+        to archive: String, compression: String = "none", engine: String? = nil, at now: Date = Clock.backup
+    ) throws -> String {
+        try Devicectl.succeed(
+            ["backup", root, "-o", archive, "--compression", compression, "--no-progress"]
+                + (engine.map { ["--engine", $0] } ?? []),
+            at: now)
         return archive
     }
 
@@ -51,7 +56,7 @@ extension Phone {
     /// The user moves to a new phone: this phone is backed up at `backupAt` (into `directory`), a new phone
     /// is set up with `init` at `restoreAt` and the backup restored onto it, as `transfer` says.
     func migrate(
-        to newRoot: String, via transfer: Transfer = .tar, in directory: String,
+        to newRoot: String, via transfer: Transfer = .tar, engine: String? = nil, in directory: String,
         backupAt: Date = Clock.backup, restoreAt: Date = Clock.restore
     ) throws -> Phone {
         try Devicectl.succeed(["init", newRoot], at: restoreAt)
@@ -61,7 +66,8 @@ extension Phone {
         }
         let name = URL(fileURLWithPath: root).lastPathComponent
         let archive = try backup(
-            to: "\(directory)/\(name).\(transfer.fileExtension)", compression: transfer.compression, at: backupAt)
+            to: "\(directory)/\(name).\(transfer.fileExtension)", compression: transfer.compression, engine: engine,
+            at: backupAt)
         return try Phone.restored(from: archive, onto: newRoot, at: restoreAt)
     }
 

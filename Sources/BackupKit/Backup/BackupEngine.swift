@@ -61,7 +61,8 @@ public enum BackupEngine {
         let lock = deviceRoot ? try? Device.open(request.root).lock(wait: true) : nil
         defer { try? lock?.release() }
         let header = try DeviceInventory.header(
-            root: request.root, deviceRoot: deviceRoot, created: UTCTimestamp.format(request.created), tool: request.tool)
+            root: request.root, deviceRoot: deviceRoot, created: UTCTimestamp.format(request.created),
+            tool: request.tool, engine: request.engine)
 
         let (destination, output) = try open(archive: archive, target: target, stream: stream)
         do {
@@ -122,14 +123,15 @@ public enum BackupEngine {
     /// Walks `root` as a backup would, reading no file data and writing nothing. `excluded` receives
     /// every skipped path (relative to ROOT) with all its reasons, in walk order.
     public static func dryRun(
-        root: String, patterns: [ExclusionPattern] = [], excluded: @escaping (ExcludedPath) -> Void,
+        root: String, patterns: [ExclusionPattern] = [], engine: AppleBackupEngine = .default,
+        excluded: @escaping (ExcludedPath) -> Void,
         warning: @escaping (String) -> Void
     ) throws -> BackupSummary {
         try checkRoot(root)
         let start = ProgressThrottle.now()
         let deviceRoot = Device.isDevice(at: root)
         let visitor = DryRunVisitor(report: excluded, warn: warning)
-        let rules = ExclusionRules(deviceRoot: deviceRoot, patterns: patterns)
+        let rules = ExclusionRules(deviceRoot: deviceRoot, patterns: patterns, engine: engine)
         try TreeWalker(root: root, rules: rules, visitor: visitor).run()
         let tally = visitor.tally
         return BackupSummary(

@@ -16,11 +16,14 @@ public struct BackupRequest: Sendable {
     public var created: Date
     /// `devicectl X.Y.Z`, recorded in the manifest.
     public var tool: String
+    /// The Apple engine whose exclusion rules apply, recorded in the manifest.
+    public var engine: AppleBackupEngine
 
     public init(
         root: String, output: BackupOutput, compression: Compression = .none, level: Int? = nil,
-        patterns: [ExclusionPattern] = [], created: Date = Date(), tool: String
+        patterns: [ExclusionPattern] = [], created: Date = Date(), tool: String, engine: AppleBackupEngine = .default
     ) {
+        self.engine = engine
         self.root = root
         self.output = output
         self.compression = compression

@@ -31,7 +31,7 @@ struct BackupRun {
         let visitor = try ArchivingVisitor(
             pipe: pipe, progress: ProgressThrottle(progress), warn: warning,
             afterRead: afterRead, duringRead: duringRead, placement: placement)
-        let rules = ExclusionRules(deviceRoot: deviceRoot, patterns: request.patterns)
+        let rules = ExclusionRules(deviceRoot: deviceRoot, patterns: request.patterns, engine: request.engine)
         if inline { consumer.runInline() } else { consumer.start() }
         do {
             try TreeWalker(root: request.root, rules: rules, visitor: visitor, ignoring: ownArchive).run()

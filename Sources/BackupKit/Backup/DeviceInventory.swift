@@ -5,9 +5,13 @@ import DeviceKit
 /// their App Groups and widget settings), every App Group, and the widgets on the home screen.
 /// Any other directory gives an empty inventory (udid null).
 enum DeviceInventory {
-    static func header(root: String, deviceRoot: Bool, created: String, tool: String) throws -> Manifest.Header {
+    static func header(
+        root: String, deviceRoot: Bool, created: String, tool: String, engine: AppleBackupEngine
+    ) throws -> Manifest.Header {
         guard deviceRoot else {
-            return Manifest.Header(tool: tool, created: created, source: .init(udid: nil), apps: [], groups: [], widgets: [])
+            return Manifest.Header(
+                tool: tool, created: created, source: .init(udid: nil), apps: [], groups: [], widgets: [],
+                engine: engine)
         }
         let device = try Device.open(root)
         // Every plist a restore of this archive will read (all container metadata, Info.plists, the home
@@ -22,6 +26,6 @@ enum DeviceInventory {
         let widgets = state.homeScreen.widgets.map { Manifest.Widget(app: $0) }
         return Manifest.Header(
             tool: tool, created: created, source: .init(udid: state.identity.udid), apps: apps, groups: groups,
-            widgets: widgets)
+            widgets: widgets, engine: engine)
     }
 }

@@ -20,6 +20,9 @@ final class AttributeReader {
     private var namesLength = 0
     private var value: UnsafeMutableRawBufferPointer
     private var source = Source.none
+    /// Set for an entry under the device's `Library/Preferences`: `forEachUserAttribute` leaves out the general
+    /// exclusion attributes, as the backup agent removes them there before backing the file up. Reset by `load`.
+    var omitsGeneralExclusion = false
 
     init() {
         names = .allocate(byteCount: 4096, alignment: 1)
@@ -37,18 +40,21 @@ final class AttributeReader {
     /// Forgets the previous file (symlinks and special files carry no `user.*` attributes on Linux).
     func clear() {
         namesLength = 0
+        omitsGeneralExclusion = false
         source = .none
     }
 
     /// Lists the attributes of the open file `fd`; `path` names it in errors.
     func load(descriptor fd: Int32, path: @autoclosure () -> String) throws(SystemError) {
         source = .descriptor(fd)
+        omitsGeneralExclusion = false
         try list(path) { buffer, size in flistxattr(fd, buffer, size) }
     }
 
     /// Lists the attributes of `path` itself (a final symlink is not followed).
     func load(path: String) throws(SystemError) {
         source = .path(path)
+        omitsGeneralExclusion = false
         try list({ path }) { buffer, size in llistxattr(path, buffer, size) }
     }
 
@@ -75,8 +81,9 @@ final class AttributeReader {
         }
     }
 
-    /// The exclusion reasons the attributes carry: Apple's attribute present, `MobileBackup` = 1,
-    /// `xdg.robots.backup` = false. `path` names the file in errors.
+    /// The exclusion reasons the attributes carry, whatever the engine: Apple's three attributes present
+    /// (general, cloud-only, unencrypted-only), `MobileBackup` = 1, `xdg.robots.backup` = false.
+    /// `ExclusionRules.attributeReasons` keeps those the engine honours. `path` names the file in errors.
     func exclusionReasons(path: @autoclosure () -> String) throws(SystemError) -> ExclusionReasons {
         var reasons: ExclusionReasons = []
         var offset = 0
@@ -89,6 +96,10 @@ final class AttributeReader {
             guard length >= 21 else { continue }
             if bytes.elementsEqual(ExclusionAttributes.appleName) {
                 reasons.insert(.appleExcludeXattr)
+            } else if bytes.elementsEqual(ExclusionAttributes.cloudOnlyName) {
+                reasons.insert(.appleCloudExcludeXattr)
+            } else if bytes.elementsEqual(ExclusionAttributes.unencryptedOnlyName) {
+                reasons.insert(.appleUnencryptedExcludeXattr)
             } else if bytes.elementsEqual(ExclusionAttributes.mobileBackupName) {
                 if let value = try read(name.assumingMemoryBound(to: CChar.self), path),
                    ExclusionAttributes.mobileBackupExcludes(value) {
@@ -113,13 +124,22 @@ final class AttributeReader {
         while offset < namesLength {
             let name = UnsafePointer((names.baseAddress! + offset).assumingMemoryBound(to: CChar.self))
             offset += strlen(name) + 1
-            if strncmp(name, "user.", 5) == 0 { found.append(name) }
+            guard strncmp(name, "user.", 5) == 0 else { continue }
+            if omitsGeneralExclusion && Self.isGeneralExclusion(name) { continue }
+            found.append(name)
         }
         found.sort { strcmp($0, $1) < 0 }
         for name in found {
             // An attribute removed since the listing is simply not archived.
             if let value = try read(name, path) { try body(name, value) }
         }
+    }
+
+    private static func isGeneralExclusion(_ name: UnsafePointer<CChar>) -> Bool {
+        let bytes = UnsafeBufferPointer(
+            start: UnsafeRawPointer(name).assumingMemoryBound(to: UInt8.self), count: strlen(name))
+        return bytes.elementsEqual(ExclusionAttributes.appleName)
+            || bytes.elementsEqual(ExclusionAttributes.mobileBackupName)
     }
 
     /// The value of `name` in the reusable value buffer (valid until the next read), or nil when absent.

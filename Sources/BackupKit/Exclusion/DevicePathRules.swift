@@ -1,21 +1,25 @@
 // DevicePathRules: what iOS never backs up, as paths relative to a device root.
 import DeviceKit
 
-/// The iOS rules on a device root: app bundles, `Library/Caches` and `tmp` directly inside each app
-/// and extension data container, and the device-local state. Each rule names one exact depth, so the
-/// walker (which never descends into a skipped directory) needs no prefix matching.
+/// The iOS rules on a device root: app bundles, `Library/Caches`, `tmp` and `SystemData` directly inside every
+/// container that is not a bundle (app data, App Group, extension data: every `ContainerKind` DeviceKit lays
+/// out), the device-local state, and the one place the general exclusion attributes are ignored (the device's
+/// own `Library/Preferences`). Each rule names one exact depth, so the walker (which never descends into a
+/// skipped directory) needs no prefix matching.
 enum DevicePathRules {
     private static let containers = Array("Containers".utf8)
     private static let deviceLocal = Array(DeviceLayout.deviceLocal.utf8)
     private static let bundleClass = ContainerKind.bundle.directory.split(separator: "/").map { Array($0.utf8) }
-    private static let dataClasses = [ContainerKind.data, .plugin].map { kind in
+    /// Every class directory holding containers whose contents are backed up (all but bundles).
+    private static let dataClasses = ContainerKind.allCases.filter { $0 != .bundle }.map { kind in
         kind.directory.split(separator: "/").map { Array($0.utf8) }
     }
-    /// `["Library", "Caches"]` and `["tmp"]`, with the reason each one carries.
-    private static let neverBackedUp: [([[UInt8]], ExclusionReasons)] = DeviceLayout.neverBackedUpInDataContainers.map {
-        let parts = $0.split(separator: "/").map { Array($0.utf8) }
-        return (parts, parts == [Array("tmp".utf8)] ? .iosTmp : .iosCaches)
-    }
+    /// Inside a container: `["Library", "Caches"]`, `["tmp"]` and `["SystemData"]`, with the reason each carries.
+    private static let neverBackedUp: [([[UInt8]], ExclusionReasons)] = [
+        ("Library/Caches", .iosCaches), ("tmp", .iosTmp), ("SystemData", .iosSystemData),
+    ].map { path, reason in (path.split(separator: "/").map { Array($0.utf8) }, reason) }
+    /// `Library/Preferences` of the device root (the device's `/var/mobile/Library/Preferences`).
+    private static let devicePreferences = Array("Library/Preferences".utf8)
 
     /// The iOS reasons for `path` (relative to the device root, `/`-separated, no leading `./`).
     static func reasons(for path: UnsafeBufferPointer<UInt8>) -> ExclusionReasons {
@@ -36,6 +40,14 @@ enum DevicePathRules {
             if zip(rest, rule).allSatisfy({ $0.elementsEqual($1) }) { return reason }
         }
         return []
+    }
+
+    /// Whether `path` is the device's `Library/Preferences` or below it, where BackupAgent2 removes the general
+    /// exclusion attribute and backs the file up anyway (ios-device-layout.md §4.2, `MBFileScanner`).
+    static func ignoresGeneralAttributes(_ path: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard path.count >= devicePreferences.count, path.first == UInt8(ascii: "L") else { return false }
+        guard path.prefix(devicePreferences.count).elementsEqual(devicePreferences) else { return false }
+        return path.count == devicePreferences.count || path[devicePreferences.count] == UInt8(ascii: "/")
     }
 
     /// Whether `parts` starts with `prefix` (the class directory's components).

@@ -5,6 +5,8 @@ import DeviceKit
 public enum ExclusionAttributes {
     /// The attribute names, as C-comparable bytes.
     static let appleName = Array(BackupExclusionAttribute.apple.utf8)
+    static let cloudOnlyName = Array(BackupExclusionAttribute.cloudOnly.utf8)
+    static let unencryptedOnlyName = Array(BackupExclusionAttribute.unencryptedOnly.utf8)
     static let mobileBackupName = Array(BackupExclusionAttribute.legacyMobileBackup.utf8)
     static let xdgName = Array(BackupExclusionAttribute.xdgRobotsBackup.utf8)
 

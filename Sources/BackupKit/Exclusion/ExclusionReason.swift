@@ -3,20 +3,27 @@
 /// One reason a backup skips a path. The raw values are the identifiers printed by `exclude check`,
 /// `backup --dry-run` and recorded in the manifest's skipped totals.
 public enum ExclusionReason: String, CaseIterable, Sendable, Codable, CustomStringConvertible {
-    /// `user.com.apple.metadata:com_apple_backup_excludeItem` is present (Apple's `isExcludedFromBackup`).
+    /// `user.com.apple.metadata:com_apple_backup_excludeItem` is present (Apple's `isExcludedFromBackup`):
+    /// every engine, except under the device's own `Library/Preferences`.
     case appleExcludeXattr = "apple-exclude-xattr"
-    /// `user.com.apple.MobileBackup` is 1 (iOS before 5.1).
+    /// `user.com.apple.MobileBackup` is 1 (iOS before 5.1): as `apple-exclude-xattr`.
     case mobileBackupXattr = "ios-mobilebackup-xattr"
+    /// `user.com.apple.metadata:com_apple_cloudBackup_excludeItem` is present: the `icloud` engine only.
+    case appleCloudExcludeXattr = "apple-cloud-exclude-xattr"
+    /// `user.com.apple.metadata:com_apple_unencryptedBackup_excludeItem` is present: the `computer` engine only.
+    case appleUnencryptedExcludeXattr = "apple-unencrypted-exclude-xattr"
     /// `user.xdg.robots.backup` is `false` (freedesktop.org).
     case xdgRobotsBackup = "xdg-robots-backup"
     /// The `nodump` inode flag (`chattr +d`).
     case nodump
     /// Inside `Containers/Bundle/Application` of a device root.
     case iosAppBundle = "ios-app-bundle"
-    /// `Library/Caches` of an app or extension data container.
+    /// `Library/Caches` of a container (app data, App Group, extension data).
     case iosCaches = "ios-caches"
-    /// `tmp` of an app or extension data container.
+    /// `tmp` of a container (app data, App Group, extension data).
     case iosTmp = "ios-tmp"
+    /// `SystemData` of a container (app data, App Group, extension data).
+    case iosSystemData = "ios-systemdata"
     /// The device root's `DeviceLocal` directory.
     case deviceLocal = "device-local"
     /// A directory holding a valid `CACHEDIR.TAG`.
@@ -41,15 +48,25 @@ public struct ExclusionReasons: OptionSet, Sendable, Hashable {
 
     public static let appleExcludeXattr = ExclusionReasons(.appleExcludeXattr)
     public static let mobileBackupXattr = ExclusionReasons(.mobileBackupXattr)
+    public static let appleCloudExcludeXattr = ExclusionReasons(.appleCloudExcludeXattr)
+    public static let appleUnencryptedExcludeXattr = ExclusionReasons(.appleUnencryptedExcludeXattr)
     public static let xdgRobotsBackup = ExclusionReasons(.xdgRobotsBackup)
     public static let nodump = ExclusionReasons(.nodump)
     public static let iosAppBundle = ExclusionReasons(.iosAppBundle)
     public static let iosCaches = ExclusionReasons(.iosCaches)
     public static let iosTmp = ExclusionReasons(.iosTmp)
+    public static let iosSystemData = ExclusionReasons(.iosSystemData)
     public static let deviceLocal = ExclusionReasons(.deviceLocal)
     public static let cachedirTag = ExclusionReasons(.cachedirTag)
     public static let pattern = ExclusionReasons(.pattern)
     public static let excludedAncestor = ExclusionReasons(.excludedAncestor)
+
+    /// The attribute reasons every engine honours (outside the device's `Library/Preferences`).
+    public static let generalAttributes: ExclusionReasons = [.appleExcludeXattr, .mobileBackupXattr]
+    /// The attribute reasons only one engine honours.
+    public static let engineSpecificAttributes: ExclusionReasons = [
+        .appleCloudExcludeXattr, .appleUnencryptedExcludeXattr,
+    ]
 
     /// The reasons in their canonical order (the order of `ExclusionReason.allCases`).
     public var reasons: [ExclusionReason] {

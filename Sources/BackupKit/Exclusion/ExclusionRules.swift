@@ -10,10 +10,34 @@ public struct ExclusionRules: Sendable {
     public let deviceRoot: Bool
     /// The `--exclude` globs.
     public let patterns: [ExclusionPattern]
+    /// The engine whose attribute rules apply (the cloud-only and unencrypted-only attributes).
+    public let engine: AppleBackupEngine
 
-    public init(deviceRoot: Bool, patterns: [ExclusionPattern] = []) {
+    public init(deviceRoot: Bool, patterns: [ExclusionPattern] = [], engine: AppleBackupEngine = .default) {
         self.deviceRoot = deviceRoot
         self.patterns = patterns
+        self.engine = engine
+    }
+
+    /// Whether the general exclusion attributes are ignored at `path` (relative to the root): the device's own
+    /// `Library/Preferences` and below, on a device root, under every engine.
+    func ignoresGeneralAttributes(path: UnsafePointer<UInt8>, length: Int) -> Bool {
+        deviceRoot && DevicePathRules.ignoresGeneralAttributes(UnsafeBufferPointer(start: path, count: length))
+    }
+
+    /// `ignoresGeneralAttributes` for callers holding a `String`.
+    public func ignoresGeneralAttributes(_ relativePath: String) -> Bool {
+        let bytes = Array(relativePath.utf8)
+        return bytes.withUnsafeBufferPointer { ignoresGeneralAttributes(path: $0.baseAddress!, length: $0.count) }
+    }
+
+    /// The attribute reasons (`AttributeReader.exclusionReasons`, every engine's) this engine honours: the
+    /// engine-specific ones only for their engine, the general ones except where `ignoringGeneral`.
+    public func honoured(_ attributes: ExclusionReasons, ignoringGeneral: Bool) -> ExclusionReasons {
+        var kept = attributes.subtracting(.engineSpecificAttributes)
+        kept.formUnion(attributes.intersection(engine.engineSpecificReasons))
+        if ignoringGeneral { kept.subtract(.generalAttributes) }
+        return kept
     }
 
     /// The reasons that depend only on the path. `path` is relative to the root and NUL-terminated

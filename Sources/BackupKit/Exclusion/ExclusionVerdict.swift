@@ -18,6 +18,8 @@ public struct ExclusionVerdict: Sendable, Equatable {
     public let ancestor: Ancestor?
     /// The device root enclosing the path (or the path itself), when there is one.
     public let deviceRoot: String?
+    /// The engine whose rules were applied.
+    public let engine: AppleBackupEngine
 
     /// Whether a backup skips the path.
     public var excluded: Bool { !reasons.isEmpty }

@@ -20,8 +20,15 @@ public enum Manifest {
         public var apps: [App]
         public var groups: [String]
         public var widgets: [Widget]
+        /// The engine whose exclusion rules the backup applied. Absent in archives made before engines
+        /// existed, which read as `icloud` (`appliedEngine`); every backup writes it.
+        public var engine: AppleBackupEngine?
 
-        public init(tool: String, created: String, source: Source, apps: [App], groups: [String], widgets: [Widget]) {
+        public init(
+            tool: String, created: String, source: Source, apps: [App], groups: [String], widgets: [Widget],
+            engine: AppleBackupEngine? = nil
+        ) {
+            self.engine = engine
             self.tool = tool
             self.created = created
             self.source = source
@@ -29,6 +36,9 @@ public enum Manifest {
             self.groups = groups
             self.widgets = widgets
         }
+
+        /// The engine the backup applied: the recorded one, `icloud` for an archive that records none.
+        public var appliedEngine: AppleBackupEngine { engine ?? .default }
     }
 
     /// The device the backup came from (nil udid: not a device root).

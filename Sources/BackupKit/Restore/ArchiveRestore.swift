@@ -40,7 +40,13 @@ public enum ArchiveRestore {
         var staging: StagingDirectory?
         do {
             staging = try StagingDirectory(root: destination.descriptor, rootPath: destination.path)
+            // Flags on the target device, read under its lock before any member (passing over the staging
+            // directory): what they mark is not restored over.
+            let flagged =
+                destination.origin == .freshDevice
+                ? try TargetExclusions.scan(ContainedRoot(opening: destination.path)) : .none
             let session = try RestoreSession(reader: reader, staging: staging!, options: options)
+            session.targetExclusions = flagged
             session.warnings.staleStaging = destination.recovered
             try session.extractAll()
             try session.finish(rootDescriptor: destination.descriptor)
@@ -48,6 +54,7 @@ public enum ArchiveRestore {
             report.initialized = destination.origin != .freshDevice
             report.archiveBytes = reader.inputBytes
             report.warnings = session.warnings.messages
+            report.skipped = session.skippedPaths
             do {
                 try logEvents(report, archive: archive, root: destination.path, now: options.now)
             } catch {

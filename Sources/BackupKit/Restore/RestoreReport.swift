@@ -17,10 +17,14 @@ public struct RestoreReport: Sendable, Equatable {
     public var apps: [String] = []
     /// ROOT did not exist (or was empty) and was initialised as a new device first.
     public var initialized = false
+    /// The engine the archive was made with (`icloud` when its manifest names none); nil without a manifest.
+    public var engine: AppleBackupEngine?
     /// The UDID of the device the archive came from (from the manifest), if any.
     public var sourceUDID: String?
     /// Compressed bytes read from the archive.
     public var archiveBytes: UInt64 = 0
     public var seconds: Double = 0
     public var warnings: [String] = []
+    /// Paths of the target device flagged excluded from backup, not restored over (in path order).
+    public var skipped: [RestoreSkippedPath] = []
 }

@@ -4,6 +4,7 @@ import CSupport
 import DeviceKit
 import Glibc
 import SystemKit
+import TarKit
 
 extension RestoreSession {
     /// Completes the staged tree and moves it into ROOT. Until the moves, nothing outside the staging
@@ -16,6 +17,7 @@ extension RestoreSession {
         for kind in ContainerKind.allCases { try tree.ensureDirectory(kind.directory) }
         let homeScreen = DeviceLayout.homeScreen
         try tree.ensureDirectory(String(homeScreen[..<(homeScreen.lastIndex(of: "/") ?? homeScreen.startIndex)]))
+        try keepFlaggedTargetDirectories()
         if let header = outcome?.header { try reinstallApps(header) }
         // The kernel's check on the tree as it will be in ROOT: skeleton, reinstalled apps, DeviceLocal.
         try tree.checkSymlinkChains(deviceLocal: RestoreSession.deviceLocal)
@@ -65,6 +67,33 @@ extension RestoreSession {
             try device.placeWidgets(apps: header.widgets.map(\.app), installed: installed)
         } catch {
             throw RestoreError.aborted("cannot place the restored widgets: \(archiveNamed(error))")
+        }
+    }
+
+    /// The target's flagged directories survive the exchange of top-level entries: each one whose top-level
+    /// entry is staged is made in the staged tree (empty: its members were skipped) with the target's flag.
+    private func keepFlaggedTargetDirectories() throws {
+        guard !targetExclusions.flagged.isEmpty else { return }
+        let staged = try staging.containedRoot()
+        for flag in targetExclusions.flagged {
+            let top = String(decoding: flag.path.split(separator: 0x2F, maxSplits: 1)[0], as: UTF8.self)
+            guard try staged.status(top) != nil else { continue }  // not exchanged: the target's stays as it is
+            let path: MemberPath
+            do {
+                path = try MemberPath(flag.path)
+            } catch {
+                throw RestoreError.aborted("the device's flagged path '\(flag.text)': \(error)")
+            }
+            do {
+                try tree.ensureDirectory(flag.text)
+            } catch {
+                throw RestoreError.aborted(
+                    "cannot keep the device's '\(flag.text)' (excluded from backup on this device): "
+                        + archiveNamed(error))
+            }
+            let fd = try tree.openDirectory(path)
+            try StagingTree.setXattrs(try targetExclusions.attributes(of: flag), on: fd.rawValue, path: flag.text)
+            try fd.close()
         }
     }
 

@@ -26,6 +26,9 @@ final class RestoreSession {
     var report = RestoreReport()
     var warnings = RestoreWarnings()
     private(set) var outcome: ManifestCheck.Outcome?
+    /// The target device's flagged paths (`TargetExclusions`), and the members skipped below each.
+    var targetExclusions = TargetExclusions.none
+    private(set) var skippedByTarget: [UInt64] = []
     private var manifestSeen = false
     private let started = RestoreSession.monotonicSeconds()
 
@@ -123,6 +126,7 @@ final class RestoreSession {
             report.verified = true
             report.metadataVerified = outcome.checkedMembers
             report.sourceUDID = outcome.header.source.udid
+            report.engine = outcome.header.appliedEngine
         } else {
             warnings.noManifest = true
         }
@@ -135,6 +139,7 @@ final class RestoreSession {
         }
         if path.isRoot { return }  // ROOT keeps its own metadata
         let deviceLocal = path.top.elementsEqual(RestoreSession.deviceLocal)
+        if !targetExclusions.flagged.isEmpty, try skipFlaggedOnTarget(member, path) { return }
         switch member.kind {
         case .regular:
             observed.files += 1
@@ -196,6 +201,44 @@ final class RestoreSession {
         if let owner = try owner(member) { try tree.changeOwner(path, uid: owner.uid, gid: owner.gid) }
         if let mtime = mtime(member) { try tree.setModificationTime(path, mtime) }
         report.symlinks += 1
+    }
+
+    /// Skips `member` when it lies at or below a path the target device flags excluded from backup (or is a hard
+    /// link to a file skipped so): checked by `MemberRules` as any member, a file hashed for the manifest, nothing created.
+    private func skipFlaggedOnTarget(_ member: ArchiveReader.Member, _ path: MemberPath) throws -> Bool {
+        var index = targetExclusions.covering(path.bytes)
+        if index == nil, member.kind == .hardLink, let target = member.linkBytes {
+            index = targetExclusions.covering(target)
+        }
+        guard let index else { return false }
+        switch member.kind {
+        case .regular:
+            observed.files += 1
+            observed.bytes &+= UInt64(max(0, member.size))
+            try hashOnly(member, path)
+        case .directory:
+            observed.directories += 1
+        case .symlink:
+            observed.symlinks += 1  // its target was checked by MemberRules
+        case .hardLink:
+            observed.hardlinks += 1
+            guard member.size == 0, try reader.readBlock() == nil else {
+                throw RestoreError.refusedMember(member.path, reason: "a hard link carrying data")
+            }
+        case .characterDevice, .blockDevice, .fifo, .socket, .unknown:
+            return false  // refused as anywhere else
+        }
+        if skippedByTarget.isEmpty { skippedByTarget = Array(repeating: 0, count: targetExclusions.flagged.count) }
+        skippedByTarget[index] += 1
+        return true
+    }
+
+    /// What the target's flags kept from being restored, for the report.
+    var skippedPaths: [RestoreSkippedPath] {
+        targetExclusions.flagged.enumerated().compactMap { index, flag in
+            let entries = index < skippedByTarget.count ? skippedByTarget[index] : 0
+            return entries == 0 ? nil : RestoreSkippedPath(path: flag.text, reason: flag.reason, entries: entries)
+        }
     }
 
     // MARK: - Manifest

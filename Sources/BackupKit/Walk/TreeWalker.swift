@@ -157,12 +157,22 @@ final class TreeWalker<Visitor: TreeVisitor> {
     private func ownReasons(fd: Int32, status: FileStatus, pathReasons: ExclusionReasons) throws -> ExclusionReasons {
         do {
             try attributes.load(descriptor: fd, path: self.display)
-            let fromAttributes = try attributes.exclusionReasons(path: self.display)
+            let fromAttributes = try honouredAttributeReasons()
             return ExclusionRules.combine(
                 status: status, attributes: fromAttributes, cacheDirectoryTag: false, pathReasons: pathReasons)
         } catch {
             throw BackupError.unreadable(path: display, error)
         }
+    }
+
+    /// The loaded attributes' reasons that the engine honours at this path. Under the device's
+    /// `Library/Preferences` the general ones are ignored and left out of the archived entry.
+    private func honouredAttributeReasons() throws(SystemError) -> ExclusionReasons {
+        let all = try attributes.exclusionReasons(path: self.display)
+        guard !all.isEmpty else { return all }
+        let ignoring = rules.ignoresGeneralAttributes(path: path.base, length: path.length)
+        if ignoring && !all.isDisjoint(with: .generalAttributes) { attributes.omitsGeneralExclusion = true }
+        return rules.honoured(all, ignoringGeneral: ignoring)
     }
 
     /// A file or directory that cannot be opened is fine when it is excluded anyway (its attributes
@@ -174,7 +184,7 @@ final class TreeWalker<Visitor: TreeVisitor> {
         guard code != ENOENT else { throw BackupError.unreadable(path: display, failure) }
         var fromAttributes: ExclusionReasons = []
         if (try? attributes.load(path: display)) != nil {
-            fromAttributes = (try? attributes.exclusionReasons(path: self.display)) ?? []
+            fromAttributes = (try? honouredAttributeReasons()) ?? []
         }
         let reasons = ExclusionRules.combine(
             status: status, attributes: fromAttributes, cacheDirectoryTag: false, pathReasons: pathReasons)

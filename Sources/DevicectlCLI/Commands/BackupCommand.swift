@@ -15,13 +15,18 @@ enum BackupCommand: Command {
             OptionSpec(
                 ["--exclude"], .value("GLOB"), repeatable: true,
                 help: "Skip paths (relative to ROOT) matching GLOB (below)."),
+            engineOption,
             OptionSpec(["--dry-run"], help: "Write nothing; list what would be skipped and why."),
             jsonOption,
         ] + progressOptions,
         discussion: """
             Skipped: Apple's exclusion xattr, user.com.apple.MobileBackup=1, user.xdg.robots.backup=false,
             the nodump flag (chattr +d), directories with a valid CACHEDIR.TAG, --exclude matches, and on a
-            device root the app bundles, Library/Caches and tmp of data containers, and DeviceLocal.
+            device root the app bundles, Library/Caches, tmp and SystemData of every container, and DeviceLocal.
+            --engine picks Apple's rules (recorded in the manifest): every engine honours the exclusion xattr
+            (except under ROOT/Library/Preferences, backed up anyway); icloud also honours
+            com_apple_cloudBackup_excludeItem, computer (unencrypted) com_apple_unencryptedBackup_excludeItem;
+            computer-encrypted and quick-start neither.
             GLOB: without '/' it matches a name at any depth ('*.log', 'build'); with '/' it is anchored at ROOT
             ('Containers/Data'; a leading '/' or './' anchors too: '/build' is only ROOT's build). '*' and '?'
             never match '/'; '**' as a whole component matches any number of them ('**/tmp', 'a/**/b';
@@ -36,8 +41,21 @@ enum BackupCommand: Command {
             """
     )
 
+    /// `--engine icloud|computer|computer-encrypted|quick-start` (backup and `exclude check`).
+    static let engineOption = OptionSpec(
+        ["--engine"], .value(AppleBackupEngine.names),
+        help: "Apple's backup engine whose exclusion rules apply (default: icloud).")
+
+    /// The `--engine` given, or nil.
+    static func engine(_ arguments: ParsedArguments) throws(UsageError) -> AppleBackupEngine? {
+        try arguments.value("--engine", as: AppleBackupEngine.allCases.map(\.rawValue).joined(separator: ", ")) {
+            AppleBackupEngine(rawValue: $0)
+        }
+    }
+
     static func run(_ arguments: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let root = arguments.positional(0)!
+        let engine = try engine(arguments) ?? .default
         let patterns = try arguments.all("--exclude").map { glob throws(UsageError) -> ExclusionPattern in
             guard !glob.isEmpty else { throw UsageError("--exclude needs a non-empty GLOB", command: spec.name) }
             do {
@@ -58,14 +76,16 @@ enum BackupCommand: Command {
             context.console.warn(DeviceError.identityMissing(root).description + "; this backup applies no iOS rules")
         }
         if arguments.flag("--dry-run") {
-            return try dryRun(root: root, patterns: patterns, arguments, context)
+            return try dryRun(
+                root: root, patterns: patterns, engine: engine, archive: archive, compression: compression, arguments,
+                context)
         }
         guard let archive else {
             throw UsageError("missing -o ARCHIVE (use -o - for standard output)", command: spec.name)
         }
         let request = BackupRequest(
             root: root, output: archive == "-" ? .standardOutput : .file(archive), compression: compression,
-            level: level, patterns: patterns, created: created, tool: "devicectl \(Devicectl.version)")
+            level: level, patterns: patterns, created: created, tool: "devicectl \(Devicectl.version)", engine: engine)
 
         let bar = ProgressBar(
             console: context.console, enabled: context.showsProgress(arguments), label: "backing up",
@@ -94,6 +114,7 @@ enum BackupCommand: Command {
                     details: [
                         "archive": archive == "-" ? "stdout" : archive, "files": String(summary.files),
                         "bytes": String(summary.bytes), "archiveBytes": String(summary.archiveBytes),
+                        "engine": engine.rawValue,
                     ]))
             } catch {
                 context.console.warn(
@@ -101,9 +122,11 @@ enum BackupCommand: Command {
             }
         }
         if json {
-            context.console.json(jsonObject(summary, root: root, archive: archive, compression: compression))
+            var result = Result(summary, root: root, archive: archive, compression: compression)
+            result.engine = engine.rawValue
+            context.console.result(result)
         } else {
-            printSummary(summary, root: root, archive: archive, context.console)
+            printSummary(summary, root: root, archive: archive, engine: engine, context.console)
         }
         return 0
     }
@@ -134,19 +157,21 @@ enum BackupCommand: Command {
     // MARK: - Dry run
 
     private static func dryRun(
-        root: String, patterns: [ExclusionPattern], _ arguments: ParsedArguments, _ context: CommandContext
+        root: String, patterns: [ExclusionPattern], engine: AppleBackupEngine, archive: String?,
+        compression: Compression, _ arguments: ParsedArguments, _ context: CommandContext
     ) throws -> Int32 {
         let json = arguments.flag("--json")
-        var listed: [[String: Any]] = []
+        var listed: [DryRunResult.ExcludedPath] = []
         let summary = try BackupEngine.dryRun(
-            root: root, patterns: patterns,
+            root: root, patterns: patterns, engine: engine,
             excluded: { item in
                 // The pattern reason names the --exclude that matched (the first one given, when several do).
                 let pattern = item.reasons.contains(.pattern) ? patterns.first { $0.matches(item.path) } : nil
                 if json {
-                    var entry: [String: Any] = ["path": item.path, "reasons": item.reasons.map(\.rawValue)]
-                    if let pattern { entry["pattern"] = pattern.text }
-                    listed.append(entry)
+                    listed.append(
+                        DryRunResult.ExcludedPath(
+                            path: item.path, directory: item.kind == .directory,
+                            reasons: item.reasons.map(\.rawValue), pattern: pattern?.text))
                 } else {
                     // Escaped as `list` shows names: a name holding a newline or an escape sequence stays one line.
                     let shown = ArchiveFormat.name(item.kind == .directory ? item.path + "/" : item.path)
@@ -159,18 +184,15 @@ enum BackupCommand: Command {
             },
             warning: { context.console.warn($0) })
         if json {
-            var object: [String: Any] = [
-                "excluded": listed, "files": summary.files, "bytes": summary.bytes,
-                "directories": summary.directories, "symlinks": summary.symlinks, "hardlinks": summary.hardlinks,
-                "deviceRoot": summary.deviceRoot,
-            ]
-            object["skipped"] = excludedObject(summary.excluded)
-            object["excludedDirectories"] = summary.excludedDirectories
-            context.console.json(object)
+            context.console.result(
+                DryRunResult(
+                    root: root, archive: archive, compression: compression.rawValue, deviceRoot: summary.deviceRoot,
+                    engine: engine.rawValue, counts: JSONCounts(summary), excluded: JSONExcluded(summary),
+                    excludedPaths: listed))
         } else {
             let console = context.console
             console.err(
-                "devicectl: dry run of \(root): would back up \(counted(summary.files, "file")) "
+                "devicectl: dry run of \(root) (engine \(engine)): would back up \(counted(summary.files, "file")) "
                     + "(\(ProgressBar.bytes(summary.bytes))), \(counted(summary.directories, "directory")), "
                     + "\(counted(summary.symlinks, "symlink")), \(counted(summary.hardlinks, "hard link"))")
             console.err("  " + excludedLine(summary))
@@ -180,9 +202,15 @@ enum BackupCommand: Command {
 
     // MARK: - Output
 
-    private static func printSummary(_ summary: BackupSummary, root: String, archive: String, _ console: Console) {
+    private static func printSummary(
+        _ summary: BackupSummary, root: String, archive: String, engine: AppleBackupEngine, _ console: Console
+    ) {
         let target = archive == "-" ? "standard output" : archive
-        console.err("devicectl: backed up \(root) to \(target)\(summary.deviceRoot ? " (device root: iOS rules applied)" : "")")
+        // The engine is named on a device root, and on any tree when not the default.
+        let rules =
+            summary.deviceRoot
+            ? " (device root: iOS rules applied, engine \(engine))" : engine == .default ? "" : " (engine \(engine))"
+        console.err("devicectl: backed up \(root) to \(target)\(rules)")
         console.err(
             "  stored   \(counted(summary.files, "file")) (\(ProgressBar.bytes(summary.bytes))), "
                 + "\(counted(summary.directories, "directory")), \(counted(summary.symlinks, "symlink")), "
@@ -225,26 +253,6 @@ enum BackupCommand: Command {
     static func counted(_ value: UInt64, _ noun: String) -> String {
         let plural = noun.hasSuffix("y") ? noun.dropLast() + "ies" : noun + "s"
         return "\(ProgressBar.count(value)) " + (value == 1 ? noun : plural)
-    }
-
-    private static func excludedObject(_ excluded: Manifest.Excluded) -> [String: Any] {
-        [
-            "files": excluded.files, "bytes": excluded.bytes,
-            "byReason": excluded.byReason.mapValues { ["files": $0.files, "bytes": $0.bytes] },
-        ]
-    }
-
-    private static func jsonObject(_ summary: BackupSummary, root: String, archive: String, compression: Compression) -> [String: Any] {
-        [
-            "root": root, "archive": archive, "compression": compression.rawValue,
-            "files": summary.files, "bytes": summary.bytes, "directories": summary.directories,
-            "symlinks": summary.symlinks, "hardlinks": summary.hardlinks, "archiveBytes": summary.archiveBytes,
-            "excluded": excludedObject(summary.excluded), "seconds": summary.seconds,
-            "bytesPerSecond": summary.seconds > 0 ? Double(summary.bytes) / summary.seconds : 0,
-            "archiveBytesPerSecond": summary.seconds > 0 ? Double(summary.archiveBytes) / summary.seconds : 0,
-            "excludedDirectories": summary.excludedDirectories,
-            "warnings": summary.warnings, "deviceRoot": summary.deviceRoot,
-        ]
     }
 }
 

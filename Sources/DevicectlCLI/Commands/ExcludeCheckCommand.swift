@@ -9,38 +9,50 @@ extension ExcludeCommand {
     enum Check: Command {
         static let spec = CommandSpec(
             name: "exclude check", summary: "Tell whether a backup would skip each path, with every reason.",
-            positionals: [paths], options: [jsonOption],
+            positionals: [paths], options: [BackupCommand.engineOption, jsonOption],
             discussion: """
-                Reasons: apple-exclude-xattr, ios-mobilebackup-xattr, xdg-robots-backup, nodump, ios-app-bundle,
-                ios-caches, ios-tmp, device-local, cachedir-tag, and excluded-ancestor (a parent directory is
-                skipped, so a backup never reaches the path). iOS rules apply inside a device root.
+                Reasons: apple-exclude-xattr, ios-mobilebackup-xattr, apple-cloud-exclude-xattr (icloud only),
+                apple-unencrypted-exclude-xattr (computer only), xdg-robots-backup, nodump, ios-app-bundle,
+                ios-caches, ios-tmp, ios-systemdata, device-local, cachedir-tag, and excluded-ancestor (a parent
+                directory is skipped, so a backup never reaches the path). iOS rules apply inside a device root.
+                Without --engine each path is judged under every engine (one answer when they agree); the JSON's
+                top-level answer is then the default engine's (icloud) and "engines" holds each.
                 Exit status 0 whatever the answer; 1 when a path does not exist.
                 """)
 
         static func run(_ arguments: ParsedArguments, _ context: CommandContext) throws -> Int32 {
-            var verdicts: [ExclusionVerdict] = []
-            var failed = false
+            let engine = try BackupCommand.engine(arguments)
+            let engines = engine.map { [$0] } ?? AppleBackupEngine.allCases
+            var verdicts: [[ExclusionVerdict]] = []
+            var errors: [JSONMessage] = []
             var warned: Set<String> = []
             for path in arguments.positionals {
                 do {
                     if path.isEmpty { throw SystemError("stat", path: "''", code: ENOENT) }
-                    let verdict = try ExclusionCheck.check(path)
+                    let perEngine = try engines.map { try ExcludeCommand.check(path, context, engine: $0) }
+                    let verdict = perEngine[0]
                     if verdict.deviceRoot == nil, let root = identitylessDevice(above: verdict.absolutePath),
                         warned.insert(root).inserted
                     {
                         context.console.warn(DeviceError.identityMissing(root).description + "; no iOS rules apply")
                     }
-                    verdicts.append(verdict)
-                    if !arguments.flag("--json") { context.console.out(text(verdict)) }
+                    verdicts.append(perEngine)
+                    if !arguments.flag("--json") { context.console.out(text(perEngine)) }
                 } catch {
-                    failed = true
-                    context.console.err("devicectl: \(message(for: error, path: path))")
+                    let text = message(for: error, path: path)
+                    errors.append(JSONMessage(path: path, text))
+                    if !arguments.flag("--json") { context.console.err("devicectl: \(text)") }
                 }
             }
             if arguments.flag("--json") {
-                context.console.json(["paths": verdicts.map(json)])
+                context.console.result(
+                    Result(paths: verdicts.map { Verdict($0, engineGiven: engine != nil) }, errors: errors))
+                if !errors.isEmpty {
+                    let count = errors.count == 1 ? "1 path" : "\(errors.count) paths"
+                    context.console.failure("\(count) could not be checked (see errors)", exitStatus: 1)
+                }
             }
-            return failed ? 1 : 0
+            return errors.isEmpty ? 0 : 1
         }
 
         /// The nearest directory at or above `absolutePath` laid out like a device but without its identity.
@@ -53,29 +65,38 @@ extension ExcludeCommand {
             return nil
         }
 
-        /// `PATH: excluded (nodump, ios-caches)`, `PATH: excluded (excluded-ancestor: /x [ios-caches])`,
-        /// `PATH: included`.
-        static func text(_ verdict: ExclusionVerdict) -> String {
-            guard verdict.excluded else { return "\(verdict.path): included" }
-            let reasons = verdict.reasons.map { reason -> String in
-                guard reason == .excludedAncestor, let ancestor = verdict.ancestor else { return reason.rawValue }
-                return "excluded-ancestor: \(ancestor.path) [\(ancestor.reasons.map(\.rawValue).joined(separator: ", "))]"
+        /// One path's answer under one or more engines. Engines that agree share one answer: `PATH: excluded
+        /// (nodump, ios-caches)`, `PATH: excluded (excluded-ancestor: /x [ios-caches])`, `PATH: included`; engines
+        /// that differ are named: `PATH: excluded from icloud (apple-cloud-exclude-xattr); included in computer,
+        /// computer-encrypted, quick-start`.
+        static func text(_ verdicts: [ExclusionVerdict]) -> String {
+            let path = verdicts[0].path
+            var groups: [(answer: String, engines: [AppleBackupEngine])] = []
+            for verdict in verdicts {
+                let answer = self.answer(verdict)
+                if let index = groups.firstIndex(where: { $0.answer == answer }) {
+                    groups[index].engines.append(verdict.engine)
+                } else {
+                    groups.append((answer, [verdict.engine]))
+                }
             }
-            return "\(verdict.path): excluded (\(reasons.joined(separator: ", ")))"
+            if groups.count == 1 {
+                return "\(path): " + (groups[0].answer.isEmpty ? "included" : "excluded (\(groups[0].answer))")
+            }
+            let parts = groups.map { group in
+                let names = group.engines.map(\.rawValue).joined(separator: ", ")
+                return group.answer.isEmpty ? "included in \(names)" : "excluded from \(names) (\(group.answer))"
+            }
+            return "\(path): " + parts.joined(separator: "; ")
         }
 
-        static func json(_ verdict: ExclusionVerdict) -> [String: Any] {
-            var object: [String: Any] = [
-                "path": verdict.path, "absolutePath": verdict.absolutePath, "excluded": verdict.excluded,
-                "reasons": verdict.reasons.map(\.rawValue),
-                "deviceRoot": verdict.deviceRoot as Any? ?? NSNull(),
-            ]
-            if let ancestor = verdict.ancestor {
-                object["ancestor"] = ["path": ancestor.path, "reasons": ancestor.reasons.map(\.rawValue)]
-            } else {
-                object["ancestor"] = NSNull()
-            }
-            return object
+        /// The reasons as text (empty: included).
+        private static func answer(_ verdict: ExclusionVerdict) -> String {
+            verdict.reasons.map { reason -> String in
+                guard reason == .excludedAncestor, let ancestor = verdict.ancestor else { return reason.rawValue }
+                let reasons = ancestor.reasons.map(\.rawValue).joined(separator: ", ")
+                return "excluded-ancestor: \(ancestor.path) [\(reasons)]"
+            }.joined(separator: ", ")
         }
     }
 }

@@ -28,11 +28,34 @@ enum ExcludeCommand {
         return failed ? 1 : 0
     }
 
+    /// The file the user named by `path`, opened by its bytes (a name need not be UTF-8) without following a
+    /// final symlink (`FileDescriptor.locateOnly`); `path` (tar-escaped when not UTF-8) names it in errors.
+    static func open(_ path: String, _ context: CommandContext) throws -> FileDescriptor {
+        let fd = try (context.bytes(of: path) + [0]).withUnsafeBufferPointer { buffer throws(SystemError) in
+            try SystemError.check("open", path: path) {
+                buffer.withMemoryRebound(to: CChar.self) {
+                    Glibc.open($0.baseAddress!, FileDescriptor.locateOnly | O_CLOEXEC)
+                }
+            }
+        }
+        return FileDescriptor(rawValue: fd, path: path)
+    }
+
+    /// `exclude check`'s verdict on `path`, examined by its bytes; shown as `list` shows names.
+    static func check(
+        _ path: String, _ context: CommandContext, engine: AppleBackupEngine = .default
+    ) throws -> ExclusionVerdict {
+        try ExclusionCheck.check(bytes: context.bytes(of: path), display: ArchiveFormat.name(bytes:), engine: engine)
+    }
+
     /// A user-facing message: missing paths and symlinks said plainly, the rest as the error says.
     static func message(for error: Error, path: String) -> String {
         if let error = error as? SystemError {
             switch error.code {
             case ENOENT: return "\(path): no such file or directory"
+            case EILSEQ:
+                return "\(path): a directory above the file has a name that is not UTF-8; "
+                    + "run the command from inside that directory (cd there) and name the file from it"
             case EPERM where (try? FileStatus.of(path).kind) == .symlink:
                 return "\(path): is a symbolic link; Linux allows no user extended attributes on symlinks"
             default: break
@@ -45,16 +68,32 @@ enum ExcludeCommand {
         static let spec = CommandSpec(
             name: "exclude add", summary: "Mark paths excluded from backup (Apple's exclusion xattr).",
             positionals: [paths],
+            options: [
+                OptionSpec(["--cloud-only"], help: "Exclude from iCloud backups only (engine icloud)."),
+                OptionSpec(
+                    ["--unencrypted-only"], help: "Exclude from unencrypted computer backups only (engine computer)."),
+            ],
             discussion: """
                 Sets user.com.apple.metadata:com_apple_backup_excludeItem to the bytes Apple writes (a binary
-                plist holding the string com.apple.backupd). Every path is tried; exit 1 if any failed.
+                plist holding the string com.apple.backupd): excluded from every engine (iCloud, computer,
+                Quick Start), except in ROOT/Library/Preferences, which the backup agent backs up anyway.
+                --cloud-only sets com_apple_cloudBackup_excludeItem instead, --unencrypted-only
+                com_apple_unencryptedBackup_excludeItem (iOS 12+ private keys; same bytes, presence counts).
+                Every path is tried; exit 1 if any failed.
                 Example: devicectl exclude add /tmp/phone/Containers/Shared/AppGroup/*/big.cache
                 """)
 
         static func run(_ arguments: ParsedArguments, _ context: CommandContext) throws -> Int32 {
-            each(arguments, context, done: "excluded from backup") { path in
-                _ = try FileStatus.of(path)
-                try BackupExclusion.add(path)
+            let cloud = arguments.flag("--cloud-only")
+            let unencrypted = arguments.flag("--unencrypted-only")
+            if cloud && unencrypted {
+                throw UsageError(
+                    "--cloud-only and --unencrypted-only are different flags; set them with two commands",
+                    command: spec.name)
+            }
+            let scope: BackupExclusionScope = cloud ? .cloudOnly : unencrypted ? .unencryptedOnly : .all
+            return each(arguments, context, done: scope.outcome) { path in
+                try BackupExclusion.add(try ExcludeCommand.open(path, context), scope: scope)
             }
         }
     }
@@ -64,8 +103,9 @@ enum ExcludeCommand {
             name: "exclude remove", summary: "Clear the exclusion xattr from paths.",
             positionals: [paths],
             discussion: """
-                Clears Apple's flag and the legacy iOS (com.apple.MobileBackup) and xdg (user.xdg.robots.backup)
-                flags. Every path is tried; exit 1 if any failed.
+                Clears Apple's flags (general, cloud-only, unencrypted-only) and the legacy iOS
+                (com.apple.MobileBackup) and xdg (user.xdg.robots.backup) flags. Every path is tried; exit 1 if any
+                failed.
                 Example: devicectl exclude remove /tmp/phone/Documents/keep.db
                 """)
 
@@ -74,8 +114,8 @@ enum ExcludeCommand {
             for path in arguments.positionals {
                 do {
                     if path.isEmpty { throw SystemError("stat", path: "''", code: ENOENT) }
-                    let cleared = try BackupExclusion.remove(path)
-                    let verdict = try ExclusionCheck.check(path)
+                    let cleared = try BackupExclusion.remove(try ExcludeCommand.open(path, context))
+                    let verdict = try ExcludeCommand.check(path, context)
                     context.console.out(outcome(path, cleared: !cleared.isEmpty, still: verdict))
                 } catch {
                     failed = true
@@ -110,6 +150,7 @@ enum ExcludeCommand {
             case .nodump: "nodump: the file's nodump attribute is set; clear it with chattr -d"
             case .iosCaches: "ios-caches: iOS never backs up an app's Library/Caches"
             case .iosTmp: "ios-tmp: iOS never backs up an app's tmp"
+            case .iosSystemData: "ios-systemdata: iOS never backs up a container's SystemData"
             case .iosAppBundle: "ios-app-bundle: app bundles are reinstalled, never backed up"
             case .deviceLocal: "device-local: the device's own state is never backed up"
             case .cachedirTag: "cachedir-tag: a CACHEDIR.TAG marks the directory as a cache"

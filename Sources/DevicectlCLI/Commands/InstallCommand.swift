@@ -124,7 +124,7 @@ enum InstallCommand: Command {
             return try InstallReport.install(options.installation, on: device)
         }
         if options.json {
-            context.console.json(report.json)
+            context.console.result(Result(report))
         } else {
             for line in report.lines { context.console.out(line) }
         }

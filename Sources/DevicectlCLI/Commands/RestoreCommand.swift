@@ -15,9 +15,11 @@ enum RestoreCommand: Command {
         discussion: """
             ROOT must be a device made by 'devicectl init' with no apps and no user data, an empty directory, or a
             path that does not exist (then it is initialised as a new device). The device keeps its own identity:
-            DeviceLocal/ members in the archive are skipped. Every member is created inside a staging directory in
-            ROOT through openat2(RESOLVE_BENEATH), every file is checked against the manifest's SHA-256, the
-            manifest's apps are reinstalled, and only then is the tree moved into place. Any failure (a hostile or
+            DeviceLocal/ members in the archive are skipped, and so is everything at or below a path this device
+            flags excluded from backup (Apple's xattr or com.apple.MobileBackup; not in ROOT/Library/Preferences):
+            the device keeps its own directory there, and the summary and --json "skipped" name it.
+            Every member is created inside a staging directory in ROOT through openat2(RESOLVE_BENEATH), every
+            file is checked against the manifest's SHA-256, the manifest's apps are reinstalled, and only then is the tree moved into place. Any failure (a hostile or
             damaged archive, a mismatch, no space, SIGINT/SIGTERM) leaves ROOT exactly as it was.
             Plain tars from GNU tar or bsdtar (any compression) restore with a warning that nothing was verified.
             Example: devicectl restore /tmp/phone.tar.zst /tmp/new-phone
@@ -57,20 +59,11 @@ enum RestoreCommand: Command {
         }
         for warning in report.warnings { context.console.warn(warning) }
         if arguments.flag("--json") {
-            context.console.json(json(report, root: root))
+            context.console.result(Result(report, archive: archive, root: root))
+        } else {
+            context.console.err(summary(report, archive: archive, root: root))
         }
-        context.console.err(summary(report, archive: archive, root: root))
         return 0
-    }
-
-    static func json(_ report: RestoreReport, root: String) -> [String: Any] {
-        [
-            "root": root, "files": report.files, "bytes": report.bytes,
-            "directories": report.directories, "symlinks": report.symlinks, "hardlinks": report.hardlinks,
-            "verified": report.verified, "metadataVerified": report.metadataVerified, "apps": report.apps,
-            "initialized": report.initialized, "sourceUDID": report.sourceUDID ?? NSNull(),
-            "archiveBytes": report.archiveBytes, "seconds": report.seconds, "warnings": report.warnings,
-        ]
     }
 
     static func summary(_ report: RestoreReport, archive: String, root: String) -> String {
@@ -89,6 +82,12 @@ enum RestoreCommand: Command {
             lines.append("  not verified: the archive has no manifest")
         }
         if !report.apps.isEmpty { lines.append("  reinstalled apps: " + report.apps.joined(separator: ", ")) }
+        for skipped in report.skipped {
+            lines.append(
+                "  skipped \(ArchiveFormat.name(skipped.path)): this device marks it excluded from backup "
+                    + "(\(skipped.reason)); kept as it was, "
+                    + "\(BackupCommand.counted(skipped.entries, "archive entry")) not restored")
+        }
         return lines.joined(separator: "\n")
     }
 }
