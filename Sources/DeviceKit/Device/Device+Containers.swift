@@ -16,7 +16,7 @@ extension Device {
             guard try directory.status(relative)?.kind == .directory,
                 let metadata = try PropertyListFile.readDictionary(metadataPath, in: directory)
             else { continue }
-            let identifier = try Container.identifier(metadata: metadata, path: path(metadataPath), uuid: name)
+            let identifier = try Container.identifier(metadata: metadata, path: path(metadataPath))
             result.append(Container(kind: kind, identifier: identifier, uuid: name, path: path(relative)))
         }
         return result

@@ -39,10 +39,7 @@ public enum DevicePlist: Sendable, Equatable {
         }
         switch self {
         case .homeScreen: _ = try HomeScreen(plist: dictionary, path: path)
-        case .containerMetadata:
-            let components = path.split(separator: "/")
-            let uuid = components.count >= 2 ? String(components[components.count - 2]) : nil
-            _ = try Container.identifier(metadata: dictionary, path: path, uuid: uuid)
+        case .containerMetadata: _ = try Container.identifier(metadata: dictionary, path: path)
         }
     }
 }

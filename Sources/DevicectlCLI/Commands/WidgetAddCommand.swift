@@ -31,11 +31,11 @@ enum WidgetAddCommand: Command {
     struct Options: Equatable {
         var root: String
         var app: String
-        var kind: String?
-        var size: String
-        var page: Int?
-        var stackWith: String?
-        var json: Bool
+        var kind: String? = nil
+        var size = "medium"
+        var page: Int? = nil
+        var stackWith: String? = nil
+        var json = false
     }
 
     static func options(_ arguments: ParsedArguments) throws(UsageError) -> Options {
