@@ -69,9 +69,13 @@ extension Device {
         return try install(request, using: &index)
     }
 
-    /// `install`, finding and creating containers through `index` (for installing many apps in a row).
+    /// `install`, finding and creating containers through `index` (for installing many apps in a row). A
+    /// restore's reinstall passes `placesIcon: false`: the restored home screen already has the icons (and
+    /// reading and writing it once per app would cost N² for N apps).
     @discardableResult
-    public func install(_ request: AppInstallation, using index: inout ContainerIndex) throws -> InstalledApp {
+    public func install(
+        _ request: AppInstallation, using index: inout ContainerIndex, placesIcon: Bool = true
+    ) throws -> InstalledApp {
         try request.validate()
         var request = request
         if request.groups.isEmpty && request.widget != nil { request.groups = ["group.\(request.bundleId)"] }
@@ -82,7 +86,8 @@ extension Device {
             let name = String(decoding: name, as: UTF8.self)
             if name.hasSuffix(".app") { try directory.removeTree("\(bundle.relativePath)/\(name)") }
         }
-        for (file, plist) in try InstalledApp.bundleFiles(for: request) {
+        let files = try InstalledApp.bundleFiles(for: request)
+        for (file, plist) in files {
             try PropertyListFile.write(plist, to: "\(app)/\(file)", in: directory)
         }
         let data = try index.ensure(.data, identifier: request.bundleId)
@@ -91,8 +96,17 @@ extension Device {
             try index.ensure(
                 .plugin, identifier: request.bundleId + DeviceValue.widgetExtensionSuffix, parent: request.bundleId)
         }
-        if !existed { try addAppIcon(request.bundleId) }
-        return try readApp(bundle: bundle, data: data)
+        if !existed && placesIcon { try addAppIcon(request.bundleId) }
+        // The app as just written (read back from memory: a restore installs many apps in a row).
+        func plist(_ name: String) -> [String: Any]? { files.first { $0.0 == name }?.1 as? [String: Any] }
+        let appex = "\(InstalledApp.File.plugIns)/\(WidgetExtension.nudgeDirectory)/\(InstalledApp.File.info)"
+        let written = InstalledApp.BundleFiles(
+            info: plist(InstalledApp.File.info) ?? [:], infoPath: path("\(app)/\(InstalledApp.File.info)"),
+            entitlements: plist(InstalledApp.File.entitlements),
+            entitlementsPath: path("\(app)/\(InstalledApp.File.entitlements)"),
+            nudge: plist(InstalledApp.File.nudge), nudgePath: path("\(app)/\(InstalledApp.File.nudge)"),
+            extensions: plist(appex).map { [($0, path("\(app)/\(appex)"))] } ?? [])
+        return try InstalledApp(files: written, appPath: app, bundle: bundle, data: data)
     }
 
     /// Removes an app: its bundle, data and widget-extension containers, each App Group container no other

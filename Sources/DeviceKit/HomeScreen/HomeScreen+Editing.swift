@@ -59,6 +59,15 @@ extension HomeScreen {
                 .dictionary(HomeScreen.widgetIcon(element: element, size: placement.size, displayId: UUID().uuidString)))
             pages[page - 1] = .array(entries)
             root["iconLists"] = .array(pages)
+            // The new widget follows the widgets of pages up to its own: no walk of the whole layout, so placing
+            // N widgets in a row (a restore) costs N, not N².
+            let widget = PlacedWidget(
+                place: "page", page: page, app: placement.app, extensionId: placement.extensionId,
+                kind: placement.kind, size: placement.size, id: id, stack: nil)
+            let index = placedWidgets.firstIndex { $0.place != "page" || ($0.page ?? 0) > page } ?? placedWidgets.count
+            placedWidgets.insert(widget, at: index)
+            isLegacyWritten()
+            return (widget, true)
         }
         isLegacyWritten()
         reindex()
