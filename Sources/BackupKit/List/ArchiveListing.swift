@@ -1,6 +1,7 @@
 // ArchiveListing: `devicectl list`: an archive's members and its manifest summary, read once.
 import Foundation
 import SystemKit
+import TarKit
 
 /// What `list` reports besides the members.
 public struct ListSummary: Sendable {
@@ -25,10 +26,7 @@ public enum ArchiveListing {
         interruption: @escaping @Sendable () -> Int32? = { InterruptSignal.received },
         each: (ArchiveReader.Member) throws -> Void
     ) throws -> ListSummary {
-        var options = ArchiveReader.Options()
-        options.interruption = interruption
-        options.limit = limit
-        let reader = try ArchiveReader(path: archive, options: options)
+        let reader = try ArchiveSource.open(archive, limit: limit, interruption: interruption)
         defer { try? reader.close() }
         var summary = ListSummary()
         while let member = try reader.next() {

@@ -1,6 +1,7 @@
 // StagingJournal+Check: before a stale journal is rolled back, proof that ROOT still is what the moves left.
 import Glibc
 import SystemKit
+import TarKit
 
 extension StagingJournal {
     /// One journal entry as ROOT and the staging directory hold it now.

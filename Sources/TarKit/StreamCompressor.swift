@@ -1,4 +1,4 @@
-// ArchiveOutput: the archive writer's last stage: compresses (on a thread of its own) and writes the tar stream.
+// StreamCompressor: the archive writer's last stage: compresses (on a thread of its own) and writes the tar stream.
 //
 // The pax formatter hands the uncompressed stream over in 250 KiB blocks. With compression, a thread feeds
 // them to a second libarchive handle (the raw format and the compression filter: the same code, so the same
@@ -13,7 +13,7 @@ import SystemKit
 
 /// Takes the uncompressed tar stream, block by block, and writes it, or compresses and writes it on its own
 /// thread.
-final class ArchiveOutput: @unchecked Sendable {
+final class StreamCompressor: @unchecked Sendable {
     /// Blocks in flight besides the one being filled (1.75 MiB in all): the reading thread reads and hashes
     /// a large file while the compressor works through what it queued before (16 to 128 blocks: at most 2%
     /// faster, within the noise, for 2.5 to 30 MiB more).
@@ -45,7 +45,7 @@ final class ArchiveOutput: @unchecked Sendable {
     init(descriptor: Int32, compression: Compression, level: Int?, name: String) throws(ArchiveWriterError) {
         sink = Sink(descriptor: descriptor, name: name)
         current = Block(capacity: Int(ArchiveWriter.blockSize))
-        spare = (0..<(compression == .none ? 0 : ArchiveOutput.depth)).map { _ in
+        spare = (0..<(compression == .none ? 0 : StreamCompressor.depth)).map { _ in
             Block(capacity: Int(ArchiveWriter.blockSize))
         }
         if compression == .none {
@@ -54,7 +54,7 @@ final class ArchiveOutput: @unchecked Sendable {
             running = false
             return
         }
-        let (handle, threads) = try ArchiveOutput.openCompressor(compression, level: level, sink: sink)
+        let (handle, threads) = try StreamCompressor.openCompressor(compression, level: level, sink: sink)
         compressor = handle
         compressionThreads = threads
         let status = DetachedThread.start { [self] in run() }
@@ -147,7 +147,7 @@ final class ArchiveOutput: @unchecked Sendable {
         defer { condition.unlock() }
         guard failure == nil else { return false }
         ready.append(current)
-        if threadWaits && ready.count >= ArchiveOutput.wakeAfter { condition.broadcast() }
+        if threadWaits && ready.count >= StreamCompressor.wakeAfter { condition.broadcast() }
         while spare.isEmpty && failure == nil {
             producerWaits = true
             condition.wait()
@@ -181,7 +181,7 @@ final class ArchiveOutput: @unchecked Sendable {
             condition.lock()
             if let problem, failure == nil { failure = problem }
             spare.append(block)
-            if producerWaits && (spare.count >= ArchiveOutput.wakeAfter || ready.isEmpty || failure != nil) {
+            if producerWaits && (spare.count >= StreamCompressor.wakeAfter || ready.isEmpty || failure != nil) {
                 condition.broadcast()
             }
             condition.unlock()

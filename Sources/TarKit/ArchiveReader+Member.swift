@@ -46,15 +46,21 @@ extension ArchiveReader {
     public struct Member: Sendable {
         /// The name exactly as stored (no normalisation), without a trailing NUL.
         public var pathBytes: [UInt8]
+        /// What the member is (a file, a directory, a link...).
         public var kind: Kind
         /// Permission bits including setuid, setgid and sticky.
         public var permissions: UInt32
         /// The data size libarchive reports (0 for directories, symlinks and ustar hard links).
         public var size: Int64
+        /// The modification time: seconds since 1970 and the nanoseconds past them.
         public var mtimeSeconds: Int64
+        /// See `mtimeSeconds`.
         public var mtimeNanoseconds: Int32
+        /// Whether the header carries a modification time at all.
         public var hasMtime: Bool
+        /// The numeric owner (the archive stores no user or group names).
         public var uid: Int64
+        /// The numeric group.
         public var gid: Int64
         /// Symlink target or hard-link target, raw bytes.
         public var linkBytes: [UInt8]?
@@ -67,6 +73,26 @@ extension ArchiveReader {
         public var path: String { String(decoding: pathBytes, as: UTF8.self) }
         /// The link target as text.
         public var linkTarget: String? { linkBytes.map { String(decoding: $0, as: UTF8.self) } }
+
+        /// A member described field by field (for a reader of another format, or a test).
+        public init(
+            pathBytes: [UInt8], kind: Kind, permissions: UInt32, size: Int64, mtimeSeconds: Int64,
+            mtimeNanoseconds: Int32, hasMtime: Bool = true, uid: Int64, gid: Int64, linkBytes: [UInt8]? = nil,
+            xattrs: [(name: String, value: [UInt8])] = [], isSparse: Bool = false
+        ) {
+            self.pathBytes = pathBytes
+            self.kind = kind
+            self.permissions = permissions
+            self.size = size
+            self.mtimeSeconds = mtimeSeconds
+            self.mtimeNanoseconds = mtimeNanoseconds
+            self.hasMtime = hasMtime
+            self.uid = uid
+            self.gid = gid
+            self.linkBytes = linkBytes
+            self.xattrs = xattrs
+            self.isSparse = isSparse
+        }
 
         init(_ entry: OpaquePointer) {
             pathBytes = ArchiveReader.bytes(archive_entry_pathname(entry)) ?? []
