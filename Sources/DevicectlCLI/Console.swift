@@ -1,35 +1,89 @@
 // Console: stdout and stderr for commands, with JSON output.
 import Foundation
 import Glibc
+import Synchronization
 
 /// Where commands print. Text goes out unbuffered-enough for scripts: each call writes whole lines.
+///
+/// Under `--json` (`beginJSON(command:)`, called once the arguments parsed) stdout carries the one result
+/// object (`result(_:)`) and every stderr line is a JSON object too: warnings, notices and the final error
+/// (docs/JSON.md).
 final class Console: Sendable {
     let stderrIsTerminal: Bool
+    private let state = Mutex(JSONState())
+
+    /// What `--json` mode remembers: the command's name and the warnings printed so far.
+    private struct JSONState {
+        var command: String?
+        var enabled = false
+        var warnings: [JSONMessage] = []
+    }
 
     init() {
         stderrIsTerminal = isatty(STDERR_FILENO) == 1
     }
 
+    /// Switches to `--json` output for `command` (its name as typed, e.g. `exclude check`).
+    func beginJSON(command: String?) {
+        state.withLock {
+            $0.enabled = true
+            $0.command = command
+        }
+    }
+
+    /// Whether `--json` output is on.
+    var isJSON: Bool { state.withLock { $0.enabled } }
+
     /// Prints a line on stdout.
     func out(_ text: String) { write(text + "\n", to: STDOUT_FILENO) }
 
-    /// Prints a line on stderr.
-    func err(_ text: String) { write(text + "\n", to: STDERR_FILENO) }
+    /// Prints a line on stderr; under `--json`, a `{"type":"notice"}` object holding it.
+    func err(_ text: String) {
+        guard let command = jsonCommand() else { return write(text + "\n", to: STDERR_FILENO) }
+        stderrLine(JSONStderrLine(type: .notice, command: command, path: nil, message: Self.unprefixed(text)))
+    }
 
-    /// Prints `devicectl: warning: ...` on stderr.
-    func warn(_ text: String) { err("devicectl: warning: \(text)") }
+    /// Prints `devicectl: warning: ...` on stderr; under `--json`, a `{"type":"warning"}` object, also kept
+    /// for the result's `warnings`. `path` is the user's file the warning is about, when there is one.
+    func warn(_ text: String, path: String? = nil) {
+        guard let command = jsonCommand() else { return err("devicectl: warning: \(text)") }
+        state.withLock { $0.warnings.append(JSONMessage(path: path, text)) }
+        stderrLine(JSONStderrLine(type: .warning, command: command, path: path, message: text))
+    }
 
-    /// Writes raw text on stderr (for progress bars: no newline).
-    func errRaw(_ text: String) { write(text, to: STDERR_FILENO) }
+    /// Writes raw text on stderr (for progress bars: no newline). Nothing under `--json`.
+    func errRaw(_ text: String) {
+        guard !isJSON else { return }
+        write(text, to: STDERR_FILENO)
+    }
 
-    /// Prints a JSON value (dictionaries, arrays, strings, numbers, booleans, NSNull) on one line of stdout.
-    func json(_ value: Any) {
-        let options: JSONSerialization.WritingOptions = [.sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? JSONSerialization.data(withJSONObject: value, options: options) else {
-            err("devicectl: internal error: value is not JSON")
-            return
-        }
-        out(String(decoding: data, as: UTF8.self))
+    /// Prints `body` as the command's JSON result on one line of stdout, with `type`, `command` and the
+    /// warnings printed so far.
+    func result(_ body: some Encodable) {
+        let (command, warnings) = state.withLock { ($0.command ?? "", $0.warnings) }
+        out(JSONOutput.line(JSONResult(command: command, body: body, warnings: warnings)))
+    }
+
+    /// Prints the error that ends the command: `devicectl: MESSAGE` as text, or under `--json` an
+    /// `{"type":"error"}` object with the exit status.
+    func failure(_ message: String, exitStatus: Int32, path: String? = nil) {
+        guard let command = jsonCommand() else { return err("devicectl: \(message)") }
+        stderrLine(
+            JSONStderrLine(type: .error, command: command, path: path, message: message, exitStatus: exitStatus))
+    }
+
+    /// `.some(the command's name, nil when none was recognised)` under `--json`; nil when output is text.
+    private func jsonCommand() -> String?? {
+        state.withLock { $0.enabled ? .some($0.command) : nil }
+    }
+
+    private func stderrLine(_ line: JSONStderrLine) {
+        write(JSONOutput.line(line) + "\n", to: STDERR_FILENO)
+    }
+
+    /// `text` without a leading `devicectl: ` (JSON lines name the program by being devicectl's).
+    static func unprefixed(_ text: String) -> String {
+        text.hasPrefix("devicectl: ") ? String(text.dropFirst("devicectl: ".count)) : text
     }
 
     private func write(_ text: String, to fd: Int32) {

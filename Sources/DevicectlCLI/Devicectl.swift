@@ -48,11 +48,19 @@ public enum Devicectl {
         signal(SIGXFSZ, SIG_IGN)
         let context = CommandContext(console: Console(), environment: environment)
         let console = context.console
+        var commandName: String?
         do {
             let (command, rest): (CommandEntry, [String])
             switch try select(arguments) {
             case .command(let entry, let words): (command, rest) = (entry, words)
             case .done(let status): return status
+            }
+            commandName = command.spec.name
+            // Known before parsing, so that a usage error in a `--json` command line is a JSON object too.
+            if command.spec.options.contains(where: { $0.key == "--json" }) 
+                && rest.prefix(while: { $0 != "--" }).contains("--json")
+            {
+                console.beginJSON(command: command.spec.name)
             }
             let parsed = try ParsedArguments.parse(rest, spec: command.spec)
             if parsed.flag("--help") {
@@ -61,14 +69,17 @@ public enum Devicectl {
             }
             return try command.run(parsed, context)
         } catch let error as UsageError {
-            console.err("devicectl: \(error.message)")
+            if !console.isJSON && commandName == nil && arguments.contains("--json") { console.beginJSON(command: nil) }
+            console.failure(error.message, exitStatus: 64)
+            if console.isJSON { return 64 }
             if error.command == nil { console.err("Run 'devicectl help' for the list of commands.") } else {
                 console.err("Run 'devicectl \(error.command!) --help' for its options.")
             }
             return 64
         } catch {
-            console.err("devicectl: \(error)")
-            return exitStatus(for: error)
+            let status = exitStatus(for: error)
+            console.failure("\(error)", exitStatus: status)
+            return status
         }
     }
 

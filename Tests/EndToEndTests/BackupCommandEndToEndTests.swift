@@ -77,16 +77,19 @@ import Testing
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stderr.isEmpty, "\(result.stderr)")
             let object = try PhoneScratch.json(result)
-            #expect(object["files"] as? Int == 1)
-            #expect(object["bytes"] as? Int == 3)
+            let counts = try #require(object["counts"] as? [String: Any])
+            #expect(counts["files"] as? Int == 1)
+            #expect(counts["bytes"] as? Int == 3)
             #expect(object["compression"] as? String == "gzip")
             let size = try FileManager.default.attributesOfItem(atPath: "\(dir)/b.tar.gz")[.size] as? Int
             #expect(object["archiveBytes"] as? Int == size)
             let excluded = try #require(object["excluded"] as? [String: Any])
-            #expect(excluded["files"] as? Int == 2)
+            #expect(excluded["entries"] as? Int == 2)
+            #expect(excluded["directories"] as? Int == 1)
             #expect(excluded["bytes"] as? Int == 5)
             #expect(excluded["byReason"] as? [String: [String: Int]] == [
-                "pattern": ["files": 1, "bytes": 5], "nodump": ["files": 1, "bytes": 0],
+                "pattern": ["entries": 1, "directories": 0, "bytes": 5],
+                "nodump": ["entries": 1, "directories": 1, "bytes": 0],
             ])
             #expect(object["seconds"] is Double || object["seconds"] is Int)
         }

@@ -85,13 +85,15 @@ import Testing
             #expect(byReason["ios-tmp"]?["files"] == 3)
 
             let summary = try PhoneScratch.json(result)
-            #expect(summary["files"] as? Int == totals["files"] as? Int)
-            #expect(summary["bytes"] as? Int == totals["bytes"] as? Int)
+            let counts = try #require(summary["counts"] as? [String: Any])
+            #expect(counts["files"] as? Int == totals["files"] as? Int)
+            #expect(counts["bytes"] as? Int == totals["bytes"] as? Int)
             let size = try FileManager.default.attributesOfItem(atPath: archive)[.size] as? Int
             #expect(summary["archiveBytes"] as? Int == size)
             let excluded = try #require(summary["excluded"] as? [String: Any])
-            #expect(excluded["files"] as? Int == 9)
-            #expect((excluded["byReason"] as? [String: [String: Int]]) == byReason)
+            #expect(excluded["entries"] as? Int == 9)
+            let shares = try #require(excluded["byReason"] as? [String: [String: Int]])
+            #expect(shares.mapValues { ["files": $0["entries"] ?? -1, "bytes": $0["bytes"] ?? -1] } == byReason)
         }
     }
 

@@ -129,7 +129,7 @@ import Testing
             let json = try BackupCheck.devicectl(arguments + ["--json"])
             #expect(json.status == 0, "\(json.stderr)")
             let object = try #require(try JSONSerialization.jsonObject(with: json.stdoutData) as? [String: Any])
-            let excluded = try #require(object["excluded"] as? [[String: Any]])
+            let excluded = try #require(object["excludedPaths"] as? [[String: Any]])
             let pairs = excluded.map { ($0["path"] as! String, ($0["reasons"] as! [String]).joined(separator: ",")) }
             let expected = [
                 ("apple-dir", "apple-exclude-xattr"), ("apple.txt", "apple-exclude-xattr"), ("build", "pattern"),
@@ -140,9 +140,10 @@ import Testing
             #expect(pairs.map(\.0) == expected.map(\.0))
             #expect(pairs.map(\.1) == expected.map(\.1))
             // 14 regular files with data (keep/hard2 is a hard link to keep/hard1).
-            #expect(object["files"] as? Int == 14, "\(object)")
-            #expect(object["hardlinks"] as? Int == 1)
-            #expect((object["bytes"] as? Int ?? 0) > 300_000)
+            let counts = try #require(object["counts"] as? [String: Any])
+            #expect(counts["files"] as? Int == 14, "\(object)")
+            #expect(counts["hardlinks"] as? Int == 1)
+            #expect((counts["bytes"] as? Int ?? 0) > 300_000)
 
             let text = try BackupCheck.devicectl(arguments)
             #expect(text.status == 0)
@@ -251,7 +252,7 @@ import Testing
             let json = try #require(
                 try JSONSerialization.jsonObject(with: try BackupCheck.devicectl(arguments + ["--json"]).stdoutData)
                     as? [String: Any])
-            let excluded = try #require(json["excluded"] as? [[String: Any]])
+            let excluded = try #require(json["excludedPaths"] as? [[String: Any]])
             #expect(excluded.map { $0["pattern"] as? String } == ["/Containers/Data", "keep/**", "logs/*.log"])
         }
     }
@@ -279,7 +280,7 @@ import Testing
                     with: try BackupCheck.devicectl(
                         ["backup", "\(dir)/src", "-o", "\(dir)/b.tar", "--json"]).stdoutData)
                     as? [String: Any])
-            #expect(json["excludedDirectories"] as? Int == 1)
+            #expect((json["excluded"] as? [String: Any])?["directories"] as? Int == 1)
             #expect(json["archiveBytesPerSecond"] != nil)
         }
     }

@@ -33,10 +33,11 @@ import Testing
                 ])
             let decision = try #require(events.first { $0["type"] as? String == "widget-decision" })
             #expect(decision["app"] as? String == F.news)
-            let details = try #require(decision["details"] as? [String: String])
-            #expect(details["decision"] == "scheduled")
-            #expect(details["reason"] == "restored")
-            #expect(details["notification"] == id)
+            let details = try #require(decision["details"] as? [String: Any])
+            #expect(details["decision"] as? String == "scheduled")
+            #expect(details["reason"] as? String == "restored")
+            #expect(details["notification"] as? String == id)
+            #expect(details["flagCleared"] as? Bool == true, "a yes/no detail is a JSON boolean")
         }
     }
 

@@ -40,9 +40,9 @@ import Testing
             try phone.install()
             let first = try PhoneScratch.json(
                 try phone.ok(["launch", phone.root, "--app", "com.example.news", "--json"]))
-            let marker = try #require(first["marker"] as? String)
+            let marker = phone.root + "/" + (try #require(first["markerPath"] as? String))
             #expect(first["app"] as? String == "com.example.news")
-            #expect(first["cancelled"] as? [String] == [])
+            #expect(first["cancelledNotifications"] as? [String] == [])
             // The flag is lost (a rewrite); the next launch sets it again.
             #expect(try Shell.run("setfattr", ["-x", PhoneScratch.exclusionAttribute, marker]).status == 0)
             #expect(try PhoneScratch.exclusionHex(marker) == nil)

@@ -23,8 +23,8 @@ import Testing
             #expect(members[1]["mode"] as? String == "644")
             #expect(members[1]["size"] as? Int == 6)
             let manifest = try #require(json["manifest"] as? [String: Any])
-            #expect(manifest["device"] as? String == "PYTHON-UDID")
-            #expect((manifest["totals"] as? [String: Any])?["files"] as? Int == 4)
+            #expect(manifest["sourceUdid"] as? String == "PYTHON-UDID")
+            #expect((manifest["counts"] as? [String: Any])?["files"] as? Int == 4)
         }
     }
 

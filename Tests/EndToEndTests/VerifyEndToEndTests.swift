@@ -12,8 +12,8 @@ import Testing
             #expect(text.stderr.contains("is intact: 4 files"))
             let json = try PhoneScratch.json(try phone.ok(["verify", archive, "--json"]))
             #expect(json["ok"] as? Bool == true)
-            #expect(json["files"] as? Int == 4)
-            #expect(json["device"] as? String == "PYTHON-UDID")
+            #expect((json["counts"] as? [String: Any])?["files"] as? Int == 4)
+            #expect(json["sourceUdid"] as? String == "PYTHON-UDID")
             #expect((json["problems"] as? [Any])?.isEmpty == true)
         }
     }
@@ -27,7 +27,8 @@ import Testing
                 mentioning: ["SHA-256 mismatch for 'Documents/a.txt'", "failed verification (1 problem)"])
             let json = try PhoneScratch.json(try phone.run(["verify", altered, "--json"]))
             #expect(json["ok"] as? Bool == false)
-            #expect((json["problems"] as? [String])?.first?.contains("Documents/a.txt") == true)
+            let problems = try #require(json["problems"] as? [[String: Any]])
+            #expect((problems.first?["message"] as? String)?.contains("Documents/a.txt") == true)
 
             let truncated = phone.dir + "/truncated.tar"
             let bytes = try Data(contentsOf: URL(fileURLWithPath: altered))

@@ -13,7 +13,7 @@ import Testing
             let widgets = try F.refresh(dir + "/p", at: F.at(hours: 1))
             #expect(widgets.count == 1)
             let widget = try #require(widgets.first)
-            #expect(Set(widget.keys) == ["app", "decision", "reason", "fireDate", "notification"])
+            #expect(Set(widget.keys) == ["app", "decision", "reason", "fireDate", "notification", "failed"])
             #expect(widget["decision"] as? String == "none")
             #expect(widget["reason"] as? String == "not-armed")
             #expect(widget["fireDate"] is NSNull)

@@ -51,7 +51,7 @@ struct HomeScreenScenarioTests {
 
             // The user opens sports (its nudge is cancelled); news's nudge is untouched.
             let launch = try new.launchReport(sports, at: Clock.firstRefresh + Clock.hour)
-            #expect(launch.cancelled == [sportsNudge])
+            #expect(launch.cancelledNotifications == [sportsNudge])
             let second = try new.refresh(at: Clock.firstRefresh + 2 * Clock.hour)
             #expect(second.map(\.reason) == ["not-armed", "marker-present"])
 

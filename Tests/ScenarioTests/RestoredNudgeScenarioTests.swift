@@ -65,7 +65,7 @@ struct RestoredNudgeScenarioTests {
             let fire = Clock.firstRefresh + Clock.nudgeDelay
 
             let launch = try new.launchReport(news, at: fire - Clock.hour)
-            #expect(launch.cancelled == [id])
+            #expect(launch.cancelledNotifications == [id])
             for time in [fire - Clock.second, fire, fire + 3 * 24 * Clock.hour] {
                 let notifications = try new.notifications(at: time)
                 #expect(notifications.map(\.id) == [id] && notifications.map(\.state) == ["cancelled"])

@@ -30,7 +30,18 @@ struct Event: Decodable, Equatable, Sendable {
     let time: String
     let type: String
     let app: String?
+    /// The details the scenarios compare, as text (the JSON types them: integers, booleans, arrays).
     let details: [String: String]
+
+    private enum Keys: String, CodingKey { case time, type, app, details }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Keys.self)
+        time = try container.decode(String.self, forKey: .time)
+        type = try container.decode(String.self, forKey: .type)
+        app = try container.decodeIfPresent(String.self, forKey: .app)
+        details = try container.decode([String: EventDetail].self, forKey: .details).mapValues(\.text)
+    }
 }
 
 struct EventsOutput: Decodable { let events: [Event] }
@@ -61,6 +72,24 @@ struct DeviceStatus: Decodable, Sendable {
     func app(_ bundleId: String) -> App? { apps.first { $0.bundleId == bundleId } }
 }
 
+/// One event detail as text: a string as it is, a boolean, integer or array of strings as the log writes it.
+struct EventDetail: Decodable, Sendable {
+    let text: String
+
+    init(from decoder: Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let bool = try? container.decode(Bool.self) {
+            text = String(bool)
+        } else if let integer = try? container.decode(Int64.self) {
+            text = String(integer)
+        } else if let strings = try? container.decode([String].self) {
+            text = strings.joined(separator: ",")
+        } else {
+            text = try container.decode(String.self)
+        }
+    }
+}
+
 /// A defaults value as `status --json` prints it: the flag is a boolean when the app set it.
 enum FlagValue: Decodable, Equatable, Sendable {
     case bool(Bool)
@@ -82,6 +111,5 @@ enum FlagValue: Decodable, Equatable, Sendable {
 /// `launch --json` and `tap --json`: the device token the app sent and the nudges the launch cancelled.
 struct LaunchOutput: Decodable {
     let deviceToken: String
-    let cancelled: [String]?
-    let cancelledNotifications: [String]?
+    let cancelledNotifications: [String]
 }

@@ -62,6 +62,12 @@ enum ArchiveFormat {
 
     /// `name` of raw name bytes (a member's path or link target as the archive holds it): each byte that is not
     /// part of valid UTF-8 is shown in octal, as GNU tar shows it (`bad\377name`).
+    /// A name for JSON: the name itself when it is valid UTF-8 (JSON escapes control characters), else as
+    /// `name(bytes:)` shows it (tar's escapes, each invalid byte in octal).
+    static func jsonName(bytes: [UInt8]) -> String {
+        String(validating: bytes, as: UTF8.self) ?? name(bytes: bytes)
+    }
+
     static func name(bytes: [UInt8]) -> String {
         if let text = String(validating: bytes, as: UTF8.self) { return name(text) }
         var shown = ""

@@ -58,7 +58,8 @@ enum BackupCommand: Command {
             context.console.warn(Device.missingIdentity(at: root).description + "; this backup applies no iOS rules")
         }
         if arguments.flag("--dry-run") {
-            return try dryRun(root: root, patterns: patterns, arguments, context)
+            return try dryRun(
+                root: root, patterns: patterns, archive: archive, compression: compression, arguments, context)
         }
         guard let archive else {
             throw UsageError("missing -o ARCHIVE (use -o - for standard output)", command: spec.name)
@@ -101,7 +102,7 @@ enum BackupCommand: Command {
             }
         }
         if json {
-            context.console.json(jsonObject(summary, root: root, archive: archive, compression: compression))
+            context.console.result(Result(summary, root: root, archive: archive, compression: compression))
         } else {
             printSummary(summary, root: root, archive: archive, context.console)
         }
@@ -134,19 +135,21 @@ enum BackupCommand: Command {
     // MARK: - Dry run
 
     private static func dryRun(
-        root: String, patterns: [ExclusionPattern], _ arguments: ParsedArguments, _ context: CommandContext
+        root: String, patterns: [ExclusionPattern], archive: String?, compression: Compression,
+        _ arguments: ParsedArguments, _ context: CommandContext
     ) throws -> Int32 {
         let json = arguments.flag("--json")
-        var listed: [[String: Any]] = []
+        var listed: [DryRunResult.ExcludedPath] = []
         let summary = try BackupEngine.dryRun(
             root: root, patterns: patterns,
             excluded: { item in
                 // The pattern reason names the --exclude that matched (the first one given, when several do).
                 let pattern = item.reasons.contains(.pattern) ? patterns.first { $0.matches(item.path) } : nil
                 if json {
-                    var entry: [String: Any] = ["path": item.path, "reasons": item.reasons.map(\.rawValue)]
-                    if let pattern { entry["pattern"] = pattern.text }
-                    listed.append(entry)
+                    listed.append(
+                        DryRunResult.ExcludedPath(
+                            path: item.path, directory: item.kind == .directory,
+                            reasons: item.reasons.map(\.rawValue), pattern: pattern?.text))
                 } else {
                     // Escaped as `list` shows names: a name holding a newline or an escape sequence stays one line.
                     let shown = ArchiveFormat.name(item.kind == .directory ? item.path + "/" : item.path)
@@ -159,14 +162,10 @@ enum BackupCommand: Command {
             },
             warning: { context.console.warn($0) })
         if json {
-            var object: [String: Any] = [
-                "excluded": listed, "files": summary.files, "bytes": summary.bytes,
-                "directories": summary.directories, "symlinks": summary.symlinks, "hardlinks": summary.hardlinks,
-                "deviceRoot": summary.deviceRoot,
-            ]
-            object["skipped"] = excludedObject(summary.excluded)
-            object["excludedDirectories"] = summary.excludedDirectories
-            context.console.json(object)
+            context.console.result(
+                DryRunResult(
+                    root: root, archive: archive, compression: compression.rawValue, deviceRoot: summary.deviceRoot,
+                    counts: JSONCounts(summary), excluded: JSONExcluded(summary), excludedPaths: listed))
         } else {
             let console = context.console
             console.err(
@@ -225,26 +224,6 @@ enum BackupCommand: Command {
     static func counted(_ value: UInt64, _ noun: String) -> String {
         let plural = noun.hasSuffix("y") ? noun.dropLast() + "ies" : noun + "s"
         return "\(ProgressBar.count(value)) " + (value == 1 ? noun : plural)
-    }
-
-    private static func excludedObject(_ excluded: Manifest.Excluded) -> [String: Any] {
-        [
-            "files": excluded.files, "bytes": excluded.bytes,
-            "byReason": excluded.byReason.mapValues { ["files": $0.files, "bytes": $0.bytes] },
-        ]
-    }
-
-    private static func jsonObject(_ summary: BackupSummary, root: String, archive: String, compression: Compression) -> [String: Any] {
-        [
-            "root": root, "archive": archive, "compression": compression.rawValue,
-            "files": summary.files, "bytes": summary.bytes, "directories": summary.directories,
-            "symlinks": summary.symlinks, "hardlinks": summary.hardlinks, "archiveBytes": summary.archiveBytes,
-            "excluded": excludedObject(summary.excluded), "seconds": summary.seconds,
-            "bytesPerSecond": summary.seconds > 0 ? Double(summary.bytes) / summary.seconds : 0,
-            "archiveBytesPerSecond": summary.seconds > 0 ? Double(summary.archiveBytes) / summary.seconds : 0,
-            "excludedDirectories": summary.excludedDirectories,
-            "warnings": summary.warnings, "deviceRoot": summary.deviceRoot,
-        ]
     }
 }
 

@@ -120,9 +120,4 @@ enum DeviceArguments {
     static func relative(_ path: String, to device: Device) -> String {
         path.hasPrefix(device.root + "/") ? String(path.dropFirst(device.root.count + 1)) : path
     }
-
-    /// `value`, or JSON null when it is nil.
-    static func orNull(_ value: Any?) -> Any {
-        value ?? NSNull()
-    }
 }

@@ -26,7 +26,7 @@ enum EventsCommand: Command {
         let due = try NotificationStore(device: device).dueDeliveries(at: now)
         let events = merged(try EventLog(device: device).events(), due)
         if arguments.flag("--json") {
-            context.console.json(["events": events.map(json)])
+            context.console.result(Result(events: events.map(Event.init)))
         } else if events.isEmpty {
             context.console.out("no events")
         } else {
@@ -54,12 +54,5 @@ enum EventsCommand: Command {
         let details = event.details.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
         if !details.isEmpty { fields.append(details.joined(separator: " ")) }
         return fields.joined(separator: "  ")
-    }
-
-    static func json(_ event: DeviceEvent) -> [String: Any] {
-        [
-            "time": event.time, "type": event.type, "app": event.app.map { $0 as Any } ?? NSNull(),
-            "details": event.details,
-        ]
     }
 }

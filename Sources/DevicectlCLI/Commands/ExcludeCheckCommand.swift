@@ -19,7 +19,7 @@ extension ExcludeCommand {
 
         static func run(_ arguments: ParsedArguments, _ context: CommandContext) throws -> Int32 {
             var verdicts: [ExclusionVerdict] = []
-            var failed = false
+            var errors: [JSONMessage] = []
             var warned: Set<String> = []
             for path in arguments.positionals {
                 do {
@@ -33,14 +33,19 @@ extension ExcludeCommand {
                     verdicts.append(verdict)
                     if !arguments.flag("--json") { context.console.out(text(verdict)) }
                 } catch {
-                    failed = true
-                    context.console.err("devicectl: \(message(for: error, path: path))")
+                    let text = message(for: error, path: path)
+                    errors.append(JSONMessage(path: path, text))
+                    if !arguments.flag("--json") { context.console.err("devicectl: \(text)") }
                 }
             }
             if arguments.flag("--json") {
-                context.console.json(["paths": verdicts.map(json)])
+                context.console.result(Result(paths: verdicts.map(Verdict.init), errors: errors))
+                if !errors.isEmpty {
+                    let count = errors.count == 1 ? "1 path" : "\(errors.count) paths"
+                    context.console.failure("\(count) could not be checked (see errors)", exitStatus: 1)
+                }
             }
-            return failed ? 1 : 0
+            return errors.isEmpty ? 0 : 1
         }
 
         /// The nearest directory at or above `absolutePath` laid out like a device but without its identity.
@@ -62,20 +67,6 @@ extension ExcludeCommand {
                 return "excluded-ancestor: \(ancestor.path) [\(ancestor.reasons.map(\.rawValue).joined(separator: ", "))]"
             }
             return "\(verdict.path): excluded (\(reasons.joined(separator: ", ")))"
-        }
-
-        static func json(_ verdict: ExclusionVerdict) -> [String: Any] {
-            var object: [String: Any] = [
-                "path": verdict.path, "absolutePath": verdict.absolutePath, "excluded": verdict.excluded,
-                "reasons": verdict.reasons.map(\.rawValue),
-                "deviceRoot": verdict.deviceRoot as Any? ?? NSNull(),
-            ]
-            if let ancestor = verdict.ancestor {
-                object["ancestor"] = ["path": ancestor.path, "reasons": ancestor.reasons.map(\.rawValue)]
-            } else {
-                object["ancestor"] = NSNull()
-            }
-            return object
         }
     }
 }

@@ -62,7 +62,7 @@ enum InitCommand: Command {
             try EventLog(device: device).append(DeviceEvent(time: now, type: "init", details: ["udid": udid]))
         }
         if options.json {
-            context.console.json(["root": device.root, "udid": udid])
+            context.console.result(Result(root: device.root, udid: udid, repaired: false))
         } else {
             context.console.out("initialised device root \(device.root) with UDID \(udid)")
         }
@@ -96,7 +96,7 @@ enum InitCommand: Command {
                 DeviceEvent(time: now, type: "init", details: ["udid": udid, "repair": "identity was missing"]))
         }
         if options.json {
-            context.console.json(["root": device.root, "udid": udid, "repaired": true])
+            context.console.result(Result(root: device.root, udid: udid, repaired: true))
         } else {
             context.console.out("repaired device root \(device.root): new identity, UDID \(udid)")
         }

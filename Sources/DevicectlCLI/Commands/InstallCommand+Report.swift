@@ -58,24 +58,5 @@ extension InstallCommand {
             }
             return lines
         }
-
-        var json: [String: Any] {
-            [
-                "app": app.bundleId,
-                "name": app.name,
-                "reinstalled": reinstalled,
-                "bundleContainer": app.bundleContainer.relativePath,
-                "dataContainer": app.dataContainer.relativePath,
-                "dataContainerStatus": dataStatus.rawValue,
-                "groups": groups.map { group -> [String: Any] in
-                    [
-                        "id": group.container.identifier, "container": group.container.relativePath,
-                        "status": group.status.rawValue, "sharedWith": group.sharedWith,
-                    ]
-                },
-                "widget": DeviceArguments.orNull(app.widget.map(StatusCommand.json(settings:))),
-                "widgetExtensionContainer": DeviceArguments.orNull(pluginContainer?.relativePath),
-            ]
-        }
     }
 }

@@ -167,7 +167,7 @@ enum InstallCommand: Command {
             return try InstallReport.install(merged(options, existing: existing), on: device)
         }
         if options.json {
-            context.console.json(report.json)
+            context.console.result(Result(report))
         } else {
             for line in report.lines { context.console.out(line) }
         }

@@ -42,12 +42,7 @@ enum LaunchCommand: Command {
             return (try device.launch(options.app, at: now), try device.app(options.app))
         }
         if options.json {
-            context.console.json([
-                "app": result.app,
-                "deviceToken": result.deviceToken,
-                "marker": DeviceArguments.orNull(result.markerPath),
-                "cancelled": result.cancelledNotifications,
-            ])
+            context.console.result(Result(result, source: .homeScreen, device: device))
             return 0
         }
         let console = context.console

@@ -32,7 +32,7 @@ enum ListCommand: Command {
         let limit = try VerifyCommand.maxBytes(arguments)
         InterruptSignal.install()
         defer { InterruptSignal.uninstall() }
-        var members: [[String: Any]] = []
+        var members: [Member] = []
         let summary: ListSummary
         do {
             summary = try list(archive, limit: limit, json: json, into: &members, context)
@@ -43,18 +43,12 @@ enum ListCommand: Command {
     }
 
     private static func list(
-        _ archive: String, limit: ExpansionLimit, json: Bool, into members: inout [[String: Any]],
+        _ archive: String, limit: ExpansionLimit, json: Bool, into members: inout [Member],
         _ context: CommandContext
     ) throws -> ListSummary {
         try ArchiveListing.list(archive: archive, limit: limit) { member in
             if json {
-                var entry: [String: Any] = [
-                    "type": member.kind.name, "mode": String(member.permissions, radix: 8), "size": member.size,
-                    "mtime": ArchiveFormat.time(member.mtimeSeconds, member.mtimeNanoseconds), "path": member.path,
-                    "uid": member.uid, "gid": member.gid,
-                ]
-                if let link = member.linkTarget { entry["link"] = link }
-                members.append(entry)
+                members.append(Member(member))
             } else {
                 context.console.out(line(member))
             }
@@ -63,22 +57,23 @@ enum ListCommand: Command {
 
     /// Prints the manifest summary (or the JSON object); 1 when the manifest is malformed.
     private static func report(
-        _ summary: ListSummary, members: [[String: Any]], archive: String, json: Bool,
+        _ summary: ListSummary, members: [Member], archive: String, json: Bool,
         _ context: CommandContext
     ) throws -> Int32 {
         if json {
-            context.console.json([
-                "members": members, "manifest": manifestJSON(summary), "format": summary.format,
-                "filters": summary.filters,
-            ])
+            context.console.result(
+                Result(
+                    archive: archive, format: summary.format, filters: summary.filters, members: members,
+                    manifest: summary.header.map { ManifestSummary($0, totals: summary.totals) },
+                    manifestProblem: summary.manifestProblem))
         } else {
             for line in manifestLines(summary) { context.console.out(line) }
         }
         if let problem = summary.manifestProblem {
             // Everything readable was listed; a malformed manifest still fails the command, naming it.
-            context.console.err(
-                "devicectl: \(archive): the manifest (\(Manifest.memberName)) is malformed: "
-                    + ArchiveFormat.name(problem))
+            context.console.failure(
+                "\(archive): the manifest (\(Manifest.memberName)) is malformed: " + ArchiveFormat.name(problem),
+                exitStatus: 1, path: archive)
             return 1
         }
         return 0
@@ -144,34 +139,6 @@ enum ListCommand: Command {
             lines.append(excluded)
         }
         return lines
-    }
-
-    static func manifestJSON(_ summary: ListSummary) -> Any {
-        guard let header = summary.header else {
-            return summary.manifestProblem.map { ["problem": $0] as [String: Any] } ?? NSNull()
-        }
-        var object: [String: Any] = [
-            "tool": header.tool, "created": header.created, "formatVersion": header.formatVersion,
-            "device": header.source.udid ?? NSNull(),
-            "apps": header.apps.map { app -> [String: Any] in
-                ["bundleId": app.bundleId, "name": app.name, "groups": app.groups, "widget": app.widget != nil]
-            },
-            "widgets": header.widgets.map(\.app),
-        ]
-        if let totals = summary.totals {
-            object["totals"] =
-                [
-                    "files": totals.files, "bytes": totals.bytes, "directories": totals.directories,
-                    "symlinks": totals.symlinks,
-                    "hardlinks": totals.hardlinks,
-                    "excluded": [
-                        "files": totals.excluded.files, "bytes": totals.excluded.bytes,
-                        "byReason": totals.excluded.byReason.mapValues { ["files": $0.files, "bytes": $0.bytes] },
-                    ] as [String: Any],
-                ] as [String: Any]
-        }
-        if let problem = summary.manifestProblem { object["problem"] = problem }
-        return object
     }
 }
 

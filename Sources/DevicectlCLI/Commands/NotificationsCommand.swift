@@ -12,7 +12,7 @@ enum NotificationsCommand: Command {
             launched first. Reads only: deliveries due by now are shown, and recorded in the event log by the
             next command that writes (launch, tap, widget-refresh). A --now before the device's clock (its
             latest event) is refused; DEVICECTL_NOW or the system clock before it shows the device as of its clock.
-            JSON: {"notifications":[{"id","app","title","body","fireDate","state","tapped"}]}
+            JSON: {"now","notifications":[{"id","app","title","body","fireDate","state","tapped","tappedAt"}]}
             """
     )
 
@@ -23,7 +23,7 @@ enum NotificationsCommand: Command {
         let now = try DeviceArguments.readingTime(device, requested, arguments, context)
         let notifications = try NotificationStore(device: device).all()
         if arguments.flag("--json") {
-            context.console.json(["notifications": notifications.map { json($0, at: now) }])
+            context.console.result(Result(now: now, notifications: notifications.map { Notification($0, at: now) }))
         } else if notifications.isEmpty {
             context.console.out("no notifications")
         } else {
@@ -40,17 +40,5 @@ enum NotificationsCommand: Command {
             notification.id, notification.app, state, Timestamp.format(notification.fireDate),
             "\(notification.title): \(notification.body)",
         ].joined(separator: "  ")
-    }
-
-    static func json(_ notification: LocalNotification, at now: Date) -> [String: Any] {
-        [
-            "id": notification.id,
-            "app": notification.app,
-            "title": notification.title,
-            "body": notification.body,
-            "fireDate": Timestamp.format(notification.fireDate),
-            "state": notification.state(at: now).rawValue,
-            "tapped": notification.tappedAt != nil,
-        ]
     }
 }

@@ -57,20 +57,11 @@ enum RestoreCommand: Command {
         }
         for warning in report.warnings { context.console.warn(warning) }
         if arguments.flag("--json") {
-            context.console.json(json(report, root: root))
+            context.console.result(Result(report, archive: archive, root: root))
+        } else {
+            context.console.err(summary(report, archive: archive, root: root))
         }
-        context.console.err(summary(report, archive: archive, root: root))
         return 0
-    }
-
-    static func json(_ report: RestoreReport, root: String) -> [String: Any] {
-        [
-            "root": root, "files": report.files, "bytes": report.bytes,
-            "directories": report.directories, "symlinks": report.symlinks, "hardlinks": report.hardlinks,
-            "verified": report.verified, "metadataVerified": report.metadataVerified, "apps": report.apps,
-            "initialized": report.initialized, "sourceUDID": report.sourceUDID ?? NSNull(),
-            "archiveBytes": report.archiveBytes, "seconds": report.seconds, "warnings": report.warnings,
-        ]
     }
 
     static func summary(_ report: RestoreReport, archive: String, root: String) -> String {

@@ -75,47 +75,6 @@ extension StatusCommand {
 
         // MARK: - Output
 
-        var json: [String: Any] {
-            [
-                "root": device.root,
-                "udid": identity.udid,
-                "created": Timestamp.format(identity.created),
-                "now": Timestamp.format(now),
-                "apps": apps.map(Self.json(app:)),
-                "groups": groups.map { group -> [String: Any] in
-                    [
-                        "id": group.container.identifier, "container": group.container.relativePath,
-                        "apps": group.members,
-                    ]
-                },
-                "widgets": widgets.map { ["app": $0] },
-            ]
-        }
-
-        static func json(app status: AppStatus) -> [String: Any] {
-            let app = status.app
-            let hasMarker = status.markerPath != nil
-            return [
-                "bundleId": app.bundleId,
-                "name": app.name,
-                "groups": app.groups,
-                "bundleContainer": app.bundleContainer.relativePath,
-                "dataContainer": app.dataContainer.relativePath,
-                "widget": DeviceArguments.orNull(app.widget.map(StatusCommand.json(settings:))),
-                "widgetPlaced": status.widgetPlaced,
-                "markerPath": DeviceArguments.orNull(status.markerPath),
-                "markerPresent": DeviceArguments.orNull(hasMarker ? status.markerPresent : nil),
-                "markerExcluded": DeviceArguments.orNull(hasMarker ? status.markerExcluded : nil),
-                "flag": DeviceArguments.orNull(status.flag.map(StatusCommand.json(plist:))),
-                "notifications": [
-                    "pending": status.notifications[.pending] ?? 0,
-                    "delivered": status.notifications[.delivered] ?? 0,
-                    "cancelled": status.notifications[.cancelled] ?? 0,
-                ],
-                "lastDeviceToken": DeviceArguments.orNull(status.lastDeviceToken),
-            ]
-        }
-
         var lines: [String] {
             var lines = [
                 "device \(device.root)",

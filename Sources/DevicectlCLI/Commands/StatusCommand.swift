@@ -32,34 +32,10 @@ enum StatusCommand: Command {
         let report = try StatusReport(device: device, now: now)
         for problem in report.problems { context.console.warn(problem) }
         if options.json {
-            context.console.json(report.json)
+            context.console.result(Result(report))
         } else {
             for line in report.lines { context.console.out(line) }
         }
         return 0
-    }
-
-    /// Widget settings as JSON (the NudgeSettings field names).
-    static func json(settings: NudgeSettings) -> [String: Any] {
-        [
-            "policy": settings.policy.rawValue, "delaySeconds": settings.delaySeconds, "title": settings.title,
-            "body": settings.body, "markerFileName": settings.markerFileName, "flagKey": settings.flagKey,
-        ]
-    }
-
-    /// A property-list value as JSON: booleans stay booleans, dates become ISO-8601, data base64.
-    static func json(plist value: Any) -> Any {
-        if type(of: value) == Bool.self { return value }
-        switch value {
-        case let string as String: return string
-        case let date as Date: return Timestamp.format(date)
-        case let data as Data: return data.base64EncodedString()
-        case let array as [Any]: return array.map { json(plist: $0) }
-        case let dictionary as [String: Any]: return dictionary.mapValues { json(plist: $0) }
-        case let number as NSNumber:
-            let text = DefaultsCommand.Format.numberText(number)
-            return Int64(text).map { $0 as Any } ?? number.doubleValue
-        default: return String(describing: value)
-        }
     }
 }

@@ -15,7 +15,7 @@ enum TapCommand: Command {
             Only a delivered notification that has not been tapped can be opened. The app then launches as
             'devicectl launch' does (marker, flag, pending nudges cancelled, device token sent), recorded as
             launched from the notification. The last word printed is the new device token.
-            JSON: {"notification","app","source":"notification","deviceToken","cancelledNotifications":[...]}
+            JSON: as launch's, with the notification's id (docs/JSON.md).
             """
     )
 
@@ -46,10 +46,7 @@ enum TapCommand: Command {
             return try device.launch(notification.app, at: now, source: .notification)
         }
         if arguments.flag("--json") {
-            context.console.json([
-                "notification": id, "app": launch.app, "source": Device.LaunchSource.notification.rawValue,
-                "deviceToken": launch.deviceToken, "cancelledNotifications": launch.cancelledNotifications,
-            ])
+            context.console.result(LaunchCommand.Result(launch, source: .notification, device: device, notification: id))
         } else {
             context.console.out(
                 "tapped \(id): launched \(launch.app) from the notification; device token sent: \(launch.deviceToken)")

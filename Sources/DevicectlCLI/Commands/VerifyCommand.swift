@@ -43,14 +43,11 @@ enum VerifyCommand: Command {
         defer { InterruptSignal.uninstall() }
         let report = try ArchiveVerification.verify(archive: archive, limit: limit)
         if arguments.flag("--json") {
-            context.console.json([
-                "ok": report.isValid, "manifest": report.hasManifest, "metadataChecked": report.metadataChecked,
-                "members": report.members, "files": report.files, "bytes": report.bytes,
-                "directories": report.directories,
-                "symlinks": report.symlinks, "hardlinks": report.hardlinks, "problems": report.problems,
-                "problemCount": report.problemCount, "format": report.format, "filters": report.filters,
-                "device": report.header?.source.udid ?? NSNull(),
-            ])
+            context.console.result(Result(report, archive: archive))
+            guard !report.isValid else { return 0 }
+            let status = report.interruptedBy.map { 128 + $0 } ?? 1
+            context.console.failure(failedLine(report, archive: archive), exitStatus: status, path: archive)
+            return status
         }
         if report.isValid {
             context.console.err(
@@ -65,10 +62,12 @@ enum VerifyCommand: Command {
             context.console.err(
                 "devicectl: verify: ... and \(report.problemCount - report.problems.count) more problems")
         }
-        context.console.err(
-            "devicectl: \(archive) failed verification "
-                + "(\(report.problemCount) problem\(report.problemCount == 1 ? "" : "s"))"
-        )
+        context.console.err("devicectl: " + failedLine(report, archive: archive))
         return report.interruptedBy.map { 128 + $0 } ?? 1
+    }
+
+    /// `ARCHIVE failed verification (N problems)`.
+    static func failedLine(_ report: VerifyReport, archive: String) -> String {
+        "\(archive) failed verification (\(report.problemCount) problem\(report.problemCount == 1 ? "" : "s"))"
     }
 }

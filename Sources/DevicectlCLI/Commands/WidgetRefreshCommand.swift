@@ -15,7 +15,7 @@ enum WidgetRefreshCommand: Command {
             writes false to the flag on every refresh. A widget whose shared defaults cannot be read gets
             none (defaults-unreadable) and a warning; the others still run and the exit status is 1.
             JSON: {"widgets":[{"app","decision":"scheduled"|"none","reason",
-                               "fireDate":ISO|null,"notification":ID|null}]}
+                               "fireDate":ISO|null,"notification":ID|null,"failed"}]}
             """
     )
 
@@ -30,7 +30,7 @@ enum WidgetRefreshCommand: Command {
         }
         for problem in results.compactMap(\.problem) { context.console.warn(problem) }
         if arguments.flag("--json") {
-            context.console.json(["widgets": results.map(json)])
+            context.console.result(Result(widgets: results.map(Widget.init)))
         } else if results.isEmpty {
             context.console.out("no widgets on the home screen")
         } else {
@@ -39,8 +39,8 @@ enum WidgetRefreshCommand: Command {
         let failed = results.filter(\.failed)
         guard failed.isEmpty else {
             let apps = failed.map(\.app).joined(separator: ", ")
-            context.console.err(
-                "devicectl: \(failed.count) of \(results.count) widgets could not be refreshed: \(apps)")
+            context.console.failure(
+                "\(failed.count) of \(results.count) widgets could not be refreshed: \(apps)", exitStatus: 1)
             return 1
         }
         return 0
@@ -53,15 +53,5 @@ enum WidgetRefreshCommand: Command {
             text += ": notification \(id) fires \(Timestamp.format(fireDate))"
         }
         return text
-    }
-
-    static func json(_ result: WidgetRefreshResult) -> [String: Any] {
-        [
-            "app": result.app,
-            "decision": result.decision.outcome.rawValue,
-            "reason": result.decision.reason.rawValue,
-            "fireDate": result.decision.fireDate.map { Timestamp.format($0) as Any } ?? NSNull(),
-            "notification": result.notificationId.map { $0 as Any } ?? NSNull(),
-        ]
     }
 }
