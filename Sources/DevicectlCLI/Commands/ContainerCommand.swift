@@ -45,7 +45,7 @@ enum ContainerCommand: Command {
             }
         }
         if arguments.flag("--json") {
-            context.console.out(try WidgetListCommand.encode(result))
+            context.console.result(result)
         } else if let path = result.path {
             context.console.out(path)
         } else {

@@ -78,7 +78,7 @@ enum InitCommand: Command {
                 DeviceEvent(time: now, type: "init", details: ["udid": udid, "adopted": "\(apps.count) apps"]))
         }
         if options.json {
-            context.console.json(["root": device.root, "udid": udid, "adopted": apps.map(\.bundleId)])
+            context.console.result(AdoptResult(root: device.root, udid: udid, adopted: apps.map(\.bundleId)))
         } else {
             context.console.out(
                 "adopted \(device.root) as a device with UDID \(udid): \(apps.count) app\(apps.count == 1 ? "" : "s")"

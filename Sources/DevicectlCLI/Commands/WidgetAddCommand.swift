@@ -74,7 +74,7 @@ enum WidgetAddCommand: Command {
                     size: options.size, page: options.page, stackWith: options.stackWith))
         }
         if options.json {
-            context.console.out(try WidgetListCommand.encode(WidgetAddResult(added: added, widget: widget)))
+            context.console.result(WidgetAddResult(added: added, widget: widget))
         } else {
             let verb = added ? "placed" : "is already placed"
             context.console.out(

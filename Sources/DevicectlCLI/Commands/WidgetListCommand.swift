@@ -20,7 +20,7 @@ enum WidgetListCommand: Command {
         let device = try DeviceArguments.open(root, arguments, context)
         let widgets = try device.withLock { () throws -> [PlacedWidget] in try device.homeScreen().placedWidgets }
         if arguments.flag("--json") {
-            context.console.out(try encode(Listing(widgets: widgets)))
+            context.console.result(Listing(widgets: widgets))
         } else if widgets.isEmpty {
             context.console.out("no widgets on the home screen")
         } else {
@@ -36,12 +36,5 @@ enum WidgetListCommand: Command {
     /// `--json`: `{"widgets":[...]}`.
     struct Listing: Encodable {
         let widgets: [PlacedWidget]
-    }
-
-    /// One line of JSON, keys sorted.
-    static func encode<T: Encodable>(_ value: T) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 }
