@@ -92,7 +92,8 @@ import TestSupport
                 HomeScreen.Placement(
                     app: "com.example.mail", extensionId: "", kind: "NudgeWidget", size: "small", page: 2,
                     stackWith: nil))
-            let result = try Shell.run("/usr/bin/python3", ["-c", Self.ileappRows, device.path(DeviceLayout.homeScreen)])
+            let result = try Shell.run(
+                "/usr/bin/python3", ["-c", Self.ileappRows, device.path(DeviceLayout.homeScreen)])
             #expect(result.status == 0, "\(result.stderr)")
             #expect(
                 result.stdout.split(separator: "\n") == [

@@ -12,7 +12,8 @@ import TestSupport
     static func widget(_ app: String, _ ext: String, kind: String, id: String, size: String? = nil) -> [String: Any] {
         var dict: [String: Any] = [
             "iconType": "custom", "displayIdentifier": UUID().uuidString, "elementType": "widget",
-            "widgetIdentifier": kind, "bundleIdentifier": ext, "containerBundleIdentifier": app, "uniqueIdentifier": id,
+            "widgetIdentifier": kind, "bundleIdentifier": ext, "containerBundleIdentifier": app,
+            "uniqueIdentifier": id,
             "allowsSuggestions": false, "allowsExternalSuggestions": false,
         ]
         if let size { dict["gridSize"] = size }

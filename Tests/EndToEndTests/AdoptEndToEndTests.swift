@@ -42,9 +42,11 @@ import TestSupport
             "\(app)/PlugIns/NudgeWidget.appex/Info.plist")
         let dataContainer = try metadata(
             "Data/Application", "com.example.news", "D0000000-0000-4000-8000-000000000002", 2)
-        try FileManager.default.createDirectory(atPath: "\(dataContainer)/Documents", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: "\(dataContainer)/Documents", withIntermediateDirectories: true)
         try Data("notes".utf8).write(to: URL(fileURLWithPath: "\(dataContainer)/Documents/notes.txt"))
-        let group = try metadata("Shared/AppGroup", "group.com.example.news", "A0000000-0000-4000-8000-000000000003", 7)
+        let group = try metadata(
+            "Shared/AppGroup", "group.com.example.news", "A0000000-0000-4000-8000-000000000003", 7)
         try plist(["notificationEnabled": true], "\(group)/Library/Preferences/group.com.example.news.plist")
         _ = try metadata(
             "Data/PluginKitPlugin", "com.example.news.NudgeWidget", "C0000000-0000-4000-8000-000000000004", 4,
@@ -62,7 +64,8 @@ import TestSupport
             ],
         ]
         try plist(
-            ["iconLists": [["com.example.news", stack]], "listUniqueIdentifiers": ["A4D0C1B2-5E6F-4789-90AB-CDEF01234567"],
+            ["iconLists": [["com.example.news", stack]],
+                "listUniqueIdentifiers": ["A4D0C1B2-5E6F-4789-90AB-CDEF01234567"],
                 "buttonBar": ["com.apple.mobilephone"], "widgetVersion": 1],
             "\(data)/Library/SpringBoard/IconState.plist", xml: true)
         try plist(["SBShowBatteryPercentage": true], "\(data)/Library/Preferences/com.apple.springboard.plist")

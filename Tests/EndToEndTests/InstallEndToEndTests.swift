@@ -24,9 +24,11 @@ import Testing
             let bundle = try phone.containerPath("Containers/Bundle/Application", "com.example.news")
             let info = try PhoneScratch.plistDictionary("\(bundle)/News.app/Info.plist")
             #expect(info["CFBundleIdentifier"] as? String == "com.example.news")
-            #expect(info["CFBundlePackageType"] as? String == "APPL" && info["CFBundleDisplayName"] as? String == "News")
+            #expect(info["CFBundlePackageType"] as? String == "APPL")
+            #expect(info["CFBundleDisplayName"] as? String == "News")
             #expect(info["DevicectlAppGroups"] == nil && info["DevicectlNudgeWidget"] == nil)
-            let entitlements = try PhoneScratch.plistDictionary("\(bundle)/News.app/archived-expanded-entitlements.xcent")
+            let entitlements = try PhoneScratch.plistDictionary(
+                "\(bundle)/News.app/archived-expanded-entitlements.xcent")
             #expect(entitlements["com.apple.security.application-groups"] as? [String] == ["group.com.example.news"])
             let appex = try PhoneScratch.plistDictionary("\(bundle)/News.app/PlugIns/NudgeWidget.appex/Info.plist")
             #expect(appex["CFBundlePackageType"] as? String == "XPC!")
@@ -96,7 +98,8 @@ import Testing
             #expect(recorded["body"] as? String == "Open News")
             #expect(recorded["markerFileName"] as? String == "here.txt")
             #expect(recorded["flagKey"] as? String == "armed")
-            let entitlements = try PhoneScratch.plistDictionary("\(bundle)/News.app/archived-expanded-entitlements.xcent")
+            let entitlements = try PhoneScratch.plistDictionary(
+                "\(bundle)/News.app/archived-expanded-entitlements.xcent")
             #expect(entitlements["com.apple.security.application-groups"] as? [String] == ["group.com.example.news"])
         }
     }
@@ -109,7 +112,8 @@ import Testing
             let info = try PhoneScratch.plistDictionary("\(bundle)/Plain.app/Info.plist")
             #expect(info["DevicectlNudgeWidget"] == nil)
             #expect(!FileManager.default.fileExists(atPath: "\(bundle)/Plain.app/NudgeConfiguration.plist"))
-            let entitlements = try PhoneScratch.plistDictionary("\(bundle)/Plain.app/archived-expanded-entitlements.xcent")
+            let entitlements = try PhoneScratch.plistDictionary(
+                "\(bundle)/Plain.app/archived-expanded-entitlements.xcent")
             #expect(entitlements["com.apple.security.application-groups"] as? [String] == [])
             #expect(try phone.containers("Containers/Data/PluginKitPlugin").isEmpty)
             #expect(try phone.containers("Containers/Shared/AppGroup").isEmpty)

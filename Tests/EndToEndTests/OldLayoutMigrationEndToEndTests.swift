@@ -40,9 +40,11 @@ import TestSupport
             let data = try container("Data/Application", F.news, "950A6BFF-0000-4000-8000-000000000002", 2)
             try FileManager.default.createDirectory(atPath: "\(data)/\(sub)", withIntermediateDirectories: true)
         }
-        let group = try container("Shared/AppGroup", "group.com.example.news", "3AC162B4-0000-4000-8000-000000000003", 7)
+        let group = try container(
+            "Shared/AppGroup", "group.com.example.news", "3AC162B4-0000-4000-8000-000000000003", 7)
         try plist(["notificationEnabled": true], "\(group)/Library/Preferences/group.com.example.news.plist")
-        _ = try container("Data/PluginKitPlugin", "com.example.news.NudgeWidget", "40200FD0-0000-4000-8000-000000000004", 4)
+        _ = try container(
+            "Data/PluginKitPlugin", "com.example.news.NudgeWidget", "40200FD0-0000-4000-8000-000000000004", 4)
         try plist(["widgets": [["app": F.news, "kind": "NudgeWidget"]]], "\(root)/Library/SpringBoard/IconState.plist")
     }
 

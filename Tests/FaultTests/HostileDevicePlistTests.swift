@@ -49,7 +49,9 @@ import Testing
         ) {
             $0["com.apple.security.application-groups"] = ["../../x"]
         },
-        Case(description: "groups not strings", file: "entitlements", mentions: "com.apple.security.application-groups") {
+        Case(
+            description: "groups not strings", file: "entitlements", mentions: "com.apple.security.application-groups"
+        ) {
             $0["com.apple.security.application-groups"] = [1, 2]
         },
         Case(
@@ -59,7 +61,8 @@ import Testing
             $0["MCMMetadataIdentifier"] = "../../x"
         },
         Case(
-            description: "home-screen widget app climbing out", file: "iconstate", mentions: "containerBundleIdentifier"
+            description: "home-screen widget app climbing out", file: "iconstate",
+            mentions: "containerBundleIdentifier"
         ) {
             $0["iconLists"] = [[[
                 "iconType": "custom", "elementType": "widget", "widgetIdentifier": "NudgeWidget",

@@ -139,7 +139,9 @@ extension Device {
 
     /// The App Group container `groupId`; throws `DeviceError.unknownGroup` when missing.
     public func groupContainer(_ groupId: String) throws -> Container {
-        guard let container = try container(.group, identifier: groupId) else { throw DeviceError.unknownGroup(groupId) }
+        guard let container = try container(.group, identifier: groupId) else {
+            throw DeviceError.unknownGroup(groupId)
+        }
         return container
     }
 

@@ -26,7 +26,9 @@ public struct InstalledApp: Sendable, Equatable {
     public let isLegacy: Bool
 
     /// The widget extension's identifier (its PluginKitPlugin container's identifier).
-    public var widgetExtensionId: String { widgetExtension?.bundleId ?? "\(bundleId)\(DeviceValue.widgetExtensionSuffix)" }
+    public var widgetExtensionId: String {
+        widgetExtension?.bundleId ?? "\(bundleId)\(DeviceValue.widgetExtensionSuffix)"
+    }
 
     /// The nudge widget's kind (`widgetIdentifier` on the home screen).
     public static let widgetKind = "NudgeWidget"
@@ -65,9 +67,11 @@ public struct InstalledApp: Sendable, Equatable {
         var files: [(String, Any)] = [(File.info, info), (File.entitlements, entitlements)]
         if let widget = request.widget {
             let data = try PropertyListEncoder().encode(widget)
-            files.append((File.nudge, try PropertyListSerialization.propertyList(from: data, options: [], format: nil)))
+            let settings = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+            files.append((File.nudge, settings))
             let appex = WidgetExtension.nudge(app: request.bundleId)
-            files.append(("\(File.plugIns)/\(WidgetExtension.nudgeDirectory)/\(File.info)", appex.infoPlist(app: request)))
+            let appexInfo = "\(File.plugIns)/\(WidgetExtension.nudgeDirectory)/\(File.info)"
+            files.append((appexInfo, appex.infoPlist(app: request)))
         }
         return files
     }
@@ -98,7 +102,8 @@ public struct InstalledApp: Sendable, Equatable {
         guard let version = (info["CFBundleShortVersionString"] ?? "1.0") as? String,
             let build = (info["CFBundleVersion"] ?? "1") as? String
         else {
-            throw DeviceError.malformedPlist(path: path, reason: "CFBundleShortVersionString or CFBundleVersion is not a string")
+            throw DeviceError.malformedPlist(
+                path: path, reason: "CFBundleShortVersionString or CFBundleVersion is not a string")
         }
         let legacy = info[LegacyKey.groups] != nil || info[LegacyKey.widget] != nil
         let (groups, groupsPath, groupsField): (Any, String, String) =
@@ -129,7 +134,8 @@ public struct InstalledApp: Sendable, Equatable {
             if let found = try WidgetExtension(info: appex.info, path: appex.path) { extensions.append(found) }
         }
         let settings: (raw: Any, path: String, field: String)? =
-            files.nudge.map { ($0, files.nudgePath, "") } ?? info[LegacyKey.widget].map { ($0, path, LegacyKey.widget + ".") }
+            files.nudge.map { ($0, files.nudgePath, "") }
+            ?? info[LegacyKey.widget].map { ($0, path, LegacyKey.widget + ".") }
         if let settings {
             widget = try InstalledApp.settings(settings.raw, path: settings.path, field: settings.field)
             if extensions.isEmpty && legacy { extensions = [WidgetExtension.nudge(app: bundleId)] }
@@ -155,7 +161,8 @@ public struct InstalledApp: Sendable, Equatable {
             let data = try PropertyListSerialization.data(fromPropertyList: raw, format: .binary, options: 0)
             widget = try PropertyListDecoder().decode(NudgeSettings.self, from: data)
         } catch {
-            throw DeviceError.malformedPlist(path: path, reason: "\(field.isEmpty ? "it" : field) is not valid widget settings")
+            let name = field.isEmpty ? "it" : field
+            throw DeviceError.malformedPlist(path: path, reason: "\(name) is not valid widget settings")
         }
         do {
             try widget.validate()

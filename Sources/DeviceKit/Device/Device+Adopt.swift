@@ -56,7 +56,8 @@ extension Device {
         _ = try device.homeScreen()
         try device.checkUserXattrs()
         try device.directory.makeDirectories(DeviceLayout.deviceLocal)
-        try PropertyListFile.write(DeviceIdentity.generate(now: now).plist, to: DeviceLayout.identity, in: device.directory)
+        let identity = DeviceIdentity.generate(now: now).plist
+        try PropertyListFile.write(identity, to: DeviceLayout.identity, in: device.directory)
         return (device, apps)
     }
 }

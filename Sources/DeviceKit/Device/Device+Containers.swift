@@ -55,8 +55,8 @@ extension Device {
         ]
         if kind != .bundle {
             metadata["MCMMetadataUserIdentity"] = [
-                "personaUniqueString": "C0FFEE00-0000-4000-8000-000000000501", "posixUID": 501, "posixGID": 501, "type": 0,
-                "version": 2,
+                "personaUniqueString": "C0FFEE00-0000-4000-8000-000000000501", "posixUID": 501, "posixGID": 501,
+                "type": 0, "version": 2,
             ] as [String: Any]
             var info: [String: Any] = ["com.apple.MobileInstallation.ContentProtectionClass": 3]
             if kind == .plugin, let parent { info["com.apple.MobileInstallation.ParentBundleID"] = parent }

@@ -56,7 +56,8 @@ extension HomeScreen {
             }
             var entries = pages[page - 1].array ?? []
             entries.append(
-                .dictionary(HomeScreen.widgetIcon(element: element, size: placement.size, displayId: UUID().uuidString)))
+                .dictionary(
+                    HomeScreen.widgetIcon(element: element, size: placement.size, displayId: UUID().uuidString)))
             pages[page - 1] = .array(entries)
             root["iconLists"] = .array(pages)
             // The new widget follows the widgets of pages up to its own: no walk of the whole layout, so placing

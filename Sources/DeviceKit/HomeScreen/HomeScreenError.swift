@@ -18,12 +18,14 @@ public enum HomeScreenError: Error, CustomStringConvertible, Equatable, Sendable
         case .noSuchPage(let page, let pages):
             "there is no page \(page): the home screen has \(pages) page\(pages == 1 ? "" : "s") "
                 + "(--page \(pages + 1) adds one)"
-        case .noSuchWidget(let id): "no widget or stack '\(id)' on the home screen ('devicectl widget list' shows them)"
+        case .noSuchWidget(let id):
+            "no widget or stack '\(id)' on the home screen ('devicectl widget list' shows them)"
         case .stackSize(let stack, let stackSize, let size):
             "the stack \(stack) holds \(stackSize) widgets; a \(size) widget cannot join it"
         case .unsupported(let app, let kind, let size, let offered):
             if let size {
-                "the widget '\(kind)' of \(app) does not come in size \(size) (it offers \(offered.joined(separator: ", ")))"
+                "the widget '\(kind)' of \(app) does not come in size \(size) "
+                    + "(it offers \(offered.joined(separator: ", ")))"
             } else {
                 "app '\(app)' has no widget '\(kind)' (its widget extension offers \(offered.joined(separator: ", ")))"
             }

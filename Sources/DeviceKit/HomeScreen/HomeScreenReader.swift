@@ -149,7 +149,9 @@ struct HomeScreenReader {
             if required { throw malformed("the widget at \(name) has no '\(key)'") }
             return nil
         }
-        guard let text = value.string else { throw malformed("'\(key)' at \(name) is \(value.typeName), not a string") }
+        guard let text = value.string else {
+            throw malformed("'\(key)' at \(name) is \(value.typeName), not a string")
+        }
         return text
     }
 

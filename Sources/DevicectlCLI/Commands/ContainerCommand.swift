@@ -26,7 +26,9 @@ enum ContainerCommand: Command {
         let root = try DeviceArguments.root(arguments)
         let appId = try DeviceArguments.requiredIdentifier("--app", arguments)
         let which = arguments.positional(1) ?? "app"
-        if !["app", "data", "groups"].contains(which) { _ = try DeviceArguments.identifier(which, for: "CONTAINER", arguments) }
+        if !["app", "data", "groups"].contains(which) {
+            _ = try DeviceArguments.identifier(which, for: "CONTAINER", arguments)
+        }
         let device = try DeviceArguments.open(root, arguments, context)
         let result = try device.withLock { () throws -> Result in
             let app = try device.app(appId)

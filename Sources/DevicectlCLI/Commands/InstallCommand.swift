@@ -147,7 +147,9 @@ enum InstallCommand: Command {
         request.build = existing.build
         if !given.contains("--group") { request.groups = existing.groups }
         if existing.widget == nil && given.isDisjoint(with: nudgeOptions) { request.widget = nil }
-        guard !given.contains("--no-widget"), let old = existing.widget, var new = request.widget else { return request }
+        guard !given.contains("--no-widget"), let old = existing.widget, var new = request.widget else {
+            return request
+        }
         if !given.contains("--nudge-policy") { new.policy = old.policy }
         if !given.contains("--nudge-delay") { new.delaySeconds = old.delaySeconds }
         if !given.contains("--nudge-title") { new.title = old.title }

@@ -10,7 +10,8 @@ enum WidgetAddCommand: Command {
             OptionSpec(["--app"], .value("BUNDLE_ID"), help: "The app whose widget to place (required)."),
             OptionSpec(["--kind"], .value("KIND"), help: "The widget's kind (default: the extension's first)."),
             OptionSpec(["--size"], .value("small|medium|large"), help: "The widget's size (default medium)."),
-            OptionSpec(["--page"], .value("N"), help: "The page, from 1; one past the last adds a page (default: last)."),
+            OptionSpec(
+                ["--page"], .value("N"), help: "The page, from 1; one past the last adds a page (default: last)."),
             OptionSpec(
                 ["--stack-with"], .value("ID"),
                 help: "Join the widget or stack ID (or the first widget of app ID) as a Smart Stack."),
@@ -48,7 +49,8 @@ enum WidgetAddCommand: Command {
             return page
         }
         if page != nil && arguments.value("--stack-with") != nil {
-            throw UsageError("--page cannot be combined with --stack-with (a stack stays where it is)", command: spec.name)
+            throw UsageError(
+                "--page cannot be combined with --stack-with (a stack stays where it is)", command: spec.name)
         }
         if let kind = arguments.value("--kind") {
             try DeviceArguments.checked(kind, for: "--kind", arguments) { text throws(DeviceValueError) in
