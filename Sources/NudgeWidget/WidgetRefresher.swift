@@ -27,6 +27,17 @@ public struct WidgetRefresher: Sendable {
         for widget in widgets {
             let owner = widget.app
                 ?? apps.first { $0.widgetExtension?.bundleId == widget.extensionId }?.bundleId ?? widget.extensionId
+            if let app = apps.first(where: { $0.bundleId == owner }), app.widget != nil,
+                widget.extensionId != app.widgetExtensionId || widget.kind != InstalledApp.widgetKind
+            {
+                // Another extension or kind of the app: its timeline is not the nudge's.
+                results.append(
+                    WidgetRefreshResult(
+                        app: owner, decision: .none(.noWidget),
+                        problem: "the widget '\(widget.kind)' of '\(owner)' (\(widget.extensionId)) is not its nudge "
+                            + "widget; skipped"))
+                continue
+            }
             results.append(try refresh(owner, apps: apps, at: now))
         }
         return results
