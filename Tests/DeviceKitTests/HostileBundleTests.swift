@@ -28,7 +28,10 @@ import TestSupport
             ["com.apple.security.application-groups": (0..<33).map { "group.g\($0)" }]
         },
         Hostile(description: "nudge delay a string", file: "NudgeConfiguration.plist", mentions: "widget settings") {
-            ["policy": "once", "delaySeconds": "soon", "title": "t", "body": "b", "markerFileName": "m", "flagKey": "k"]
+            [
+                "policy": "once", "delaySeconds": "soon", "title": "t", "body": "b", "markerFileName": "m",
+                "flagKey": "k",
+            ]
         },
         Hostile(description: "extension id climbing out", file: appex, mentions: "CFBundleIdentifier") {
             appexInfo(["CFBundleIdentifier": "../x"])
