@@ -33,7 +33,8 @@ echo "== Old phone: install News, place its widget, open the app"
 at 2026-12-01T08:00:00Z
 "$DEVICECTL" init "$OLD" >/dev/null
 "$DEVICECTL" install "$OLD" --app "$APP" --group "$GROUP" >/dev/null
-"$DEVICECTL" widget add "$OLD" --app "$APP"
+"$DEVICECTL" widget add "$OLD" --app "$APP" --size medium
+"$DEVICECTL" widget list "$OLD"
 OLD_TOKEN=$("$DEVICECTL" launch "$OLD" --app "$APP" | sed -n 's/^device token sent: //p')
 echo "device token on the old phone: $OLD_TOKEN"
 [ "$("$DEVICECTL" defaults read "$OLD" "$GROUP" notificationEnabled)" = 1 ] || fail "the launch did not set the flag"
@@ -50,6 +51,8 @@ at 2026-12-02T08:00:00Z
 "$DEVICECTL" init "$NEW" >/dev/null
 "$DEVICECTL" restore "$ARCHIVE" "$NEW" --no-progress
 [ "$("$DEVICECTL" defaults read "$NEW" "$GROUP" notificationEnabled)" = 1 ] || fail "the flag was not restored"
+[ "$("$DEVICECTL" widget list "$NEW" --json)" = "$("$DEVICECTL" widget list "$OLD" --json)" ] ||
+    fail "the SpringBoard home screen did not come back"
 
 echo "== The widget refreshes before anyone opens News on the new phone"
 at 2026-12-02T09:00:00Z

@@ -70,7 +70,10 @@ say "Two simulated iPhones live in a scratch directory ($WORK)." \
 step 1 2026-11-30T20:00:00Z "The old phone: the News app and its widget on the home screen"
 run init old-phone
 run install old-phone --app "$APP" --group "$GROUP"
-run widget add old-phone --app "$APP"
+run widget add old-phone --app "$APP" --size medium
+say "The home screen is SpringBoard's own IconState.plist: the app's icon and a flat WidgetKit widget dict" \
+    "(widgetIdentifier = the kind, bundleIdentifier = the extension, containerBundleIdentifier = the app)."
+run widget list old-phone
 
 step 2 2026-12-01T08:00:00Z "The user opens News on the old phone"
 say "At every launch the app writes an empty marker file into its App Group container and marks it" \
@@ -111,6 +114,10 @@ check "the widget is back on the home screen, the app installed again but not la
     is "$(field 'd["apps"][0]["widgetPlaced"], d["apps"][0]["lastDeviceToken"]' <<<"$NEW_STATUS")" "(True, None)"
 check "marker absent, flag true: this phone was restored and News has not run here" \
     is "$(field 'd["apps"][0]["markerPresent"], d["apps"][0]["flag"]' <<<"$NEW_STATUS")" "(False, True)"
+
+run widget list new-phone
+check "the SpringBoard layout came back with the backup: the same widget, same id" \
+    is "$(quietly widget list new-phone --json)" "$(quietly widget list old-phone --json)"
 
 # MARK: - The widget
 step 5 2026-12-02T09:00:00Z "The widget refreshes on the new phone; the user has not opened News"

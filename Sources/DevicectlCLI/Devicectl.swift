@@ -13,7 +13,11 @@ public enum Devicectl {
     static let commands: [CommandEntry] = [
         CommandEntry(InitCommand.self),
         CommandEntry(InstallCommand.self),
+        CommandEntry(UninstallCommand.self),
+        CommandEntry(ContainerCommand.self),
         CommandEntry(WidgetAddCommand.self),
+        CommandEntry(WidgetRemoveCommand.self),
+        CommandEntry(WidgetListCommand.self),
         CommandEntry(LaunchCommand.self),
         CommandEntry(DefaultsCommand.Read.self),
         CommandEntry(DefaultsCommand.Write.self),

@@ -12,19 +12,33 @@ public struct WidgetRefresher: Sendable {
         self.device = device
     }
 
-    /// Refreshes every widget on the home screen at `now`, in home-screen order. A widget whose defaults
+    /// Refreshes every widget placed on the home screen at `now`: on the pages in page order (a Smart Stack's
+    /// widgets in stack order), then the Today view; each placed widget is one refresh. A widget whose defaults
     /// cannot be read, or whose App Group container is missing, gets a failed result and the others
     /// still run. A widget whose app is not installed (or has no widget) is skipped: its extension cannot
     /// run, so nothing is decided, written or logged. Deliveries due by `now` are logged first.
     /// Throws when the device itself cannot be read (home screen, Info.plists) or a write fails.
     public func refreshAll(at now: Date) throws -> [WidgetRefreshResult] {
         try NotificationStore(device: device).settle(at: now)
-        let widgets = try device.homeScreen().widgets
+        let widgets = try device.homeScreen().placedWidgets
         guard !widgets.isEmpty else { return [] }
         let apps = try device.apps()
         var results: [WidgetRefreshResult] = []
-        for bundleId in widgets {
-            results.append(try refresh(bundleId, apps: apps, at: now))
+        for widget in widgets {
+            let owner = widget.app
+                ?? apps.first { $0.widgetExtension?.bundleId == widget.extensionId }?.bundleId ?? widget.extensionId
+            if let app = apps.first(where: { $0.bundleId == owner }), app.widget != nil,
+                widget.extensionId != app.widgetExtensionId || widget.kind != InstalledApp.widgetKind
+            {
+                // Another extension or kind of the app: its timeline is not the nudge's.
+                results.append(
+                    WidgetRefreshResult(
+                        app: owner, decision: .none(.noWidget),
+                        problem: "the widget '\(widget.kind)' of '\(owner)' (\(widget.extensionId)) is not its nudge "
+                            + "widget; skipped"))
+                continue
+            }
+            results.append(try refresh(owner, apps: apps, at: now))
         }
         return results
     }

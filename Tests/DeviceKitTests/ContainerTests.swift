@@ -91,8 +91,17 @@ import Testing
             let info = try #require(
                 try PropertyListFile.readDictionary("\(app.bundleContainer.path)/News.app/Info.plist"))
             #expect(info["CFBundleIdentifier"] as? String == "com.example.news")
-            #expect(info["DevicectlAppGroups"] as? [String] == ["group.com.example.news"])
-            #expect(info["DevicectlNudgeWidget"] is [String: Any])
+            #expect(info["CFBundlePackageType"] as? String == "APPL")
+            #expect(app.groups == ["group.com.example.news"] && app.widget != nil)
+            #expect(metadata["MCMMetadataVersion"] as? Int == 6 && metadata["MCMMetadataSchemaVersion"] as? Int == 1)
+            #expect(metadata["MCMMetadataUserIdentity"] is [String: Any])
+            let plugin = try #require(try device.container(.plugin, identifier: "com.example.news.NudgeWidget"))
+            let pluginMetadata = try #require(
+                try PropertyListFile.readDictionary("\(plugin.path)/\(DeviceLayout.containerMetadata)"))
+            #expect(pluginMetadata["MCMMetadataContentClass"] as? Int == 4)
+            #expect(
+                (pluginMetadata["MCMMetadataInfo"] as? [String: Any])?["com.apple.MobileInstallation.ParentBundleID"]
+                    as? String == "com.example.news")
             for sub in ["Documents", "Library/Preferences", "Library/Caches", "tmp"] {
                 var isDirectory: ObjCBool = false
                 #expect(

@@ -24,8 +24,19 @@ import Testing
             let bundle = try phone.containerPath("Containers/Bundle/Application", "com.example.news")
             let info = try PhoneScratch.plistDictionary("\(bundle)/News.app/Info.plist")
             #expect(info["CFBundleIdentifier"] as? String == "com.example.news")
-            #expect(info["DevicectlAppGroups"] as? [String] == ["group.com.example.news"])
-            let widget = try #require(info["DevicectlNudgeWidget"] as? [String: Any])
+            #expect(info["CFBundlePackageType"] as? String == "APPL")
+            #expect(info["CFBundleDisplayName"] as? String == "News")
+            #expect(info["DevicectlAppGroups"] == nil && info["DevicectlNudgeWidget"] == nil)
+            let entitlements = try PhoneScratch.plistDictionary(
+                "\(bundle)/News.app/archived-expanded-entitlements.xcent")
+            #expect(entitlements["com.apple.security.application-groups"] as? [String] == ["group.com.example.news"])
+            let appex = try PhoneScratch.plistDictionary("\(bundle)/News.app/PlugIns/NudgeWidget.appex/Info.plist")
+            #expect(appex["CFBundlePackageType"] as? String == "XPC!")
+            #expect(appex["CFBundleIdentifier"] as? String == "com.example.news.NudgeWidget")
+            #expect(
+                (appex["NSExtension"] as? [String: Any])?["NSExtensionPointIdentifier"] as? String
+                    == "com.apple.widgetkit-extension")
+            let widget = try PhoneScratch.plistDictionary("\(bundle)/News.app/NudgeConfiguration.plist")
             #expect(widget["policy"] as? String == "once")
             #expect(widget["delaySeconds"] as? Double == 86_400)
             #expect(widget["markerFileName"] as? String == "device-restoration-marker.txt")
@@ -79,14 +90,17 @@ import Testing
 
             let bundle = try phone.containerPath("Containers/Bundle/Application", "com.example.news")
             let info = try PhoneScratch.plistDictionary("\(bundle)/News.app/Info.plist")
-            let recorded = try #require(info["DevicectlNudgeWidget"] as? [String: Any])
+            _ = info
+            let recorded = try PhoneScratch.plistDictionary("\(bundle)/News.app/NudgeConfiguration.plist")
             #expect(recorded["policy"] as? String == "as-published")
             #expect(recorded["delaySeconds"] as? Double == 5400)
             #expect(recorded["title"] as? String == "Hello again")
             #expect(recorded["body"] as? String == "Open News")
             #expect(recorded["markerFileName"] as? String == "here.txt")
             #expect(recorded["flagKey"] as? String == "armed")
-            #expect(info["DevicectlAppGroups"] as? [String] == ["group.com.example.news"])
+            let entitlements = try PhoneScratch.plistDictionary(
+                "\(bundle)/News.app/archived-expanded-entitlements.xcent")
+            #expect(entitlements["com.apple.security.application-groups"] as? [String] == ["group.com.example.news"])
         }
     }
 
@@ -97,7 +111,10 @@ import Testing
             let bundle = try phone.containerPath("Containers/Bundle/Application", "com.example.plain")
             let info = try PhoneScratch.plistDictionary("\(bundle)/Plain.app/Info.plist")
             #expect(info["DevicectlNudgeWidget"] == nil)
-            #expect(info["DevicectlAppGroups"] as? [String] == [])
+            #expect(!FileManager.default.fileExists(atPath: "\(bundle)/Plain.app/NudgeConfiguration.plist"))
+            let entitlements = try PhoneScratch.plistDictionary(
+                "\(bundle)/Plain.app/archived-expanded-entitlements.xcent")
+            #expect(entitlements["com.apple.security.application-groups"] as? [String] == [])
             #expect(try phone.containers("Containers/Data/PluginKitPlugin").isEmpty)
             #expect(try phone.containers("Containers/Shared/AppGroup").isEmpty)
         }

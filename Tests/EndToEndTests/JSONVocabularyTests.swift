@@ -162,6 +162,25 @@ import Testing
         }
     }
 
+    @Test func widgetAddListAndContainerResults() throws {
+        try withTemporaryDirectory { dir in
+            let root = "\(dir)/phone"
+            try F.phone(root, apps: [])
+            try DevicectlBinary.run(["install", root, "--app", F.news])
+            let added = try Self.check(
+                try Self.run(["widget", "add", root, "--app", F.news, "--size", "small"], at: nil), "widget add")
+            #expect(added["added"] as? Bool == true)
+            let listed = try Self.check(try Self.run(["widget", "list", root], at: nil), "widget list")
+            let widget = try #require((listed["widgets"] as? [[String: Any]])?.first)
+            #expect(widget["size"] as? String == "small" && widget["stack"] is NSNull)
+            let groups = try Self.check(
+                try Self.run(["container", root, "--app", F.news, "groups"], at: nil), "container")
+            #expect(groups["path"] is NSNull && groups["groups"] is [String: String])
+            let data = try Self.check(try Self.run(["container", root, "--app", F.news, "data"], at: nil), "container")
+            #expect((data["path"] as? String)?.hasPrefix(root) == true && data["groups"] is NSNull)
+        }
+    }
+
     @Test func widgetRefreshResult() throws {
         try withTemporaryDirectory { dir in
             let root = "\(dir)/phone"

@@ -11,18 +11,23 @@ import Testing
             try phone.install()
             try phone.install("com.example.sports", [])
             let first = try phone.ok(["widget", "add", phone.root, "--app", "com.example.news"])
-            #expect(first.stdout == "the widget of com.example.news placed on the home screen (position 1)\n")
+            #expect(
+                first.stdout.hasPrefix("the medium widget 'NudgeWidget' of com.example.news placed on page 1 (id "))
             try phone.ok(["widget", "add", phone.root, "--app", "com.example.sports"])
             let again = try phone.ok(["widget", "add", phone.root, "--app", "com.example.news"])
-            #expect(again.stdout == "the widget of com.example.news is already on the home screen (position 1)\n")
+            #expect(again.stdout == first.stdout.replacingOccurrences(of: "placed", with: "is already placed"))
 
+            // SpringBoard's layout: the apps' icons, then one flat widget dict per widget, in order.
             let layout = try PhoneScratch.plistDictionary(Self.iconState(phone))
-            let widgets = try #require(layout["widgets"] as? [[String: String]])
+            let page = try #require((layout["iconLists"] as? [[Any]])?.first)
+            #expect(page.prefix(2).compactMap { $0 as? String } == ["com.example.news", "com.example.sports"])
+            let widgets = page.dropFirst(2).compactMap { $0 as? [String: Any] }
             #expect(
-                widgets == [
-                    ["app": "com.example.news", "kind": "NudgeWidget"],
-                    ["app": "com.example.sports", "kind": "NudgeWidget"],
-                ])
+                widgets.map { $0["containerBundleIdentifier"] as? String } == ["com.example.news", "com.example.sports"])
+            #expect(
+                widgets.allSatisfy {
+                    $0["iconType"] as? String == "custom" && $0["widgetIdentifier"] as? String == "NudgeWidget"
+                })
         }
     }
 
@@ -38,7 +43,7 @@ import Testing
                 mentioning: ["app 'com.example.plain' has no widget"])
             try phone.fails(["widget", "add", phone.root], status: 64, mentioning: ["missing required option --app"])
             #expect(try phone.snapshot() == before)
-            #expect(!FileManager.default.fileExists(atPath: Self.iconState(phone)))
+            #expect(try phone.ok(["widget", "list", phone.root]).stdout == "no widgets on the home screen\n")
         }
     }
 

@@ -16,42 +16,43 @@ import Testing
         let edit: @Sendable (inout [String: Any]) -> Void
     }
 
-    /// Sets `key` of the Info.plist's widget settings.
+    /// Sets `key` of the app's nudge configuration (`NudgeConfiguration.plist` in its bundle).
     static func widget(_ key: String, _ value: Any & Sendable) -> @Sendable (inout [String: Any]) -> Void {
-        { info in
-            var settings = info["DevicectlNudgeWidget"] as? [String: Any] ?? [:]
-            settings[key] = value
-            info["DevicectlNudgeWidget"] = settings
-        }
+        { settings in settings[key] = value }
     }
 
     static let cases: [Case] = [
         Case(
-            description: "marker name climbing out to the sentinel", file: "info", mentions: "markerFileName",
+            description: "marker name climbing out to the sentinel", file: "nudge", mentions: "markerFileName",
             edit: widget("markerFileName", "../../../../../sentinel/EVIL")),
         Case(
-            description: "marker name with '/'", file: "info", mentions: "markerFileName",
+            description: "marker name with '/'", file: "nudge", mentions: "markerFileName",
             edit: widget("markerFileName", "a/b")),
-        Case(description: "delay 1e308", file: "info", mentions: "delaySeconds", edit: widget("delaySeconds", 1e308)),
-        Case(description: "delay -1", file: "info", mentions: "delaySeconds", edit: widget("delaySeconds", -1.0)),
+        Case(description: "delay 1e308", file: "nudge", mentions: "delaySeconds", edit: widget("delaySeconds", 1e308)),
+        Case(description: "delay -1", file: "nudge", mentions: "delaySeconds", edit: widget("delaySeconds", -1.0)),
         Case(
-            description: "delay 'NaN' as a string", file: "info", mentions: "widget settings",
+            description: "delay 'NaN' as a string", file: "nudge", mentions: "widget settings",
             edit: widget("delaySeconds", "NaN")),
-        Case(description: "flag key empty", file: "info", mentions: "flagKey", edit: widget("flagKey", "")),
+        Case(description: "flag key empty", file: "nudge", mentions: "flagKey", edit: widget("flagKey", "")),
         Case(
-            description: "title of 2000 bytes", file: "info", mentions: "title",
+            description: "title of 2000 bytes", file: "nudge", mentions: "title",
             edit: widget("title", String(repeating: "t", count: 2000))),
-        Case(description: "app name climbing out", file: "info", mentions: "CFBundleName") {
-            $0["CFBundleName"] = "../x"
+        Case(description: "app name climbing out", file: "info", mentions: "CFBundleDisplayName") {
+            $0["CFBundleDisplayName"] = "../x"
         },
         Case(description: "bundle id climbing out", file: "info", mentions: "CFBundleIdentifier") {
             $0["CFBundleIdentifier"] = "../x"
         },
-        Case(description: "a group id climbing out", file: "info", mentions: "DevicectlAppGroups[0]") {
-            $0["DevicectlAppGroups"] = ["../../x"]
+        Case(
+            description: "a group id climbing out", file: "entitlements",
+            mentions: "com.apple.security.application-groups[0]"
+        ) {
+            $0["com.apple.security.application-groups"] = ["../../x"]
         },
-        Case(description: "groups not strings", file: "info", mentions: "DevicectlAppGroups") {
-            $0["DevicectlAppGroups"] = [1, 2]
+        Case(
+            description: "groups not strings", file: "entitlements", mentions: "com.apple.security.application-groups"
+        ) {
+            $0["com.apple.security.application-groups"] = [1, 2]
         },
         Case(
             description: "container identifier climbing out", file: "group metadata",
@@ -59,8 +60,18 @@ import Testing
         ) {
             $0["MCMMetadataIdentifier"] = "../../x"
         },
-        Case(description: "home-screen widget app climbing out", file: "iconstate", mentions: "widgets[0].app") {
-            $0["widgets"] = [["app": "../x", "kind": "NudgeWidget"]]
+        Case(
+            description: "home-screen widget app climbing out", file: "iconstate",
+            mentions: "containerBundleIdentifier"
+        ) {
+            $0["iconLists"] = [[[
+                "iconType": "custom", "elementType": "widget", "widgetIdentifier": "NudgeWidget",
+                "bundleIdentifier": "com.example.news.NudgeWidget", "containerBundleIdentifier": "../x",
+                "uniqueIdentifier": "A", "gridSize": "medium",
+            ]]]
+        },
+        Case(description: "old home-screen widget app climbing out", file: "iconstate", mentions: "widgets[0].app") {
+            $0 = ["widgets": [["app": "../x", "kind": "NudgeWidget"]]]
         },
     ]
 

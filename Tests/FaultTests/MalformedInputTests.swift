@@ -65,6 +65,9 @@ import Testing
         case "data metadata":
             return try container("Data/Application") + "/.com.apple.mobile_container_manager.metadata.plist"
         case "info": return try container("Bundle/Application") + "/News.app/Info.plist"
+        case "nudge": return try container("Bundle/Application") + "/News.app/NudgeConfiguration.plist"
+        case "entitlements":
+            return try container("Bundle/Application") + "/News.app/archived-expanded-entitlements.xcent"
         case "defaults": return try container("Shared/AppGroup") + "/Library/Preferences/group.com.example.news.plist"
         case "iconstate": return root + "/Library/SpringBoard/IconState.plist"
         case "identity": return root + "/DeviceLocal/identity.plist"

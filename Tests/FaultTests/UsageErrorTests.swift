@@ -13,6 +13,8 @@ import Testing
     static let valid: [String: [String]] = [
         "init": ["DIR/new"], "install": ["ROOT", "--app", "com.example.other"],
         "widget add": ["ROOT", "--app", "com.example.news"], "launch": ["ROOT", "--app", "com.example.news"],
+        "widget remove": ["ROOT", "--app", "com.example.news"], "widget list": ["ROOT"],
+        "container": ["ROOT", "--app", "com.example.news"], "uninstall": ["ROOT", "--app", "com.example.news"],
         "defaults read": ["ROOT", "com.example.news"],
         "defaults write": ["ROOT", "com.example.news", "k", "-int", "1"],
         "defaults delete": ["ROOT", "com.example.news", "k"], "exclude add": ["ROOT/Library"],

@@ -157,7 +157,7 @@ import Testing
             path: "Library/SpringBoard/IconState.plist"
         ) { try Data("not a plist".utf8).write(to: URL(fileURLWithPath: $0)) },
         BadPlist(
-            description: "a home screen without its widgets", message: "no 'widgets' array",
+            description: "a home screen without its pages", message: "no 'iconLists'",
             path: "Library/SpringBoard/IconState.plist"
         ) { try binaryPlist(["icons": [1, 2]]).write(to: URL(fileURLWithPath: $0)) },
         BadPlist(

@@ -23,7 +23,9 @@ enum DeviceInventory {
                 widget: app.widget.map(Manifest.WidgetSettings.init))
         }
         let groups = Set(apps.flatMap(\.groups)).sorted()
-        let widgets = state.homeScreen.widgets.map { Manifest.Widget(app: $0) }
+        // The nudge widgets placed (a system app's widget on a real layout is neither installed nor reinstalled).
+        let nudging = Set(apps.filter { $0.widget != nil }.map(\.bundleId))
+        let widgets = state.homeScreen.widgets.filter(nudging.contains).map { Manifest.Widget(app: $0) }
         return Manifest.Header(
             tool: tool, created: created, source: .init(udid: state.identity.udid), apps: apps, groups: groups,
             widgets: widgets, engine: engine)

@@ -46,7 +46,7 @@ extension RestoreSession {
         for app in header.apps {
             try checkInterruption()
             do {
-                installed.append(try device.install(app.installation, using: &containers))
+                installed.append(try device.install(app.installation, using: &containers, placesIcon: false))
             } catch {
                 throw RestoreError.badManifest("cannot reinstall app '\(app.bundleId)': \(archiveNamed(error))")
             }

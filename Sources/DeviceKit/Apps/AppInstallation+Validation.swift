@@ -7,6 +7,8 @@ extension AppInstallation {
     public func validate() throws(DeviceValueError) {
         try DeviceValue.bundleIdentifier(bundleId, field: "bundleId")
         if let name { try DeviceValue.appName(name, field: "name") }
+        try DeviceValue.flagKey(version, field: "version")
+        try DeviceValue.flagKey(build, field: "build")
         try AppInstallation.validate(groups: groups)
         do {
             try widget?.validate()

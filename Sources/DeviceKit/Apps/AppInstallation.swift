@@ -9,12 +9,21 @@ public struct AppInstallation: Sendable, Equatable {
     public var groups: [String]
     /// The nudge widget's settings; nil for an app without the widget.
     public var widget: NudgeSettings?
+    /// `CFBundleShortVersionString` (default 1.0).
+    public var version: String
+    /// `CFBundleVersion` (default 1).
+    public var build: String
 
-    public init(bundleId: String, name: String? = nil, groups: [String] = [], widget: NudgeSettings? = NudgeSettings()) {
+    public init(
+        bundleId: String, name: String? = nil, groups: [String] = [], widget: NudgeSettings? = NudgeSettings(),
+        version: String = "1.0", build: String = "1"
+    ) {
         self.bundleId = bundleId
         self.name = name
         self.groups = groups
         self.widget = widget
+        self.version = version
+        self.build = build
     }
 
     /// The name to show: `name`, or `News` for `com.example.news`.

@@ -20,8 +20,19 @@ public struct Container: Sendable, Equatable {
     /// The container's path relative to the device root, e.g. `Containers/Shared/AppGroup/<UUID>`.
     public var relativePath: String { "\(kind.directory)/\(uuid)" }
 
-    /// The identifier a container's metadata plist (at `path`, named in the error) gives it.
-    static func identifier(metadata: [String: Any], path: String) throws -> String {
+    /// The identifier a container's metadata plist (at `path`, named in the error) gives it. A
+    /// `MCMMetadataUUID` naming another directory than `uuid` (when given) is refused, as containermanagerd
+    /// refuses it; devicectl's own lookups pass none, finding containers by identifier after a rename.
+    static func identifier(metadata: [String: Any], path: String, uuid: String? = nil) throws -> String {
+        if let uuid, let recorded = metadata["MCMMetadataUUID"] {
+            guard let recorded = recorded as? String else {
+                throw DeviceError.malformedPlist(path: path, reason: "MCMMetadataUUID is not a string")
+            }
+            if recorded.uppercased() != uuid.uppercased() {
+                throw DeviceError.malformedPlist(
+                    path: path, reason: "MCMMetadataUUID '\(recorded)' does not match the directory's name '\(uuid)'")
+            }
+        }
         guard let identifier = metadata["MCMMetadataIdentifier"] as? String else {
             throw DeviceError.malformedPlist(path: path, reason: "no MCMMetadataIdentifier string")
         }

@@ -18,11 +18,12 @@ public struct ContainerIndex {
         try listing(kind)[identifier]
     }
 
-    /// The container of `kind` for `identifier`, created (with a new UUID and its metadata) when missing.
+    /// The container of `kind` for `identifier`, created (with a new UUID and its metadata) when missing;
+    /// `parent` is the app an extension (plugin) container belongs to.
     @discardableResult
-    public mutating func ensure(_ kind: ContainerKind, identifier: String) throws -> Container {
+    public mutating func ensure(_ kind: ContainerKind, identifier: String, parent: String? = nil) throws -> Container {
         if let existing = try container(kind, identifier: identifier) { return existing }
-        let created = try device.createContainer(kind, identifier: identifier)
+        let created = try device.createContainer(kind, identifier: identifier, parent: parent)
         byKind[kind, default: [:]][identifier] = created
         return created
     }

@@ -36,22 +36,36 @@ extension Device {
     }
 
     /// Creates a container of `kind` for `identifier` (a new UUID, its metadata and standard directories).
-    func createContainer(_ kind: ContainerKind, identifier: String) throws -> Container {
+    /// The metadata has the keys containermanagerd writes (identifier, UUID = the directory name, content
+    /// class, versions, the user identity of the classes that need one, installd's `MCMMetadataInfo`: the
+    /// content-protection class and, on an extension container, the parent app `parent`).
+    func createContainer(_ kind: ContainerKind, identifier: String, parent: String? = nil) throws -> Container {
         try Device.validate(identifier: identifier)
         let uuid = UUID().uuidString
         let relative = "\(kind.directory)/\(uuid)"
         let container = Container(kind: kind, identifier: identifier, uuid: uuid, path: path(relative))
         try directory.makeDirectories(relative)
-        let metadata: [String: Any] = [
+        var metadata: [String: Any] = [
             "MCMMetadataIdentifier": identifier,
             "MCMMetadataUUID": uuid,
             "MCMMetadataContentClass": kind.contentClass,
-            "MCMMetadataVersion": 1,
+            "MCMMetadataVersion": 6,
+            "MCMMetadataSchemaVersion": 1,
+            "MCMMetadataActiveDPClass": 0,
         ]
+        if kind != .bundle {
+            metadata["MCMMetadataUserIdentity"] = [
+                "personaUniqueString": "C0FFEE00-0000-4000-8000-000000000501", "posixUID": 501, "posixGID": 501,
+                "type": 0, "version": 2,
+            ] as [String: Any]
+            var info: [String: Any] = ["com.apple.MobileInstallation.ContentProtectionClass": 3]
+            if kind == .plugin, let parent { info["com.apple.MobileInstallation.ParentBundleID"] = parent }
+            metadata["MCMMetadataInfo"] = info
+        }
         try PropertyListFile.write(metadata, to: "\(relative)/\(DeviceLayout.containerMetadata)", in: directory)
         switch kind {
         case .data, .plugin:
-            for sub in ["Documents", "Library/Preferences", "Library/Caches", "tmp"] {
+            for sub in ["Documents", "Library/Preferences", "Library/Caches", "tmp", "SystemData"] {
                 try directory.makeDirectories("\(relative)/\(sub)")
             }
         case .group:

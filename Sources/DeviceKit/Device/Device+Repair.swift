@@ -12,7 +12,7 @@ extension Device {
             return false
         }
         let device = Device(directory: directory)
-        return !device.hasIdentity && device.hasDeviceLayout
+        return !device.hasIdentity && (device.hasDeviceLayout || device.looksLikeDataDirectory)
     }
 
     /// Every container class directory and `Library/SpringBoard` are directories here.

@@ -42,7 +42,7 @@ public struct Device: Sendable {
         let device = Device(directory: try opened.get())
         try device.refuseInterruptedRestore()
         guard device.hasIdentity else {
-            throw device.hasDeviceLayout ? DeviceError.identityMissing(resolved) : DeviceError.notADevice(resolved)
+            throw device.identitylessError(resolved)
         }
         return device
     }

@@ -5,6 +5,10 @@ public enum DeviceError: Error, CustomStringConvertible, Equatable, Sendable {
     case notADevice(String)
     /// Laid out like a device (containers, home screen) but without `DeviceLocal/identity.plist`.
     case identityMissing(String)
+    /// An iOS (Simulator) data directory that was never made a device: its iOS rules would be dropped.
+    case notAdopted(String)
+    /// `init --adopt` refused: `reason` says why.
+    case notAdoptable(path: String, reason: String)
     /// `init --repair` refused: `reason` says why.
     case notRepairable(path: String, reason: String)
     case notEmpty(String)
@@ -34,7 +38,11 @@ public enum DeviceError: Error, CustomStringConvertible, Equatable, Sendable {
         case .identityMissing(let path):
             "\(path) is laid out like a device but its identity (\(DeviceLayout.identity)) is missing, so it would be "
                 + "treated as a plain directory; give it a new identity with 'devicectl init --repair \(path)'"
+        case .notAdopted(let path):
+            "\(path) looks like an iOS data directory (Containers/..., Library/SpringBoard) but is not a device, so it "
+                + "would be treated as a plain directory; make it one with 'devicectl init --adopt \(path)'"
         case .notRepairable(let path, let reason): "\(path): nothing to repair: \(reason)"
+        case .notAdoptable(let path, let reason): "\(path): cannot adopt it: \(reason)"
         case .notEmpty(let path):
             "\(path) is not empty and is not a device root; refusing to initialise it"
         case .unknownApp(let id): "no app '\(id)' is installed on this device"

@@ -1,4 +1,5 @@
 // BackupCommand+JSON: `backup --json` and `backup --dry-run --json` (docs/JSON.md).
+import TarKit
 import BackupKit
 import TarKit
 

@@ -73,7 +73,7 @@ enum BackupCommand: Command {
         }
         let created = try context.now(arguments)
         if Device.lacksIdentity(at: root) {
-            context.console.warn(DeviceError.identityMissing(root).description + "; this backup applies no iOS rules")
+            context.console.warn(Device.missingIdentity(at: root).description + "; this backup applies no iOS rules")
         }
         if arguments.flag("--dry-run") {
             return try dryRun(

@@ -34,7 +34,7 @@ extension ExcludeCommand {
                     if verdict.deviceRoot == nil, let root = identitylessDevice(above: verdict.absolutePath),
                         warned.insert(root).inserted
                     {
-                        context.console.warn(DeviceError.identityMissing(root).description + "; no iOS rules apply")
+                        context.console.warn(Device.missingIdentity(at: root).description + "; no iOS rules apply")
                     }
                     verdicts.append(perEngine)
                     if !arguments.flag("--json") { context.console.out(text(perEngine)) }

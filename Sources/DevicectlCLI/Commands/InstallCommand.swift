@@ -8,6 +8,8 @@ enum InstallCommand: Command {
         positionals: [PositionalSpec("ROOT", help: "The device root.")],
         options: [
             OptionSpec(["--app"], .value("BUNDLE_ID"), help: "The app's bundle identifier (required)."),
+            OptionSpec(["--name"], .value("NAME"), help: "The display name (default: from the bundle id, News)."),
+            OptionSpec(["--version"], .value("VERSION"), help: "CFBundleShortVersionString (default 1.0)."),
             OptionSpec(
                 ["--group"], .value("GROUP_ID"), repeatable: true, help: "An App Group the app belongs to (repeatable)."
             ),
@@ -30,7 +32,8 @@ enum InstallCommand: Command {
         ],
         discussion: """
             Group containers are created when missing and shared when another app already has them; a
-            reinstall keeps the app's data. An app with the widget but no --group gets group.<BUNDLE_ID>.
+            reinstall keeps the app's data and its settings (name, version, groups, widget and nudge
+            options) except those given again. An app with the widget but no --group gets group.<BUNDLE_ID>.
             Example: devicectl install /tmp/phone --app com.example.news --group group.com.example.news
             """
     )
@@ -40,6 +43,8 @@ enum InstallCommand: Command {
         var root: String
         var installation: AppInstallation
         var json: Bool
+        /// Which settings were given (a reinstall keeps the others).
+        var given: Set<String> = []
     }
 
     static let nudgeOptions = [
@@ -63,6 +68,18 @@ enum InstallCommand: Command {
                 ).description, command: spec.name)
         }
         var installation = AppInstallation(bundleId: bundleId, groups: groups, widget: nil)
+        if let name = arguments.value("--name") {
+            try DeviceArguments.checked(name, for: "--name", arguments) { text throws(DeviceValueError) in
+                try DeviceValue.appName(text, field: "--name")
+            }
+            installation.name = name
+        }
+        if let version = arguments.value("--version") {
+            try DeviceArguments.checked(version, for: "--version", arguments) { text throws(DeviceValueError) in
+                try DeviceValue.flagKey(text, field: "--version")
+            }
+            installation.version = version
+        }
         if arguments.flag("--no-widget") {
             if let option = nudgeOptions.first(where: { arguments.value($0) != nil }) {
                 throw UsageError("\(option) cannot be combined with --no-widget", command: spec.name)
@@ -70,7 +87,11 @@ enum InstallCommand: Command {
         } else {
             installation.widget = try nudgeSettings(arguments, appName: installation.displayName)
         }
-        return Options(root: root, installation: installation, json: arguments.flag("--json"))
+        let given = Set(
+            (["--name", "--version", "--group", "--no-widget"] + nudgeOptions).filter {
+                arguments.value($0) != nil || arguments.flag($0)
+            })
+        return Options(root: root, installation: installation, json: arguments.flag("--json"), given: given)
     }
 
     /// The widget settings from the `--nudge-*`, `--marker-name` and `--flag-key` options.
@@ -116,12 +137,36 @@ enum InstallCommand: Command {
         return text
     }
 
+    /// The request for a reinstall: what was given, the installed app's settings for the rest.
+    static func merged(_ options: Options, existing: InstalledApp?) -> AppInstallation {
+        guard let existing else { return options.installation }
+        var request = options.installation
+        let given = options.given
+        if !given.contains("--name") { request.name = existing.name }
+        if !given.contains("--version") { request.version = existing.version }
+        request.build = existing.build
+        if !given.contains("--group") { request.groups = existing.groups }
+        if existing.widget == nil && given.isDisjoint(with: nudgeOptions) { request.widget = nil }
+        guard !given.contains("--no-widget"), let old = existing.widget, var new = request.widget else {
+            return request
+        }
+        if !given.contains("--nudge-policy") { new.policy = old.policy }
+        if !given.contains("--nudge-delay") { new.delaySeconds = old.delaySeconds }
+        if !given.contains("--nudge-title") { new.title = old.title }
+        if !given.contains("--nudge-body") { new.body = old.body }
+        if !given.contains("--marker-name") { new.markerFileName = old.markerFileName }
+        if !given.contains("--flag-key") { new.flagKey = old.flagKey }
+        request.widget = new
+        return request
+    }
+
     static func run(_ arguments: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let options = try options(arguments)
         let device = try DeviceArguments.open(options.root, arguments, context)
         let report = try device.withLock { () throws -> InstallReport in
             try device.validate()
-            return try InstallReport.install(options.installation, on: device)
+            let existing = try device.apps().first { $0.bundleId == options.installation.bundleId }
+            return try InstallReport.install(merged(options, existing: existing), on: device)
         }
         if options.json {
             context.console.result(Result(report))

@@ -1,4 +1,5 @@
 // ListCommand+JSON: `list --json` (docs/JSON.md).
+import TarKit
 import BackupKit
 import TarKit
 import Foundation

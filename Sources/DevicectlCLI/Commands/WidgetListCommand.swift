@@ -1,0 +1,40 @@
+// WidgetListCommand: `devicectl widget list`: every widget placed on the home screen, in refresh order.
+import DeviceKit
+import Foundation
+
+enum WidgetListCommand: Command {
+    static let spec = CommandSpec(
+        name: "widget list", summary: "List the widgets on the home screen.",
+        positionals: [PositionalSpec("ROOT", help: "The device root.")],
+        options: [lockTimeoutOption, jsonOption],
+        discussion: """
+            One line per placed widget, in the order widget-refresh runs them: pages in order (a stack's
+            widgets in stack order), then the Today view.
+            JSON: {"widgets":[{"place","page"|null,"app"|null,"extensionId","kind","size","id","stack"|null}]}
+            Example: devicectl widget list /tmp/phone --json
+            """
+    )
+
+    static func run(_ arguments: ParsedArguments, _ context: CommandContext) throws -> Int32 {
+        let root = try DeviceArguments.root(arguments)
+        let device = try DeviceArguments.open(root, arguments, context)
+        let widgets = try device.withLock { () throws -> [PlacedWidget] in try device.homeScreen().placedWidgets }
+        if arguments.flag("--json") {
+            context.console.result(Listing(widgets: widgets))
+        } else if widgets.isEmpty {
+            context.console.out("no widgets on the home screen")
+        } else {
+            for widget in widgets {
+                context.console.out(
+                    "\(widget.placeText): \(widget.app ?? "?") \(widget.kind) \(widget.size) (id \(widget.id)"
+                        + (widget.stack.map { ", stack \($0)" } ?? "") + ")")
+            }
+        }
+        return 0
+    }
+
+    /// `--json`: `{"widgets":[...]}`.
+    struct Listing: Encodable {
+        let widgets: [PlacedWidget]
+    }
+}
