@@ -84,11 +84,11 @@ import TestSupport
                 HomeScreen.Placement(
                     app: "com.example.news", extensionId: "", kind: "NudgeWidget", size: "medium", page: nil,
                     stackWith: nil))
-            try device.placeWidget(
+            _ = try device.placeWidget(
                 HomeScreen.Placement(
                     app: "com.example.mail", extensionId: "", kind: "NudgeWidget", size: "medium", page: nil,
                     stackWith: first.widget.id))
-            try device.placeWidget(
+            _ = try device.placeWidget(
                 HomeScreen.Placement(
                     app: "com.example.mail", extensionId: "", kind: "NudgeWidget", size: "small", page: 2,
                     stackWith: nil))

@@ -89,7 +89,7 @@ import TestSupport
                 HomeScreen.Placement(
                     app: Self.news, extensionId: "", kind: "NudgeWidget", size: "small", page: 3, stackWith: nil))
             #expect(placed.added && placed.widget.page == 3)
-            try device.placeWidget(
+            _ = try device.placeWidget(
                 HomeScreen.Placement(
                     app: Self.news, extensionId: "", kind: "NudgeWidget", size: "large", page: nil, stackWith: "W1"))
             let (raw, bytes) = try Self.readRaw(device)
