@@ -13,6 +13,9 @@ final class Console: Sendable {
     /// Prints a line on stdout.
     func out(_ text: String) { write(text + "\n", to: STDOUT_FILENO) }
 
+    /// Writes text on stdout as it is (a generated script or page that ends in its own newline).
+    func outRaw(_ text: String) { write(text, to: STDOUT_FILENO) }
+
     /// Prints a line on stderr.
     func err(_ text: String) { write(text + "\n", to: STDERR_FILENO) }
 

@@ -32,6 +32,7 @@ enum BackupCommand: Command {
             ARCHIVE, a file, is replaced only once the backup completed; a FIFO or character device (/dev/null)
             is written in place; a symlink is followed. Directories and block devices are refused.
             DEVICECTL_NOW pins the manifest's creation time (reproducible archives).
+            Example: devicectl backup /tmp/phone -o /tmp/phone.tar.zst
             """
     )
 

@@ -15,6 +15,7 @@ extension ExcludeCommand {
                 ios-caches, ios-tmp, device-local, cachedir-tag, and excluded-ancestor (a parent directory is
                 skipped, so a backup never reaches the path). iOS rules apply inside a device root.
                 Exit status 0 whatever the answer; 1 when a path does not exist.
+                Example: devicectl exclude check /tmp/phone/Containers/Data/Application/*/Library/Caches
                 """)
 
         static func run(_ arguments: ParsedArguments, _ context: CommandContext) throws -> Int32 {

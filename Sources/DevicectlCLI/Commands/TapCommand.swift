@@ -16,6 +16,7 @@ enum TapCommand: Command {
             'devicectl launch' does (marker, flag, pending nudges cancelled, device token sent), recorded as
             launched from the notification. The last word printed is the new device token.
             JSON: {"notification","app","source":"notification","deviceToken","cancelledNotifications":[...]}
+            Example: devicectl tap /tmp/phone --notification N1-3f2a9c1d  (an id that notifications prints)
             """
     )
 
