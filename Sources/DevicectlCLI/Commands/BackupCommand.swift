@@ -14,6 +14,9 @@ enum BackupCommand: Command {
             OptionSpec(
                 ["--exclude"], .value("GLOB"), repeatable: true,
                 help: "Skip paths (relative to ROOT) matching GLOB (below)."),
+            OptionSpec(
+                ["--exclude-from"], .value("FILE"), repeatable: true,
+                help: "Skip paths matching the patterns in FILE: one GLOB a line, # comments, - for stdin."),
             OptionSpec(["--dry-run"], help: "Write nothing; list what would be skipped and why."),
             jsonOption,
         ] + progressOptions,
@@ -38,7 +41,7 @@ enum BackupCommand: Command {
 
     static func run(_ arguments: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let root = arguments.positional(0)!
-        let patterns = try arguments.all("--exclude").map { glob throws(UsageError) -> ExclusionPattern in
+        var patterns = try arguments.all("--exclude").map { glob throws(UsageError) -> ExclusionPattern in
             guard !glob.isEmpty else { throw UsageError("--exclude needs a non-empty GLOB", command: spec.name) }
             do {
                 return try ExclusionPattern(glob)
@@ -46,6 +49,11 @@ enum BackupCommand: Command {
                 throw UsageError("invalid --exclude '\(glob)': \(error)", command: spec.name)
             }
         }
+        let patternFiles = arguments.all("--exclude-from")
+        if patternFiles.filter({ $0 == "-" }).count > 1 {
+            throw UsageError("standard input can be read once: give --exclude-from - at most once", command: spec.name)
+        }
+        for file in patternFiles { patterns += try PatternFile.patterns(from: file, command: spec.name) }
         // A dry run checks every option exactly as the backup would, so what it shows is what runs.
         let archive = arguments.value("--output")
         let (compression, level) = try compressionAndLevel(arguments, archive: archive)
