@@ -76,22 +76,27 @@ public struct CommandSpec: Sendable {
         return parts.joined(separator: " ")
     }
 
-    /// The full `--help` text.
+    /// The full `--help` text. Descriptions start in one column: two spaces after the longest spelling, at
+    /// least column 26 (as before any spelling grew past it).
     public var help: String {
+        let spellings = options.map { option -> String in
+            var spelling = option.names.joined(separator: ", ")
+            if case .value(let meta) = option.kind { spelling += " \(meta)" }
+            return spelling
+        }
+        let width = max(22, (spellings + positionals.map(\.name)).map(\.count).max() ?? 0)
         var lines = ["\(summary)", "", "Usage: \(usage)"]
         if !positionals.isEmpty {
             lines.append("")
             lines.append("Arguments:")
             for positional in positionals {
-                lines.append("  " + pad(positional.name, 24) + positional.help)
+                lines.append("  " + pad(positional.name, width) + positional.help)
             }
         }
         lines.append("")
         lines.append("Options:")
-        for option in options {
-            var spelling = option.names.joined(separator: ", ")
-            if case .value(let meta) = option.kind { spelling += " \(meta)" }
-            lines.append("  " + pad(spelling, 24) + option.help)
+        for (option, spelling) in zip(options, spellings) {
+            lines.append("  " + pad(spelling, width) + option.help)
         }
         if !discussion.isEmpty {
             lines.append("")
@@ -100,7 +105,8 @@ public struct CommandSpec: Sendable {
         return lines.joined(separator: "\n")
     }
 
+    /// `text` followed by spaces up to `width`, then two more.
     private func pad(_ text: String, _ width: Int) -> String {
-        text.count >= width ? text + "  " : text + String(repeating: " ", count: width - text.count)
+        text + String(repeating: " ", count: width - text.count + 2)
     }
 }

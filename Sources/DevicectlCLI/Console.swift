@@ -37,6 +37,9 @@ final class Console: Sendable {
     /// Prints a line on stdout.
     func out(_ text: String) { write(text + "\n", to: STDOUT_FILENO) }
 
+    /// Writes text on stdout as it is (a generated script or page that ends in its own newline).
+    func outRaw(_ text: String) { write(text, to: STDOUT_FILENO) }
+
     /// Prints a line on stderr; under `--json`, a `{"type":"notice"}` object holding it.
     func err(_ text: String) {
         guard let command = jsonCommand() else { return write(text + "\n", to: STDERR_FILENO) }

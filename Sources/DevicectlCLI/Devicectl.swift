@@ -34,6 +34,7 @@ public enum Devicectl {
         CommandEntry(NotificationsCommand.self),
         CommandEntry(TapCommand.self),
         CommandEntry(EventsCommand.self),
+        CommandEntry(CompletionCommand.self),
     ]
 
     /// Runs devicectl with `arguments` (without the program name); returns the exit status. Refuses to run
@@ -147,6 +148,11 @@ public enum Devicectl {
         }
         switch first {
         case "help", "--help", "-h":
+            if arguments.dropFirst().first == "--man" {
+                guard arguments.count == 2 else { throw UsageError("'help --man' takes nothing else") }
+                console.outRaw(ManualPage(specs: commands.map(\.spec), version: version).text)
+                return .done(0)
+            }
             console.out(try helpText(Array(arguments.dropFirst())))
             return .done(0)
         case "--version", "version":
@@ -217,14 +223,16 @@ public enum Devicectl {
             "",
             "Commands:",
         ]
+        let width = max(16, commands.map(\.spec.name.count).max() ?? 0) + 2
         for command in commands {
             let name = command.spec.name
-            lines.append("  " + name + String(repeating: " ", count: max(2, 18 - name.count)) + command.spec.summary)
+            lines.append("  " + name + String(repeating: " ", count: width - name.count) + command.spec.summary)
         }
         lines += [
             "",
             "Run 'devicectl COMMAND --help' for a command's options, 'devicectl GROUP --help' for a group's",
             "(defaults, exclude, widget). A value that starts with '-' is given as --option=VALUE.",
+            "'devicectl help --man' prints the manual page; 'devicectl completion SHELL' a completion script.",
             "Exit status: 0 success, 1 failure, 64 usage error.",
         ]
         return lines.joined(separator: "\n")

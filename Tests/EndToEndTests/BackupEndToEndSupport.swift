@@ -10,8 +10,10 @@ enum BackupCheck {
 
     /// Runs devicectl with DEVICECTL_NOW pinned.
     @discardableResult
-    static func devicectl(_ arguments: [String], environment: [String: String] = [:]) throws -> RunResult {
-        try DevicectlBinary.run(arguments, environment: ["DEVICECTL_NOW": now].merging(environment) { $1 })
+    static func devicectl(_ arguments: [String], input: Data? = nil, environment: [String: String] = [:]) throws
+        -> RunResult
+    {
+        try DevicectlBinary.run(arguments, input: input, environment: ["DEVICECTL_NOW": now].merging(environment) { $1 })
     }
 
     /// Member names listed by `tool` (`tar` or `bsdtar`), which must exit 0 without a word on stderr.

@@ -11,15 +11,35 @@ import Testing
         #expect(help.stdout.contains("widget-refresh"))
     }
 
-    @Test(arguments: [
-        "init", "install", "widget add", "launch", "defaults read", "defaults write", "defaults delete",
-        "exclude add", "exclude remove", "exclude check", "status", "backup", "restore", "verify", "list",
-        "widget-refresh", "notifications", "tap", "events",
-    ])
-    func everyCommandHasHelp(_ command: String) throws {
-        let result = try DevicectlBinary.run(command.split(separator: " ").map(String.init) + ["--help"])
-        #expect(result.status == 0)
-        #expect(result.stdout.contains("Usage: devicectl \(command)"))
+    /// Every command `devicectl help` lists has `--help` with its usage, an example line, and descriptions that
+    /// start in one column.
+    @Test func everyCommandHasHelpWithAnExample() throws {
+        let overview = try DevicectlBinary.run(["help"]).stdout
+        let names = overview.split(separator: "\n", omittingEmptySubsequences: false).drop { $0 != "Commands:" }
+            .dropFirst().prefix { !$0.isEmpty }
+            .map { line -> String in
+                // "  widget add        Place..." -> "widget add": the name ends at the first run of two spaces.
+                let text = line.dropFirst(2)
+                return String(text[..<(text.range(of: "  ")?.lowerBound ?? text.endIndex)])
+            }
+        #expect(names.count >= 20 && names.contains("backup") && names.contains("widget add"))
+        for command in names {
+            let result = try DevicectlBinary.run(command.split(separator: " ").map(String.init) + ["--help"])
+            #expect(result.status == 0)
+            #expect(result.stdout.contains("Usage: devicectl \(command)"), "\(command)")
+            #expect(result.stdout.contains("Example: devicectl \(command)") || result.stdout.contains("Example: source"),
+                    "\(command) has no example")
+            let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+            let rows = ["Arguments:", "Options:"].flatMap { heading in
+                lines.drop { $0 != heading }.dropFirst().prefix { !$0.isEmpty }
+            }
+            let columns = Set(rows.compactMap { row -> Int? in
+                guard let gap = row.dropFirst(2).range(of: "  ") else { return nil }
+                let rest = row[gap.upperBound...]
+                return row.distance(from: row.startIndex, to: rest.firstIndex { $0 != " " } ?? rest.endIndex)
+            })
+            #expect(columns.count == 1, "\(command): descriptions start in columns \(columns.sorted())")
+        }
     }
 
     @Test func unknownCommandIsUsageError() throws {

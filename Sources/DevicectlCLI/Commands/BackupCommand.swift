@@ -16,6 +16,9 @@ enum BackupCommand: Command {
                 ["--exclude"], .value("GLOB"), repeatable: true,
                 help: "Skip paths (relative to ROOT) matching GLOB (below)."),
             engineOption,
+            OptionSpec(
+                ["--exclude-from"], .value("FILE"), repeatable: true,
+                help: "Skip paths matching the patterns in FILE: one GLOB a line, # comments, - for stdin."),
             OptionSpec(["--dry-run"], help: "Write nothing; list what would be skipped and why."),
             jsonOption,
         ] + progressOptions,
@@ -38,6 +41,7 @@ enum BackupCommand: Command {
             ARCHIVE, a file, is replaced only once the backup completed; a FIFO or character device (/dev/null)
             is written in place; a symlink is followed. Directories and block devices are refused.
             DEVICECTL_NOW pins the manifest's creation time (reproducible archives).
+            Example: devicectl backup /tmp/phone -o /tmp/phone.tar.zst
             """
     )
 
@@ -56,7 +60,7 @@ enum BackupCommand: Command {
     static func run(_ arguments: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let root = arguments.positional(0)!
         let engine = try engine(arguments) ?? .default
-        let patterns = try arguments.all("--exclude").map { glob throws(UsageError) -> ExclusionPattern in
+        var patterns = try arguments.all("--exclude").map { glob throws(UsageError) -> ExclusionPattern in
             guard !glob.isEmpty else { throw UsageError("--exclude needs a non-empty GLOB", command: spec.name) }
             do {
                 return try ExclusionPattern(glob)
@@ -64,6 +68,11 @@ enum BackupCommand: Command {
                 throw UsageError("invalid --exclude '\(glob)': \(error)", command: spec.name)
             }
         }
+        let patternFiles = arguments.all("--exclude-from")
+        if patternFiles.filter({ $0 == "-" }).count > 1 {
+            throw UsageError("standard input can be read once: give --exclude-from - at most once", command: spec.name)
+        }
+        for file in patternFiles { patterns += try PatternFile.patterns(from: file, command: spec.name) }
         // A dry run checks every option exactly as the backup would, so what it shows is what runs.
         let archive = arguments.value("--output")
         let (compression, level) = try compressionAndLevel(arguments, archive: archive)

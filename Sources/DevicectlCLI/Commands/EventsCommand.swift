@@ -15,6 +15,7 @@ enum EventsCommand: Command {
             of the device's clock.
             The log is device-local: backups do not carry it.
             JSON: {"events":[{"time","type","app":ID|null,"details":{...}}]}
+            Example: devicectl events /tmp/phone --json
             """
     )
 

@@ -18,6 +18,7 @@ extension ExcludeCommand {
                 Without --engine each path is judged under every engine (one answer when they agree); the JSON's
                 top-level answer is then the default engine's (icloud) and "engines" holds each.
                 Exit status 0 whatever the answer; 1 when a path does not exist.
+                Example: devicectl exclude check /tmp/phone/Containers/Data/Application/*/Library/Caches
                 """)
 
         static func run(_ arguments: ParsedArguments, _ context: CommandContext) throws -> Int32 {

@@ -13,6 +13,7 @@ enum NotificationsCommand: Command {
             next command that writes (launch, tap, widget-refresh). A --now before the device's clock (its
             latest event) is refused; DEVICECTL_NOW or the system clock before it shows the device as of its clock.
             JSON: {"now","notifications":[{"id","app","title","body","fireDate","state","tapped","tappedAt"}]}
+            Example: devicectl notifications /tmp/phone --json
             """
     )
 

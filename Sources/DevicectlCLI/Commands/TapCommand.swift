@@ -16,6 +16,7 @@ enum TapCommand: Command {
             'devicectl launch' does (marker, flag, pending nudges cancelled, device token sent), recorded as
             launched from the notification. The last word printed is the new device token.
             JSON: as launch's, with the notification's id (docs/JSON.md).
+            Example: devicectl tap /tmp/phone --notification N1-3f2a9c1d  (an id that notifications prints)
             """
     )
 

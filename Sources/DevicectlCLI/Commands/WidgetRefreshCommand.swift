@@ -16,6 +16,7 @@ enum WidgetRefreshCommand: Command {
             none (defaults-unreadable) and a warning; the others still run and the exit status is 1.
             JSON: {"widgets":[{"app","decision":"scheduled"|"none","reason",
                                "fireDate":ISO|null,"notification":ID|null,"failed"}]}
+            Example: devicectl widget-refresh /tmp/phone --now 2026-12-01T10:00:00Z
             """
     )
 

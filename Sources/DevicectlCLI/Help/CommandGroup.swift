@@ -20,9 +20,10 @@ struct CommandGroup {
             "Usage: devicectl \(name) \(subcommands.joined(separator: "|")) [arguments] [options]", "",
             "Subcommands:",
         ]
+        let width = max(16, members.map(\.name.count).max() ?? 0) + 2
         for member in members {
-            lines.append("  " + member.name + String(repeating: " ", count: max(2, 18 - member.name.count))
-                + member.summary)
+            let padding = String(repeating: " ", count: width - member.name.count)
+            lines.append("  " + member.name + padding + member.summary)
         }
         lines += ["", "Run 'devicectl \(name) SUBCOMMAND --help' for a subcommand's options."]
         return lines.joined(separator: "\n")
