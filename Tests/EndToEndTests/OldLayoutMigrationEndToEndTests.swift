@@ -68,8 +68,9 @@ import TestSupport
             let app = try ok(["container", "\(dir)/new", "--app", F.news]).stdout.trimmingCharacters(in: .newlines)
             #expect(FileManager.default.fileExists(atPath: "\(app)/NudgeConfiguration.plist"))
             _ = try ok(["install", "\(dir)/new", "--app", "com.example.mail", "--no-widget"])
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: "\(dir)/new/Library/SpringBoard/IconState.plist"))
             let layout = try #require(
-                NSDictionary(contentsOfFile: "\(dir)/new/Library/SpringBoard/IconState.plist") as? [String: Any])
+                try PropertyListSerialization.propertyList(from: bytes, format: nil) as? [String: Any])
             #expect(layout["widgets"] == nil && layout["iconLists"] is [[Any]])
             #expect(try ok(["widget", "list", "\(dir)/new"]).stdout.hasPrefix("page 1: com.example.news NudgeWidget"))
         }
