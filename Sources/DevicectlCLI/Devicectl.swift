@@ -95,7 +95,7 @@ public enum Devicectl {
             return 64
         } catch {
             let status = exitStatus(for: error)
-            console.failure("\(error)", exitStatus: status)
+            console.failure(UserMessage.text(for: error), exitStatus: status)
             return status
         }
     }

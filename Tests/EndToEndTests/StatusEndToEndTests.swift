@@ -117,7 +117,7 @@ import Testing
         try PhoneScratch.with { phone in
             try phone.fails(["status", phone.dir], mentioning: ["\(phone.dir) is not a device root"])
             try phone.fails(
-                ["status", "\(phone.dir)/absent"], mentioning: ["\(phone.dir)/absent", "No such file or directory"])
+                ["status", "\(phone.dir)/absent"], mentioning: ["\(phone.dir)/absent: no such file or directory"])
             let identity = "\(phone.root)/DeviceLocal/identity.plist"
             try Data().write(to: URL(fileURLWithPath: identity))
             try phone.fails(

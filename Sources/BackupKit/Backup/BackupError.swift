@@ -24,10 +24,10 @@ public enum BackupError: Error, CustomStringConvertible, Sendable {
     public var description: String {
         switch self {
         case .rootNotDirectory(let root, let error):
-            if let error { return "cannot back up \(root): \(error.call): \(error.reason)" }
+            if let error { return "cannot back up \(root): \(error.reason.lowercasedFirst)" }
             return "cannot back up \(root): not a directory"
         case .unreadable(let path, let error):
-            return "cannot read \(path): \(error.call): \(error.reason); the backup was not written"
+            return "cannot read \(path): \(error.reason.lowercasedFirst); the backup was not written"
         case .changed(let path, let detail):
             return "\(path) changed while it was being read (\(detail)); the backup was not written"
         case .system(let error):
@@ -42,4 +42,9 @@ public enum BackupError: Error, CustomStringConvertible, Sendable {
             return "cannot write the archive to \(archive): \(reason)"
         }
     }
+}
+
+extension String {
+    /// `Permission denied` -> `permission denied`: strerror's text inside a sentence.
+    fileprivate var lowercasedFirst: String { (first?.lowercased() ?? "") + dropFirst() }
 }

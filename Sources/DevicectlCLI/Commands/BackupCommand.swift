@@ -97,7 +97,8 @@ enum BackupCommand: Command {
                     ]))
             } catch {
                 context.console.warn(
-                    "the backup is complete, but it could not be recorded in the device's event log: \(error)")
+                    "the backup is complete, but it could not be recorded in the device's event log: "
+                        + UserMessage.text(for: error))
             }
         }
         if json {
