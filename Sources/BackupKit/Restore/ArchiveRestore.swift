@@ -4,6 +4,7 @@ import DeviceKit
 import Foundation
 import Glibc
 import SystemKit
+import TarKit
 
 /// Restores archives onto fresh device roots.
 public enum ArchiveRestore {
@@ -22,11 +23,9 @@ public enum ArchiveRestore {
         // SHA-256 needs no OpenSSL configuration; not loading openssl.cnf keeps ~0.7 MB of libcrypto untouched.
         // (A no-op when OpenSSL was already initialised by this process.)
         _ = OPENSSL_init_crypto(UInt64(OPENSSL_INIT_NO_LOAD_CONFIG), nil)
-        var readerOptions = ArchiveReader.Options()
-        readerOptions.interruption = options.interruption
-        let reader: ArchiveReader
+        let reader: any FormatSource
         do {
-            reader = try ArchiveReader(path: archive, options: readerOptions)
+            reader = try ArchiveSource.open(archive, interruption: options.interruption)
         } catch let error as ArchiveReaderError {
             throw translate(error)
         }
@@ -101,9 +100,13 @@ public enum ArchiveRestore {
                 "member '\(member)': the archive's files add up to \(total) bytes or more, but only \(limit) may be "
                     + "written (free space on ROOT's file system, or the limit)")
         case let error as ArchiveReaderError:
-            return RestoreError.damaged(error.description)
+            return RestoreError.damaged(error)
         case let error as SystemError where [ENOSPC, EDQUOT, EFBIG].contains(error.code):
             return RestoreError.noSpace(error.description)
+        case let error as SystemError:
+            return RestoreError.system(error)
+        case let error as DeviceError:
+            return RestoreError.device(error)
         default:
             return RestoreError.aborted("\(error)")
         }

@@ -1,0 +1,154 @@
+// BatchConsumer: the formatting thread: unpacks batches into members for the format sink, hashes file data,
+// builds the manifest's file lines and the members digest.
+import Foundation
+import SystemKit
+
+/// Runs on its own thread while the walker reads: for each record it hands the member to the format sink
+/// (`FormatSink`: the tar writer), and feeds file data to SHA-256 in the same pass (unless the reading thread
+/// hashed the file: its `.digest` record follows), so each manifest line is appended, in archive order, on this
+/// thread. Thread safety: used by the writing thread only between `start()` and the pipe's `consumerFinished()`
+/// (or, after `runInline()`, only on the reading thread); the owner reads `error` only after `waitForConsumer()`.
+final class BatchConsumer<Sink: FormatSink>: @unchecked Sendable {
+    let sink: Sink
+    private let pipe: BatchPipe
+    /// Hashes file data here and appends every file's manifest line.
+    private let hasher: FileHasher
+    /// The current file's data goes to `hasher` (false when the reading thread hashed it).
+    private var hashingHere = false
+    /// The current reader-hashed file, until its `.digest` record.
+    private var pending: (path: [UInt8], size: UInt64)?
+    /// Every member's metadata, for the manifest's members line (names, types, modes, owners, times, links, xattrs).
+    let members: Manifest.MemberDigest
+    /// The first failure; the pipe is cancelled when it is set.
+    private(set) var error: Error?
+
+    init(sink: Sink, hasher: FileHasher, pipe: BatchPipe, members: Manifest.MemberDigest) {
+        self.sink = sink
+        self.hasher = hasher
+        self.pipe = pipe
+        self.members = members
+    }
+
+    /// Starts the writing thread.
+    func start() {
+        let thread = Thread { [self] in
+            run()
+        }
+        thread.name = "devicectl-archive-writer"
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+
+    /// Formats on the reading thread instead, as it hands over each batch: for a compressed backup, whose
+    /// compressor has a thread of its own (see `BackupEngine.formatsInline`).
+    func runInline() {
+        pipe.drainInline { [unowned self] batch in _ = consume(batch) }
+    }
+
+    private func run() {
+        defer { pipe.consumerFinished() }
+        while let batch = pipe.takeFull() {
+            guard consume(batch) else { return }
+            pipe.recycle(batch)
+        }
+    }
+
+    /// Drains `batch`; false (the error kept, the pipe cancelled) when that fails or failed before.
+    private func consume(_ batch: Batch) -> Bool {
+        guard error == nil else { return false }
+        do {
+            try drain(batch)
+            return true
+        } catch {
+            self.error = error
+            pipe.cancel()
+            return false
+        }
+    }
+
+    // MARK: - Records
+
+    private func drain(_ batch: Batch) throws {
+        var offset = 0
+        while offset < batch.used {
+            let record = batch.base.loadUnaligned(fromByteOffset: offset, as: BatchRecord.self)
+            let start = batch.base + offset
+            var cursor = start + BatchRecord.headerSize
+            let kind = BatchRecord.Kind(rawValue: record.kind)!
+            if kind == .data {
+                try data(UnsafeRawBufferPointer(start: start + record.metadataSize, count: Int(record.dataLength)))
+            } else if kind == .digest {
+                guard let file = pending else { throw BackupError.output("internal error: a digest without its file") }
+                pending = nil
+                let digest = Array(UnsafeRawBufferPointer(start: start + record.metadataSize, count: Int(record.dataLength)))
+                try file.path.withUnsafeBufferPointer { try hasher.appendLine(path: $0, size: file.size, sha256: digest) }
+            } else {
+                let path = cursor.assumingMemoryBound(to: CChar.self)
+                cursor += Int(record.pathLength) + 1
+                var link: [UInt8]?
+                var linkName: UnsafeBufferPointer<CChar>?
+                if kind == .symlink || kind == .hardlink {
+                    let target = UnsafeBufferPointer(
+                        start: cursor.assumingMemoryBound(to: CChar.self), count: Int(record.linkLength))
+                    linkName = target
+                    link = Array(UnsafeRawBufferPointer(target))
+                    cursor += Int(record.linkLength) + 1
+                }
+                let attributes = UnsafeRawBufferPointer(start: cursor, count: Int(record.attributeBytes))
+                let member = SinkMember(
+                    kind: Self.memberKind(kind), path: UnsafeBufferPointer(start: path, count: Int(record.pathLength)),
+                    link: linkName, mode: record.mode, uid: record.uid, gid: record.gid,
+                    mtimeSeconds: record.mtimeSeconds, mtimeNanoseconds: record.mtimeNanoseconds,
+                    size: kind == .file ? record.size : 0, attributes: attributes)
+                try sink.begin(member)
+                addToMembers(member, link: link)
+                if kind == .file {
+                    let name = UnsafeRawBufferPointer(start: path, count: Int(record.pathLength))
+                    hashingHere = record.flags & BatchRecord.readerHashed == 0
+                    if hashingHere {
+                        try hasher.begin(path: name, size: record.size)
+                    } else {
+                        pending = (Array(name), record.size)
+                    }
+                    try data(UnsafeRawBufferPointer(start: start + record.metadataSize, count: Int(record.dataLength)))
+                }
+            }
+            offset = (offset + record.metadataSize + Int(record.dataLength) + 7) & ~7
+        }
+    }
+
+    private func data(_ chunk: UnsafeRawBufferPointer) throws {
+        guard chunk.count > 0 else { return }
+        if hashingHere { try hasher.feed(chunk) }
+        try sink.write(chunk)
+    }
+
+    private static func memberKind(_ kind: BatchRecord.Kind) -> SinkMember.Kind {
+        switch kind {
+        case .directory: .directory
+        case .symlink: .symlink
+        case .hardlink: .hardlink
+        default: .file
+        }
+    }
+
+    /// The member's canonical record, exactly as restore and verify will see it read back.
+    private func addToMembers(_ member: SinkMember, link: [UInt8]?) {
+        let letter: Character =
+            switch member.kind {
+            case .directory: "d"
+            case .file: "f"
+            case .symlink: "l"
+            case .hardlink: "h"
+            }
+        var xattrs: [(name: String, value: [UInt8])] = []
+        member.forEachAttribute { name, value in
+            xattrs.append((String(decoding: UnsafeRawBufferPointer(name), as: UTF8.self), Array(value)))
+        }
+        members.add(
+            kind: letter.asciiValue!, path: Array(UnsafeRawBufferPointer(member.path)),
+            permissions: member.mode & 0o7777, uid: Int64(member.uid), gid: Int64(member.gid), size: member.size,
+            mtimeSeconds: member.mtimeSeconds, mtimeNanoseconds: Int32(truncatingIfNeeded: member.mtimeNanoseconds),
+            link: link, xattrs: xattrs)
+    }
+}

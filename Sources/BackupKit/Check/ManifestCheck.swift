@@ -1,0 +1,269 @@
+// ManifestCheck: compares the manifest, as it streams out of the archive, with what was read before it.
+//
+// The i-th file line must describe the i-th file member (path, size, SHA-256); counts and the optional
+// members digest must agree. Mismatches are aligned with one line of lookahead on each side, so a single
+// missing or extra member is reported as such instead of shifting every later comparison.
+//
+// Restore, verify and list all read a manifest through this one class (list without the comparisons with the
+// members), so they accept and refuse the same manifests: blank lines, order, kinds, the header's checks.
+import TarKit
+
+/// Checks one manifest against the members read before it.
+final class ManifestCheck {
+    /// What the archive held before the manifest.
+    struct Observed {
+        var files: UInt64 = 0
+        var bytes: UInt64 = 0
+        var directories: UInt64 = 0
+        var symlinks: UInt64 = 0
+        var hardlinks: UInt64 = 0
+        /// Members before the manifest and their digest.
+        var memberCount: UInt64 = 0
+        var memberDigest: String?
+    }
+
+    /// The outcome: the manifest's header and totals, and every problem found.
+    struct Outcome {
+        let header: Manifest.Header
+        let totals: Manifest.Totals
+        let problems: [String]
+        let problemCount: Int
+        /// Whether the manifest carried a members line (so metadata was verified too).
+        let checkedMembers: Bool
+    }
+
+    static let maxLine = 16 << 20
+    /// The files read before the manifest, or nil when only the manifest itself is read (list).
+    private let log: DigestLog.Reader?
+    private let observed: Observed?
+    private let problemLimit: Int
+    private var splitter = LineSplitter(maxLine: ManifestCheck.maxLine)
+    private var lineNumber = 0
+    private var header: Manifest.Header?
+    private var totals: Manifest.Totals?
+    private var members: Manifest.Members?
+    private var pending: (path: [UInt8], size: UInt64, digest: [UInt8])?
+    private var fileLines: UInt64 = 0
+    private var fileBytes: UInt64 = 0
+    /// SHA-256 of the manifest bytes so far (for the members line's `manifestSha256`).
+    private let manifestDigest: SHA256Digest
+    private(set) var problems: [String] = []
+    private(set) var problemCount = 0
+
+    init(log: DigestLog.Reader, observed: Observed, problemLimit: Int = 1000) throws {
+        manifestDigest = try SHA256Digest()
+        self.log = log
+        self.observed = observed
+        self.problemLimit = problemLimit
+    }
+
+    /// Reads a manifest by restore's rules without comparing it with the members (`list`): the outcome's
+    /// problems are only the manifest's own (its totals against its file lines, its members line's digest).
+    init(problemLimit: Int = 1000) throws {
+        manifestDigest = try SHA256Digest()
+        log = nil
+        observed = nil
+        self.problemLimit = problemLimit
+    }
+
+    /// Feeds a block of the manifest member's data.
+    func feed(_ block: UnsafeRawBufferPointer) throws {
+        try splitter.feed(block) { try line($0) }
+    }
+
+    /// Ends the manifest: compares what is left and returns the outcome.
+    func finish() throws -> Outcome {
+        try splitter.finish { try line($0) }
+        if let last = pending {
+            pending = nil
+            try compare(last, next: nil)
+        }
+        while let log, let extra = try log.peek() {
+            problem("extra member '\(text(extra.path))': in the archive but not in the manifest")
+            try log.advance()
+        }
+        guard let header else { throw RestoreError.badManifest("empty manifest (no header line)") }
+        guard let totals else { throw RestoreError.badManifest("no totals line: the manifest is incomplete") }
+        if fileLines != totals.files || fileBytes != totals.bytes {
+            problem(
+                "the manifest lists \(fileLines) files (\(fileBytes) bytes) "
+                    + "but its totals say \(totals.files) (\(totals.bytes) bytes)"
+            )
+        }
+        let seen = observed ?? Observed()
+        let counts: [(String, UInt64, UInt64)] = [
+            ("files", seen.files, totals.files), ("bytes", seen.bytes, totals.bytes),
+            ("directories", seen.directories, totals.directories), ("symlinks", seen.symlinks, totals.symlinks),
+            ("hard links", seen.hardlinks, totals.hardlinks),
+        ]
+        for (what, archive, manifest) in counts where observed != nil && archive != manifest {
+            problem("the archive holds \(archive) \(what) but the manifest's totals say \(manifest)")
+        }
+        if let members, let observed {
+            if observed.memberCount != members.count {
+                problem("the archive has \(observed.memberCount) members but the manifest covers \(members.count)")
+            } else if observed.memberDigest != members.sha256.lowercased() {
+                problem(
+                    "member metadata (names, types, modes, owners, times, link targets or xattrs) "
+                        + "differs from the manifest's members digest"
+                )
+            }
+        }
+        return Outcome(
+            header: header, totals: totals, problems: problems, problemCount: problemCount,
+            checkedMembers: members != nil)
+    }
+
+    // MARK: - Lines
+
+    private func line(_ bytes: ArraySlice<UInt8>) throws {
+        lineNumber += 1
+        if members != nil {
+            throw RestoreError.badManifest("line \(lineNumber): a line after the members line (it must be last)")
+        }
+        // A blank line (only spaces, tabs, CRs) starts with one of them: no need to scan every line for it.
+        let blank = { (byte: UInt8) in byte == 0x20 || byte == 0x0D || byte == 0x09 }
+        if bytes.first.map(blank) ?? true, bytes.allSatisfy(blank) {
+            hashLine(bytes)
+            return
+        }
+        let parsed: ManifestLine
+        do {
+            parsed = try ManifestLine.parse(bytes)
+        } catch {
+            throw RestoreError.badManifest("line \(lineNumber): \(error)")
+        }
+        if case .members = parsed {} else { hashLine(bytes) }
+        if header == nil {
+            guard case .header(let value) = parsed else {
+                throw RestoreError.badManifest("line \(lineNumber) is not the header")
+            }
+            guard value.format == Manifest.format else {
+                throw RestoreError.badManifest("format '\(value.format)' is not \(Manifest.format)")
+            }
+            guard value.formatVersion == Manifest.formatVersion else {
+                throw RestoreError.badManifest(
+                    "format version \(value.formatVersion) is not supported "
+                        + "(this devicectl reads \(Manifest.formatVersion))"
+                )
+            }
+            try checkHeader(value)
+            header = value
+            return
+        }
+        if totals != nil, case .file = parsed {
+            throw RestoreError.badManifest("line \(lineNumber): a file line after the totals")
+        }
+        switch parsed {
+        case .header: throw RestoreError.badManifest("line \(lineNumber): a second header")
+        case .file(let path, let size, let digest):
+            fileLines += 1
+            fileBytes &+= size
+            let current = (path: path, size: size, digest: digest)
+            if let previous = pending { try compare(previous, next: current) }
+            pending = current
+        case .members(let value):
+            guard totals != nil else {
+                throw RestoreError.badManifest("line \(lineNumber): the members line comes before the totals")
+            }
+            if manifestDigest.hex != value.manifestSha256.lowercased() {
+                problem(
+                    "the manifest's own bytes differ from its members line's manifestSha256 (the manifest was altered)")
+            }
+            members = value
+            return
+        case .totals(let value):
+            guard totals == nil else { throw RestoreError.badManifest("line \(lineNumber): a second totals line") }
+            totals = value
+        case .unknown(let kind):
+            // Format version 1 has exactly these kinds; anything else is damage (or a newer format, which
+            // must bump formatVersion), and ignoring it would let a flipped byte hide the members line.
+            throw RestoreError.badManifest("line \(lineNumber): unknown kind '\(kind)'")
+        }
+    }
+
+    /// THE single place a manifest header's values are checked, for restore, verify and list alike (each reads
+    /// the manifest through this class). Header field validation (ids, names, caps, widgets for unlisted apps)
+    /// belongs here: throw `RestoreError.badManifest` naming the field, or call `problem` for a mismatch.
+    /// The header's values and caps (`Manifest.Header.validate`): the one place restore, verify and list check them.
+    private func checkHeader(_ header: Manifest.Header) throws {
+        do {
+            try header.validate()
+        } catch {
+            throw RestoreError.badManifest("header: \(error)")
+        }
+    }
+
+    private static let newline: [UInt8] = [0x0A]
+
+    /// Adds a line and its newline to the manifest's own digest.
+    private func hashLine(_ bytes: ArraySlice<UInt8>) {
+        bytes.withUnsafeBytes { manifestDigest.update($0) }
+        ManifestCheck.newline.withUnsafeBytes { manifestDigest.update($0) }
+    }
+
+    /// Compares manifest line `expected` with the next logged file, using one line of lookahead each side.
+    private func compare(
+        _ expected: (path: [UInt8], size: UInt64, digest: [UInt8]),
+        next: (path: [UInt8], size: UInt64, digest: [UInt8])?
+    ) throws {
+        guard let log else { return }
+        // Logged paths are normalised member names, and devicectl writes the manifest's the same way: compare
+        // as written first, and normalise only when that fails.
+        if let actual = try log.peek(), actual.path == expected.path {
+            try matched(actual, expected)
+            return
+        }
+        let expected = (path: MemberPath.normalized(expected.path), size: expected.size, digest: expected.digest)
+        let next = next.map { (path: MemberPath.normalized($0.path), size: $0.size, digest: $0.digest) }
+        while true {
+            guard let actual = try log.peek() else {
+                problem("missing member '\(text(expected.path))': in the manifest but not in the archive")
+                return
+            }
+            if actual.path == expected.path {
+                try matched(actual, expected)
+                return
+            }
+            if let after = try log.peek(1), after.path == expected.path {
+                problem("extra member '\(text(actual.path))': in the archive but not in the manifest")
+                try log.advance()
+                continue
+            }
+            if let next, next.path == actual.path {
+                problem("missing member '\(text(expected.path))': in the manifest but not in the archive")
+                return
+            }
+            problem("member '\(text(actual.path))' is where the manifest lists '\(text(expected.path))'")
+            try log.advance()
+            return
+        }
+    }
+
+    /// The logged file `actual` is the one manifest line `expected` names: consumes it, compares size and digest.
+    private func matched(_ actual: DigestLog.Record, _ expected: (path: [UInt8], size: UInt64, digest: [UInt8])) throws {
+        try log?.advance()
+        if actual.size != expected.size {
+            problem(
+                "size mismatch for '\(text(actual.path))': \(actual.size) bytes in the archive, "
+                    + "\(expected.size) in the manifest"
+            )
+        } else if actual.digest != expected.digest {
+            problem("SHA-256 mismatch for '\(text(actual.path))': the data differs from what the manifest recorded")
+        }
+    }
+
+    private func problem(_ message: String) {
+        problemCount += 1
+        if problems.count < problemLimit { problems.append(message) }
+    }
+
+    private func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
+}
+
+extension MemberPath {
+    /// `raw` normalised like a member name, or unchanged when it is not a valid one.
+    static func normalized(_ raw: [UInt8]) -> [UInt8] {
+        (try? MemberPath(raw).bytes) ?? raw
+    }
+}

@@ -1,0 +1,210 @@
+// StagingPipeline: the staging tree's writes on a second thread, while the first reads, checks and hashes.
+//
+// The reader thread (libarchive, the framing audit, SHA-256, the manifest, every directory, symlink and hard
+// link) and the writer thread (pwrite, futimens, close: kernel time) overlap on the machine's two cores.
+// Creating a file (openat2 with O_CREAT|O_EXCL: a new inode and dentry) costs about as much kernel time as
+// writing its data, so it goes to whichever side has room: the writer while it keeps up, the reader while the
+// writer has a batch waiting. Batches carry a copy of the file data (libarchive reuses its buffers), so
+// memory stays at a few small arenas whatever the archive.
+import CSupport
+import Glibc
+import SystemKit
+import TarKit
+
+/// Hands batches of `StagingOp` to a writer thread that applies them, in order.
+final class StagingPipeline: @unchecked Sendable {
+    /// Batches in flight besides the one being filled: enough for the reader to run ahead through a burst of
+    /// small files (or the writer through a large one) without waiting.
+    static let depth = 5
+    private let condition = ConditionVariable()
+    private var ready: [StagingBatch] = []
+    private var spare: [StagingBatch] = (0..<StagingPipeline.depth).map { _ in StagingBatch() }
+    private var closed = false
+    private var stopped = false
+    private var running = true
+    /// The writer is executing a batch.
+    private var busy = false
+    private var failure: (any Error)?
+    /// The batch the reader is filling (reader thread only).
+    private var current = StagingBatch()
+    /// Whether the reader creates the files of the current batch itself: the writer had a batch waiting when
+    /// it was started (reader thread only; decided under the lock in `submit`).
+    private var readerCreates = false
+    /// A file of the queued batches is still to be created by the writer (reader thread only).
+    private var writerCreatesPending = false
+    /// The file the writer is filling (writer thread only).
+    private var file: FileDescriptor?
+    private let creation: FileCreation
+
+    init(creation: FileCreation = .adaptive) {
+        self.creation = creation
+        let status = DetachedThread.start { [self] in run() }
+        if status != 0 {
+            // No second thread: fail the first submission instead of hanging.
+            failure = SystemError("pthread_create", code: status)
+            running = false
+        }
+    }
+
+    // MARK: - Reader side
+
+    /// Queues the creation of the regular file `path` in `tree` (on whichever thread has room) and then the
+    /// writes into it: `addData` and `add(.closeFile)` follow.
+    func addFile(_ path: MemberPath, permissions: mode_t, in tree: StagingTree) throws {
+        if current.files >= StagingBatch.maxFiles { try submit() }
+        if creation == .reader || (creation == .adaptive && readerCreates) {
+            current.operations.append(.file(try tree.createFile(path, permissions: permissions)))
+        } else {
+            let (parent, name) = try tree.prepareFile(path)
+            current.operations.append(.create(parent: parent, name: name, display: path.text, permissions: permissions))
+            writerCreatesPending = true
+        }
+        current.files += 1
+    }
+
+    /// Waits until every file queued so far exists (before a hard link names one), when the writer creates any.
+    func waitForCreatedFiles() throws {
+        guard writerCreatesPending else { return }
+        if !current.operations.isEmpty { try submit() }
+        condition.lock()
+        defer { condition.unlock() }
+        while (!ready.isEmpty || busy) && failure == nil { condition.wait() }
+        if let failure { throw failure }
+        writerCreatesPending = false
+    }
+
+    /// Queues `operation`.
+    func add(_ operation: StagingOp) throws {
+        current.operations.append(operation)
+        if current.isFull { try submit() }
+    }
+
+    /// Queues a copy of `bytes`, to be written at `offset` in the file being created.
+    func addData(_ bytes: UnsafeRawBufferPointer, offset: UInt64) throws {
+        var done = 0
+        while done < bytes.count {
+            let count = min(bytes.count - done, StagingBatch.arenaSize - current.used)
+            (current.arena.baseAddress! + current.used).copyMemory(from: bytes.baseAddress! + done, byteCount: count)
+            current.operations.append(.data(offset: offset + UInt64(done), start: current.used, count: count))
+            current.used += count
+            done += count
+            if current.isFull { try submit() }
+        }
+    }
+
+    /// Hands the current batch to the writer and takes a spare one (waiting while the writer is behind).
+    /// Throws the writer's failure as soon as there is one.
+    private func submit() throws {
+        condition.lock()
+        defer { condition.unlock() }
+        if let failure { throw failure }
+        readerCreates = !ready.isEmpty
+        ready.append(current)
+        condition.broadcast()
+        while spare.isEmpty && failure == nil { condition.wait() }
+        if let failure { throw failure }
+        current = spare.removeLast()
+        current.reset()
+    }
+
+    /// Writes everything queued, waits for the writer to finish, and throws its failure if it had one.
+    func finish() throws {
+        condition.lock()
+        if !current.operations.isEmpty { ready.append(current) }
+        closed = true
+        condition.broadcast()
+        while running { condition.wait() }
+        let failure = self.failure
+        condition.unlock()
+        if let failure { throw failure }
+    }
+
+    /// Stops the writer after a failure on the reader side (queued writes are dropped) and waits for it.
+    /// Returns the writer's own failure, which concerns an earlier member and so is the one to report.
+    func stop() -> (any Error)? {
+        current.reset()
+        condition.lock()
+        stopped = true
+        closed = true
+        condition.broadcast()
+        while running { condition.wait() }
+        let failure = self.failure
+        condition.unlock()
+        return failure
+    }
+
+    // MARK: - Writer thread
+
+    private func run() {
+        while true {
+            condition.lock()
+            while ready.isEmpty && !closed { condition.wait() }
+            if stopped || ready.isEmpty {
+                for dropped in ready { dropped.reset() }
+                ready = []
+                running = false
+                condition.broadcast()
+                condition.unlock()
+                break
+            }
+            let batch = ready.removeFirst()
+            let failed = failure != nil
+            busy = true
+            condition.unlock()
+            if !failed {
+                do {
+                    try execute(batch)
+                } catch {
+                    condition.lock()
+                    failure = error
+                    condition.unlock()
+                }
+            }
+            batch.reset()
+            condition.lock()
+            busy = false
+            spare.append(batch)
+            condition.broadcast()
+            condition.unlock()
+        }
+        try? file?.close()
+        file = nil
+    }
+
+    private func execute(_ batch: StagingBatch) throws {
+        for operation in batch.operations {
+            switch operation {
+            case .create(let parent, let name, let display, let permissions):
+                file = try StagingTree.openNewFile(name, in: parent, permissions: permissions, display: display)
+            case .file(let opened):
+                file = opened
+            case .data(let offset, let start, let count):
+                guard let file else { continue }
+                var done = 0
+                while done < count {
+                    let n = try SystemError.check("write", path: file.path) {
+                        pwrite(
+                            file.rawValue, batch.arena.baseAddress! + start + done, count - done,
+                            off_t(offset) + off_t(done))
+                    }
+                    done += n
+                }
+            case .closeFile(let truncateTo, let owner, let chmod, let xattrs, let mtime):
+                guard let file else { continue }
+                let fd = file.rawValue
+                if let size = truncateTo {
+                    try SystemError.check("ftruncate", path: file.path) { ftruncate(fd, off_t(size)) }
+                }
+                if let owner { try SystemError.check("fchown", path: file.path) { fchown(fd, owner.uid, owner.gid) } }
+                if let chmod { try SystemError.check("fchmod", path: file.path) { fchmod(fd, chmod) } }
+                if !xattrs.isEmpty { try StagingTree.setXattrs(xattrs, on: fd, path: file.path) }
+                if let mtime {
+                    var times = [timespec(tv_sec: 0, tv_nsec: CSUPPORT_UTIME_OMIT), mtime]
+                    try SystemError.check("futimens", path: file.path) { futimens(fd, &times) }
+                }
+                try file.close()
+                self.file = nil
+            }
+        }
+    }
+}
