@@ -1,5 +1,6 @@
 // BackupCommand+JSON: `backup --json` and `backup --dry-run --json` (docs/JSON.md).
 import BackupKit
+import TarKit
 
 extension BackupCommand {
     /// `backup --json`.

@@ -1,5 +1,6 @@
 // ListCommand+JSON: `list --json` (docs/JSON.md).
 import BackupKit
+import TarKit
 import Foundation
 
 extension ListCommand {
