@@ -8,7 +8,7 @@ import Testing
     /// What must never appear in a message a user reads.
     static let internalNames = [
         "open(", "openat(", "openat2(", "read(", "statx(", "mkdir(", "mkdirat(", "renameat2(", "realpath(",
-        ": stat:", ": open:", ": read:", "Error(", "errno", "SystemError", "DeviceError", "RestoreError",
+        ": stat:", ": open:", ": read:", "write(", "archive_write", "inflateInit", "Error(", "errno", "SystemError", "DeviceError", "RestoreError",
         "BackupError", "ArchiveReaderError", "Optional(", "Swift.",
     ]
 
@@ -62,6 +62,23 @@ import Testing
             Self.expectUserTerms(result, naming: "\(dir)/tree/none", because: "no such file or directory")
             let file = try DevicectlBinary.run(["backup", "/etc/hostname", "-o", "\(dir)/b.tar"])
             Self.expectUserTerms(file, naming: "/etc/hostname", because: "not a directory")
+        }
+    }
+
+    /// An archive that cannot be written (a file size limit, as a full disk): the archive and the cause, no
+    /// libarchive call (`archive_write_data`) or `write(PATH)`, for every compression.
+    @Test(arguments: ["tar", "tar.gz", "tar.zst", "tar.xz"])
+    func anArchiveThatCannotBeWrittenIsNamed(_ suffix: String) throws {
+        try withTemporaryDirectory { dir in
+            try FileManager.default.createDirectory(atPath: "\(dir)/tree", withIntermediateDirectories: true)
+            let random = try Shell.run("sh", ["-c", "head -c 2000000 /dev/urandom > \"$0/tree/data\"", dir])
+            try #require(random.status == 0)
+            let archive = "\(dir)/a.\(suffix)"
+            let result = try Shell.run(
+                "sh", ["-c", "ulimit -f 64; \"$0\" backup \"$1/tree\" -o \"$2\" --no-progress",
+                DevicectlBinary.path, dir, archive])
+            Self.expectUserTerms(result, naming: "cannot write the archive to \(archive)", because: ": file too large")
+            #expect(!result.stderr.contains("archive_write"), "\(result.stderr)")
         }
     }
 

@@ -20,7 +20,7 @@ import Testing
             let previous = try Data(contentsOf: URL(fileURLWithPath: out + "/b.tar"))
             let result = try Shell.run(
                 "prlimit", ["--fsize=\(limit)", DevicectlBinary.path, "backup", tree, "-o", out + "/b.tar"])
-            FaultScratch.expectCleanFailure(result, mentioning: ["write(\(out)/b.tar): File too large"])
+            FaultScratch.expectCleanFailure(result, mentioning: ["cannot write the archive to \(out)/b.tar: file too large"])
             #expect(try Data(contentsOf: URL(fileURLWithPath: out + "/b.tar")) == previous)
             #expect(try FaultScratch.names(in: out) == ["b.tar", "small"])
         }
@@ -35,7 +35,7 @@ import Testing
             let result = try scratch.runInjecting(
                 "write", "error=\(error)", when: "5", path: nil, ["backup", tree, "-o", out + "/b.tar"])
             FaultScratch.expectCleanFailure(
-                result, mentioning: ["\(out)/b.tar", String(cString: strerror(Self.code(error)))])
+                result, mentioning: ["\(out)/b.tar", Self.phrase(error)])
             #expect(try FaultScratch.names(in: out) == [])
         }
     }
@@ -56,11 +56,11 @@ import Testing
             let arguments = ["backup", tree, "-o", out + "/b.tar", "--compression", compression]
             if fault == "limit" {
                 let result = try Shell.run("prlimit", ["--fsize=\(1 << 20)", DevicectlBinary.path] + arguments)
-                FaultScratch.expectCleanFailure(result, mentioning: ["write(\(out)/b.tar): File too large"])
+                FaultScratch.expectCleanFailure(result, mentioning: ["cannot write the archive to \(out)/b.tar: file too large"])
             } else {
                 let result = try scratch.runInjecting("write", "error=\(fault)", when: "5", path: nil, arguments)
                 FaultScratch.expectCleanFailure(
-                    result, mentioning: ["\(out)/b.tar", String(cString: strerror(Self.code(fault)))])
+                    result, mentioning: ["\(out)/b.tar", Self.phrase(fault)])
             }
             #expect(try FaultScratch.names(in: out) == [])
         }
@@ -74,6 +74,12 @@ import Testing
         let archive = scratch.base + "/phone.tar"
         try scratch.ok(["backup", phone, "-o", archive])
         return archive
+    }
+
+    /// `strerror` of the errno named `name`, as messages say it inside a sentence (`no space left on device`).
+    static func phrase(_ name: String) -> String {
+        let text = String(cString: strerror(code(name)))
+        return (text.first?.lowercased() ?? "") + text.dropFirst()
     }
 
     @Test func aFileSizeLimitFailsTheRestoreAndChangesNothing() throws {

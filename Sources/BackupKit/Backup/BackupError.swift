@@ -34,7 +34,10 @@ public enum BackupError: Error, CustomStringConvertible, Sendable {
         case .system(let error):
             return error.description
         case .archive(let error):
-            return error.description
+            // The libarchive call is an internal name: the user reads what could not be written and why.
+            return error.entry.isEmpty
+                ? "cannot write the archive: \(error.message)"
+                : "cannot write the archive (at \(error.entry)): \(error.message)"
         case .digest(let error):
             return error.description
         case .output(let message):

@@ -81,6 +81,9 @@ enum BackupCommand: Command {
                     context.console.warn(message)
                 })
             bar.finish()
+        } catch BackupError.archive(let failure) {
+            bar.finish()
+            throw ArchiveWriteFailure(archive: archive, cause: failure.message)
         } catch {
             bar.finish()
             throw error
