@@ -101,9 +101,9 @@ public enum ArchiveRestore {
                     + "written (free space on ROOT's file system, or the limit)")
         case let error as ArchiveReaderError:
             return RestoreError.damaged(error)
-        case let error as SystemError where [ENOSPC, EDQUOT, EFBIG].contains(error.code):
-            return RestoreError.noSpace(error.description)
         case let error as SystemError:
+            // A full disk too: the call and the file stay apart, for the command to word (devicectl names the
+            // file by its path in the archive, never the staging directory's).
             return RestoreError.system(error)
         case let error as DeviceError:
             return RestoreError.device(error)
