@@ -8,7 +8,8 @@ import Testing
     /// What must never appear in a message a user reads.
     static let internalNames = [
         "open(", "openat(", "openat2(", "read(", "statx(", "mkdir(", "mkdirat(", "renameat2(", "realpath(",
-        ": stat:", ": open:", ": read:", "write(", "archive_write", "inflateInit", "Error(", "errno", "SystemError", "DeviceError", "RestoreError",
+        ": stat:", ": open:", ": read:", "write(", "archive_write", "inflateInit", "Error(", "errno",
+        "SystemError", "DeviceError", "RestoreError",
         "BackupError", "ArchiveReaderError", "Optional(", "Swift.",
     ]
 
@@ -26,7 +27,8 @@ import Testing
     /// A ROOT or ARCHIVE that does not exist, for every command that takes one.
     @Test(arguments: [
         ["status"], ["notifications"], ["events"], ["widget-refresh"], ["install", "--app", "com.example.a"],
-        ["launch", "--app", "com.example.a"], ["tap", "--notification", "N"], ["widget", "add", "--app", "com.example.a"],
+        ["launch", "--app", "com.example.a"], ["tap", "--notification", "N"],
+        ["widget", "add", "--app", "com.example.a"],
         ["defaults", "read", "com.example.a"], ["verify"], ["list"], ["restore"], ["backup", "-o", "/dev/null"],
         ["exclude", "add"], ["exclude", "remove"], ["exclude", "check"],
     ])

@@ -20,7 +20,8 @@ import Testing
             let previous = try Data(contentsOf: URL(fileURLWithPath: out + "/b.tar"))
             let result = try Shell.run(
                 "prlimit", ["--fsize=\(limit)", DevicectlBinary.path, "backup", tree, "-o", out + "/b.tar"])
-            FaultScratch.expectCleanFailure(result, mentioning: ["cannot write the archive to \(out)/b.tar: file too large"])
+            FaultScratch.expectCleanFailure(
+                result, mentioning: ["cannot write the archive to \(out)/b.tar: file too large"])
             #expect(try Data(contentsOf: URL(fileURLWithPath: out + "/b.tar")) == previous)
             #expect(try FaultScratch.names(in: out) == ["b.tar", "small"])
         }
@@ -56,7 +57,8 @@ import Testing
             let arguments = ["backup", tree, "-o", out + "/b.tar", "--compression", compression]
             if fault == "limit" {
                 let result = try Shell.run("prlimit", ["--fsize=\(1 << 20)", DevicectlBinary.path] + arguments)
-                FaultScratch.expectCleanFailure(result, mentioning: ["cannot write the archive to \(out)/b.tar: file too large"])
+                FaultScratch.expectCleanFailure(
+                    result, mentioning: ["cannot write the archive to \(out)/b.tar: file too large"])
             } else {
                 let result = try scratch.runInjecting("write", "error=\(fault)", when: "5", path: nil, arguments)
                 FaultScratch.expectCleanFailure(
@@ -116,7 +118,8 @@ import Testing
             // Said in the user's terms: ROOT, the file by its archive path, the cause; never the call or the
             // staging directory's name.
             FaultScratch.expectCleanFailure(
-                result, mentioning: ["cannot restore onto \(root): could not ", Self.phrase(error), "nothing was restored"])
+                result,
+                mentioning: ["cannot restore onto \(root): could not ", Self.phrase(error), "nothing was restored"])
             #expect(!result.stderr.contains(".devicectl-") && !result.stderr.contains(syscall), "\(result.stderr)")
             let after = try FaultScratch.snapshot(root)
             #expect(after == before, "\(snapshotDifference(before, after))")
