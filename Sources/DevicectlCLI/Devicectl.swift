@@ -92,7 +92,9 @@ public enum Devicectl {
             }
             return try command.run(parsed, context)
         } catch let error as UsageError {
-            if !console.isJSON && commandName == nil && arguments.contains("--json") { console.beginJSON(command: nil) }
+            if !console.isJSON && commandName == nil && arguments.contains("--json") {
+                console.beginJSON(command: nil)
+            }
             console.failure(error.message, exitStatus: 64)
             if console.isJSON { return 64 }
             if error.command == nil { console.err("Run 'devicectl help' for the list of commands.") } else {
@@ -101,7 +103,7 @@ public enum Devicectl {
             return 64
         } catch {
             let status = exitStatus(for: error)
-            console.failure("\(error)", exitStatus: status)
+            console.failure(UserMessage.text(for: error), exitStatus: status)
             return status
         }
     }

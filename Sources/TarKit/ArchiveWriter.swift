@@ -115,9 +115,10 @@ public final class ArchiveWriter {
     public var bytesWritten: Int64 { compressor.bytesWritten }
 
     private var errorString: String {
-        if let failure = compressor.error { return failure.description }
+        // The compressor's own message (the file and the cause), not its call: the user reads this.
+        if let failure = compressor.error { return failure.message }
         return archive_error_string(archive).map { String(cString: $0) }
-            ?? "unknown libarchive error (errno \(archive_errno(archive)))"
+            ?? "unknown libarchive error: " + ArchiveWriterError.cause(archive_errno(archive))
     }
 
     private func check(_ call: String, _ status: Int32, entry: String = "") throws(ArchiveWriterError) {

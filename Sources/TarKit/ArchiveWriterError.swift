@@ -1,4 +1,5 @@
 // ArchiveWriterError: a libarchive write call failed, with archive_error_string.
+import Glibc
 
 /// libarchive refused a write. The description names the call, the entry (if any) and libarchive's message.
 public struct ArchiveWriterError: Error, CustomStringConvertible, Sendable {
@@ -16,7 +17,13 @@ public struct ArchiveWriterError: Error, CustomStringConvertible, Sendable {
         self.message = message
     }
 
-    /// `call(entry): message`.
+    /// `strerror(code)` as a phrase inside a sentence (`File too large` -> `file too large`).
+    public static func cause(_ code: Int32) -> String {
+        let text = String(cString: strerror(code))
+        return (text.first?.lowercased() ?? "") + text.dropFirst()
+    }
+
+    /// `call(entry): message` (for logs and tests; users read `BackupError`'s wording).
     public var description: String {
         entry.isEmpty ? "\(call): \(message)" : "\(call)(\(entry)): \(message)"
     }

@@ -35,7 +35,9 @@ final class GzipDecoder {
         let status = inflateInit2_(&stream, 15 + 16, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
         guard status == Z_OK else {
             output.deallocate()
-            throw Failure(reason: "zlib inflateInit2 failed (\(status))", inputOffset: 0)
+            let reason =
+                status == Z_MEM_ERROR ? "not enough memory to decode gzip" : "the gzip decoder could not start"
+            throw Failure(reason: reason, inputOffset: 0)
         }
     }
 

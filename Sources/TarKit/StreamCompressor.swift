@@ -207,9 +207,9 @@ final class StreamCompressor: @unchecked Sendable {
     }
 
     private func errorString(_ handle: OpaquePointer) -> String {
-        if sink.failure != 0 { return "write(\(sink.name)): \(String(cString: strerror(sink.failure)))" }
+        if sink.failure != 0 { return "\(sink.name): " + ArchiveWriterError.cause(sink.failure) }
         return archive_error_string(handle).map { String(cString: $0) }
-            ?? "unknown libarchive error (errno \(archive_errno(handle)))"
+            ?? "unknown libarchive error: " + ArchiveWriterError.cause(archive_errno(handle))
     }
 
     // MARK: - Compressor

@@ -27,7 +27,9 @@ import Testing
             let asNobody = ["--reuid=nobody", "--regid=nogroup", "--clear-groups", DevicectlBinary.path, "backup", tree]
             let failed = try Shell.run("setpriv", asNobody + ["-o", "\(dir)/out/b.tar"])
             #expect(failed.status == 1)
-            #expect(failed.stderr.contains("devicectl: cannot read \(tree)/secret.txt: open: Permission denied"), "\(failed.stderr)")
+            #expect(
+                failed.stderr.contains("devicectl: cannot read \(tree)/secret.txt: permission denied"),
+                "\(failed.stderr)")
             #expect(try BackupCheck.names(in: "\(dir)/out") == [])
             // Excluded anyway (nodump is read by statx, without opening): the backup succeeds.
             try BackupCheck.sh("chattr +d \"$1\"", "\(tree)/secret.txt")
@@ -121,7 +123,7 @@ import Testing
             #expect(try BackupCheck.names(in: "\(dir)/out") == [])
             let noRoot = try BackupCheck.devicectl(["backup", "\(dir)/absent", "-o", "\(dir)/b.tar"])
             #expect(noRoot.status == 1)
-            #expect(noRoot.stderr.contains("cannot back up \(dir)/absent: stat: No such file or directory"))
+            #expect(noRoot.stderr.contains("cannot back up \(dir)/absent: no such file or directory"))
             #expect(try BackupCheck.names(in: dir) == ["out", "src"])
         }
     }
@@ -140,7 +142,9 @@ import Testing
                 "unshare", ["--mount", "--propagation", "private", "sh", "-c", script, "sh", dir, DevicectlBinary.path])
             try #require(result.status != 99, "cannot mount tmpfs here: \(result.stderr)")
             #expect(result.status == 1)
-            #expect(result.stderr.contains("write(\(dir)/out/b.tar): No space left on device"), "\(result.stderr)")
+            #expect(
+                result.stderr.contains("cannot write the archive to \(dir)/out/b.tar: no space left on device"),
+                "\(result.stderr)")
             #expect(result.stdout.isEmpty, "left behind: \(result.stdout)")
         }
     }

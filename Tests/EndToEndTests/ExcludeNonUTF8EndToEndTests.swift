@@ -29,7 +29,8 @@ import Testing
             let added = try Self.sh("\"$D\" exclude add \(name)", dir)
             #expect(added.status == 0, "\(added.stderr)")
             #expect(added.stdout == "\(dir)/\(escaped): excluded from backup\n")
-            let xattr = try Self.sh("getfattr --absolute-names -n user.com.apple.metadata:com_apple_backup_excludeItem \(name)", dir)
+            let xattr = try Self.sh(
+                "getfattr --absolute-names -n user.com.apple.metadata:com_apple_backup_excludeItem \(name)", dir)
             #expect(xattr.status == 0, "the flag is on the file itself: \(xattr.stderr)")
             let json = try Self.sh("\"$D\" exclude check --json \(name)", dir)
             #expect(json.status == 0, "\(json.stderr)")

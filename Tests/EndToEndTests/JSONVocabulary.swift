@@ -115,7 +115,8 @@ struct JSONVocabulary {
     func problems(_ value: StrictJSON, type: String, at place: String) -> [String] {
         let alternatives = Self.alternatives(type)
         if case .null = value {
-            return alternatives.contains("null") || alternatives.contains("JSON") ? [] : ["\(place): null, not \(type)"]
+            let allowed = alternatives.contains("null") || alternatives.contains("JSON")
+            return allowed ? [] : ["\(place): null, not \(type)"]
         }
         var best: [String]?
         for alternative in alternatives where alternative != "null" {
@@ -138,7 +139,9 @@ struct JSONVocabulary {
         case _ where type.hasPrefix("{string: ") && type.hasSuffix("}"):
             guard case .object(let fields) = value else { return ["\(place): not an object (\(type))"] }
             let element = String(type.dropFirst("{string: ".count).dropLast())
-            return fields.sorted { $0.key < $1.key }.flatMap { problems($0.value, type: element, at: "\(place).\($0.key)") }
+            return fields.sorted { $0.key < $1.key }.flatMap {
+                problems($0.value, type: element, at: "\(place).\($0.key)")
+            }
         case _ where objects[type] != nil:
             return problems(value, object: type).map { "\(place) -> \($0)" }
         default:

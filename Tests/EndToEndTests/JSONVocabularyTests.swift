@@ -149,7 +149,8 @@ import Testing
             try F.phone(old)
             try F.restore(from: old, to: new)
             let before = try Self.check(try Self.run(["events", old], at: nil), "events")
-            let backup = try #require((before["events"] as? [[String: Any]])?.first { $0["type"] as? String == "backup" })
+            let backup = try #require(
+                (before["events"] as? [[String: Any]])?.first { $0["type"] as? String == "backup" })
             let backupDetails = try #require(backup["details"] as? [String: Any])
             #expect(backupDetails["files"] is Int && backupDetails["archiveBytes"] is Int, "\(backupDetails)")
             let after = try Self.check(try Self.run(["events", new], at: nil), "events")

@@ -12,7 +12,8 @@ import Testing
             let root = dir + "/p"
             try F.phoneWithScheduledNudge(root)
             let notification = try #require(try F.notifications(root, at: F.at(hours: 1)).first)
-            #expect(Set(notification.keys) == ["id", "app", "title", "body", "fireDate", "state", "tapped"])
+            #expect(
+                Set(notification.keys) == ["id", "app", "title", "body", "fireDate", "state", "tapped", "tappedAt"])
             let settings = NudgeSettings(appName: "News")
             #expect(notification["title"] as? String == settings.title)
             #expect(notification["body"] as? String == settings.body)

@@ -96,9 +96,9 @@ import Testing
     @Test func aMarkerThatLostItsFlagIsShownAsNotExcluded() throws {
         try PhoneScratch.with { phone in
             try phone.install()
-            let marker = try phone.root + "/" + #require(
-                try PhoneScratch.json(
-                    try phone.ok(["launch", phone.root, "--app", "com.example.news", "--json"]))["markerPath"] as? String)
+            let launched = try PhoneScratch.json(
+                try phone.ok(["launch", phone.root, "--app", "com.example.news", "--json"]))
+            let marker = try phone.root + "/" + #require(launched["markerPath"] as? String)
             try phone.ok(["exclude", "remove", marker])
             let news = try #require(
                 (try PhoneScratch.json(try phone.ok(["status", phone.root, "--json"]))["apps"] as? [[String: Any]])?
@@ -117,7 +117,7 @@ import Testing
         try PhoneScratch.with { phone in
             try phone.fails(["status", phone.dir], mentioning: ["\(phone.dir) is not a device root"])
             try phone.fails(
-                ["status", "\(phone.dir)/absent"], mentioning: ["\(phone.dir)/absent", "No such file or directory"])
+                ["status", "\(phone.dir)/absent"], mentioning: ["\(phone.dir)/absent: no such file or directory"])
             let identity = "\(phone.root)/DeviceLocal/identity.plist"
             try Data().write(to: URL(fileURLWithPath: identity))
             try phone.fails(

@@ -20,7 +20,8 @@ import Testing
             let previous = try Data(contentsOf: URL(fileURLWithPath: out + "/b.tar"))
             let result = try Shell.run(
                 "prlimit", ["--fsize=\(limit)", DevicectlBinary.path, "backup", tree, "-o", out + "/b.tar"])
-            FaultScratch.expectCleanFailure(result, mentioning: ["write(\(out)/b.tar): File too large"])
+            FaultScratch.expectCleanFailure(
+                result, mentioning: ["cannot write the archive to \(out)/b.tar: file too large"])
             #expect(try Data(contentsOf: URL(fileURLWithPath: out + "/b.tar")) == previous)
             #expect(try FaultScratch.names(in: out) == ["b.tar", "small"])
         }
@@ -35,7 +36,7 @@ import Testing
             let result = try scratch.runInjecting(
                 "write", "error=\(error)", when: "5", path: nil, ["backup", tree, "-o", out + "/b.tar"])
             FaultScratch.expectCleanFailure(
-                result, mentioning: ["\(out)/b.tar", String(cString: strerror(Self.code(error)))])
+                result, mentioning: ["\(out)/b.tar", Self.phrase(error)])
             #expect(try FaultScratch.names(in: out) == [])
         }
     }
@@ -56,11 +57,12 @@ import Testing
             let arguments = ["backup", tree, "-o", out + "/b.tar", "--compression", compression]
             if fault == "limit" {
                 let result = try Shell.run("prlimit", ["--fsize=\(1 << 20)", DevicectlBinary.path] + arguments)
-                FaultScratch.expectCleanFailure(result, mentioning: ["write(\(out)/b.tar): File too large"])
+                FaultScratch.expectCleanFailure(
+                    result, mentioning: ["cannot write the archive to \(out)/b.tar: file too large"])
             } else {
                 let result = try scratch.runInjecting("write", "error=\(fault)", when: "5", path: nil, arguments)
                 FaultScratch.expectCleanFailure(
-                    result, mentioning: ["\(out)/b.tar", String(cString: strerror(Self.code(fault)))])
+                    result, mentioning: ["\(out)/b.tar", Self.phrase(fault)])
             }
             #expect(try FaultScratch.names(in: out) == [])
         }
@@ -76,19 +78,25 @@ import Testing
         return archive
     }
 
+    /// `strerror` of the errno named `name`, as messages say it inside a sentence (`no space left on device`).
+    static func phrase(_ name: String) -> String {
+        let text = String(cString: strerror(code(name)))
+        return (text.first?.lowercased() ?? "") + text.dropFirst()
+    }
+
     @Test func aFileSizeLimitFailsTheRestoreAndChangesNothing() throws {
         try FaultScratch.with { scratch in
             let archive = try Self.archive(scratch)
             let root = try scratch.freshDevice("target")
             let before = try FaultScratch.snapshot(root)
             let result = try Shell.run("prlimit", ["--fsize=32768", DevicectlBinary.path, "restore", archive, root])
-            FaultScratch.expectCleanFailure(result, mentioning: ["File too large", "nothing was restored"])
+            FaultScratch.expectCleanFailure(result, mentioning: ["file too large", "nothing was restored"])
             #expect(try FaultScratch.snapshot(root) == before)
             // Onto a ROOT that does not exist yet: it still does not.
             let absent = scratch.base + "/absent"
             let parentBefore = try FaultScratch.snapshot(scratch.base + "/sentinel")
             let second = try Shell.run("prlimit", ["--fsize=32768", DevicectlBinary.path, "restore", archive, absent])
-            FaultScratch.expectCleanFailure(second, mentioning: ["File too large"])
+            FaultScratch.expectCleanFailure(second, mentioning: ["file too large"])
             #expect(!FileManager.default.fileExists(atPath: absent))
             #expect(try FaultScratch.snapshot(scratch.base + "/sentinel") == parentBefore)
         }
@@ -107,8 +115,12 @@ import Testing
             // openat2: past the ~30 calls that open and validate the device before anything is staged.
             let when = syscall == "renameat2" ? "4" : syscall == "openat2" ? "60" : "30"
             let result = try scratch.runInjecting(syscall, "error=\(error)", when: when, ["restore", archive, root])
+            // Said in the user's terms: ROOT, the file by its archive path, the cause; never the call or the
+            // staging directory's name.
             FaultScratch.expectCleanFailure(
-                result, mentioning: [String(cString: strerror(Self.code(error))), "nothing was restored"])
+                result,
+                mentioning: ["cannot restore onto \(root): could not ", Self.phrase(error), "nothing was restored"])
+            #expect(!result.stderr.contains(".devicectl-") && !result.stderr.contains(syscall), "\(result.stderr)")
             let after = try FaultScratch.snapshot(root)
             #expect(after == before, "\(snapshotDifference(before, after))")
         }

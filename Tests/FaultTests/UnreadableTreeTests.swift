@@ -35,7 +35,7 @@ import Testing
             defer { chmod(tree + "/d3", 0o755) }
             let result = try Self.backupAsNobody(tree, out + "/b.tar")
             FaultScratch.expectCleanFailure(
-                result, mentioning: ["\(tree)/d3", "Permission denied", "the backup was not written"])
+                result, mentioning: ["\(tree)/d3", "permission denied", "the backup was not written"])
             #expect(try FaultScratch.names(in: out) == [])
         }
     }
@@ -47,7 +47,7 @@ import Testing
             let secret = try FaultScratch.dataContainer(phone) + "/Documents/d4/f14"
             chmod(secret, 0o600)
             let result = try Self.backupAsNobody(phone, out + "/b.tar")
-            FaultScratch.expectCleanFailure(result, mentioning: ["cannot read \(secret)", "Permission denied"])
+            FaultScratch.expectCleanFailure(result, mentioning: ["cannot read \(secret)", "permission denied"])
             #expect(try FaultScratch.names(in: out) == [])
         }
     }

@@ -25,16 +25,19 @@ public enum BackupError: Error, CustomStringConvertible, Sendable {
     public var description: String {
         switch self {
         case .rootNotDirectory(let root, let error):
-            if let error { return "cannot back up \(root): \(error.call): \(error.reason)" }
+            if let error { return "cannot back up \(root): \(error.reason.lowercasedFirst)" }
             return "cannot back up \(root): not a directory"
         case .unreadable(let path, let error):
-            return "cannot read \(path): \(error.call): \(error.reason); the backup was not written"
+            return "cannot read \(path): \(error.reason.lowercasedFirst); the backup was not written"
         case .changed(let path, let detail):
             return "\(path) changed while it was being read (\(detail)); the backup was not written"
         case .system(let error):
             return error.description
         case .archive(let error):
-            return error.description
+            // The libarchive call is an internal name: the user reads what could not be written and why.
+            return error.entry.isEmpty
+                ? "cannot write the archive: \(error.message)"
+                : "cannot write the archive (at \(error.entry)): \(error.message)"
         case .digest(let error):
             return error.description
         case .output(let message):
@@ -43,4 +46,9 @@ public enum BackupError: Error, CustomStringConvertible, Sendable {
             return "cannot write the archive to \(archive): \(reason)"
         }
     }
+}
+
+extension String {
+    /// `Permission denied` -> `permission denied`: strerror's text inside a sentence.
+    fileprivate var lowercasedFirst: String { (first?.lowercased() ?? "") + dropFirst() }
 }

@@ -58,12 +58,18 @@ public enum ArchiveRestore {
             do {
                 try logEvents(report, archive: archive, root: destination.path, now: options.now)
             } catch {
-                report.warnings.append("restored, but could not append to the device's event log: \(error)")
+                // The log is written before the device moves into place: its path is the staging one, not the
+                // user's, so the warning names the log by its place in ROOT and says only the cause.
+                report.warnings.append(
+                    "restored, but could not append to the device's event log (\(root)/"
+                        + "DeviceLocal/events.jsonl): \(Self.cause(error))")
             }
             do {
                 try staging?.remove()
             } catch {
-                report.warnings.append("could not remove the staging directory (\(error)); the next restore removes it")
+                report.warnings.append(
+                    "restored, but devicectl's working files in \(root) could not be removed "
+                        + "(\(Self.cause(error))); the next restore removes them")
             }
             // Onto an absent ROOT the device was built beside it: one rename makes it ROOT (all or nothing).
             try session.checkInterruption()
@@ -95,6 +101,12 @@ public enum ArchiveRestore {
         try log.append(DeviceEvent(time: now, type: "restore", details: details))
     }
 
+    /// An error's cause for a warning: a failed call's `strerror` (`no space left on device`), else its text.
+    static func cause(_ error: any Error) -> String {
+        guard let error = error as? SystemError else { return "\(error)" }
+        return (error.reason.first?.lowercased() ?? "") + error.reason.dropFirst()
+    }
+
     /// Reader and system errors become restore errors that say nothing was changed.
     static func translate(_ error: any Error) -> any Error {
         switch error {
@@ -108,9 +120,9 @@ public enum ArchiveRestore {
                     + "written (free space on ROOT's file system, or the limit)")
         case let error as ArchiveReaderError:
             return RestoreError.damaged(error)
-        case let error as SystemError where [ENOSPC, EDQUOT, EFBIG].contains(error.code):
-            return RestoreError.noSpace(error.description)
         case let error as SystemError:
+            // A full disk too: the call and the file stay apart, for the command to word (devicectl names the
+            // file by its path in the archive, never the staging directory's).
             return RestoreError.system(error)
         case let error as DeviceError:
             return RestoreError.device(error)

@@ -109,6 +109,9 @@ enum BackupCommand: Command {
                     context.console.warn(message)
                 })
             bar.finish()
+        } catch BackupError.archive(let failure) {
+            bar.finish()
+            throw ArchiveWriteFailure(archive: archive, cause: failure.message)
         } catch {
             bar.finish()
             throw error
@@ -127,7 +130,8 @@ enum BackupCommand: Command {
                     ]))
             } catch {
                 context.console.warn(
-                    "the backup is complete, but it could not be recorded in the device's event log: \(error)")
+                    "the backup is complete, but it could not be recorded in the device's event log: "
+                        + UserMessage.text(for: error))
             }
         }
         if json {

@@ -61,7 +61,7 @@ enum ExcludeCommand {
             default: break
             }
         }
-        return "\(error)"
+        return UserMessage.text(for: error)
     }
 
     enum Add: Command {

@@ -53,6 +53,13 @@ enum RestoreCommand: Command {
         } catch RestoreError.damaged(let reason) {
             bar.finish()
             throw ArchiveFailure(archive: archive, cause: RestoreError.damaged(reason))
+        } catch RestoreError.system(let cause) where cause.path != archive {
+            bar.finish()
+            throw RestoreFailure(root: root, cause: cause)
+        } catch let cause as SystemError where cause.path != archive {
+            // The archive's own failures name it (`ARCHIVE: no such file or directory`); the others are ROOT's.
+            bar.finish()
+            throw RestoreFailure(root: root, cause: cause)
         } catch {
             bar.finish()
             throw error

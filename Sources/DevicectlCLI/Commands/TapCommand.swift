@@ -47,7 +47,8 @@ enum TapCommand: Command {
             return try device.launch(notification.app, at: now, source: .notification)
         }
         if arguments.flag("--json") {
-            context.console.result(LaunchCommand.Result(launch, source: .notification, device: device, notification: id))
+            context.console.result(
+                LaunchCommand.Result(launch, source: .notification, device: device, notification: id))
         } else {
             context.console.out(
                 "tapped \(id): launched \(launch.app) from the notification; device token sent: \(launch.deviceToken)")
