@@ -32,7 +32,7 @@ import Testing
         try Shell.run("/bin/sh", ["-c", script, "sh", data, group])
     }
 
-    /// The tree as `find` sees it, without what a backup never carries (bundles, Caches, tmp, DeviceLocal).
+    /// The tree as `find` sees it, without what a backup never carries (bundles, Caches, tmp, SystemData, DeviceLocal).
     static func userTree(_ root: String) throws -> [String] {
         let listing = try Shell.run(
             "/bin/sh",
@@ -40,7 +40,7 @@ import Testing
                 "-c",
                 """
                 cd "$1" && find . -path ./DeviceLocal -prune -o -path ./Containers/Bundle -prune -o \\
-                  -path '*/Library/Caches' -prune -o -path '*/tmp' -prune -o \\
+                  -path '*/Library/Caches' -prune -o -path '*/tmp' -prune -o -path '*/SystemData' -prune -o \\
                   ! -path . -printf '%y %m %s %T@ %U:%G %n %l %p\\n' | sort
                 """, "sh", root,
             ]

@@ -21,7 +21,7 @@ import Testing
         "exclude remove": ["ROOT/Library"], "exclude check": ["ROOT/Library"], "status": ["ROOT"],
         "backup": ["ROOT", "-o", "DIR/b.tar"], "restore": ["DIR/a.tar", "DIR/new"], "verify": ["DIR/a.tar"],
         "list": ["DIR/a.tar"], "widget-refresh": ["ROOT"], "notifications": ["ROOT"],
-        "tap": ["ROOT", "--notification", "N1"], "events": ["ROOT"],
+        "tap": ["ROOT", "--notification", "N1"], "events": ["ROOT"], "completion": ["bash"],
     ]
 
     /// Values each option must refuse as a usage error.

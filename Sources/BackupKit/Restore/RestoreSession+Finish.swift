@@ -51,7 +51,7 @@ extension RestoreSession {
                 throw RestoreError.badManifest("cannot reinstall app '\(app.bundleId)': \(archiveNamed(error))")
             }
             report.apps.append(app.bundleId)
-            // iOS never backs up Caches and tmp but every container has them: recreate them (empty).
+            // iOS never backs up Caches, tmp and SystemData but every container has them: recreate them (empty).
             let appContainers = [
                 try containers.container(.data, identifier: app.bundleId),
                 try containers.container(.plugin, identifier: "\(app.bundleId).NudgeWidget"),

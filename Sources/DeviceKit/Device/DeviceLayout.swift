@@ -14,8 +14,10 @@ public enum DeviceLayout {
     public static let homeScreen = "Library/SpringBoard/IconState.plist"
     /// The container metadata file inside every container.
     public static let containerMetadata = ".com.apple.mobile_container_manager.metadata.plist"
-    /// App data containers' sub-directories that iOS never backs up.
-    public static let neverBackedUpInDataContainers = ["Library/Caches", "tmp"]
+
+    /// App data and extension containers' sub-directories that iOS never backs up (a restore recreates them
+    /// empty). BackupKit's DevicePathRules skips each, with its own reason.
+    public static let neverBackedUpInDataContainers = ["Library/Caches", "tmp", "SystemData"]
 }
 
 /// The kinds of container, each in its own class directory.
