@@ -46,7 +46,7 @@ let package = Package(
         .testTarget(name: "SystemKitTests", dependencies: ["TestSupport", "SystemKit"]),
         .testTarget(name: "DeviceKitTests", dependencies: ["TestSupport", "DeviceKit", "SystemKit"]),
         .testTarget(name: "BackupKitTests", dependencies: ["TestSupport", "BackupKit", "DeviceKit", "SystemKit", "CArchive"]),
-        .testTarget(name: "NudgeWidgetTests", dependencies: ["TestSupport", "NudgeWidget", "DeviceKit"]),
+        .testTarget(name: "NudgeWidgetTests", dependencies: ["TestSupport", "NudgeWidget", "DeviceKit", "SystemKit"]),
         .testTarget(name: "DevicectlCLITests", dependencies: ["TestSupport", "DevicectlCLI", "DeviceKit"]),
         .testTarget(name: "EndToEndTests", dependencies: ["devicectl", "TestSupport", "SystemKit", "DeviceKit"]),
         .testTarget(name: "ScenarioTests", dependencies: ["devicectl", "TestSupport", "SystemKit"]),
@@ -58,3 +58,9 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Every Swift target sees only the members of the modules it imports itself (SE-0444), so a file compiles on
+// its own imports, not on another file's.
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("MemberImportVisibility")]
+}

@@ -3,7 +3,7 @@ import DeviceKit
 import Foundation
 
 /// The process around a command: where to print, the environment, whether stderr is a terminal.
-struct CommandContext: @unchecked Sendable {
+struct CommandContext: Sendable {
     let console: Console
     let environment: [String: String]
 

@@ -3,6 +3,7 @@
 @testable import BackupKit
 import Foundation
 import Glibc
+import SystemKit
 import TestSupport
 import Testing
 

@@ -2,6 +2,7 @@
 // kernel, fix directories, move in, fix the top-level directories.
 import CSupport
 import DeviceKit
+import Foundation
 import Glibc
 import SystemKit
 

@@ -3,6 +3,7 @@
 // still exactly what the moves left: a stale journal never deletes what was made on the device since.
 import CSupport
 import DeviceKit
+import Foundation
 import Glibc
 import SystemKit
 

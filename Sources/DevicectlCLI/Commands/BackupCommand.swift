@@ -2,6 +2,7 @@
 import BackupKit
 import DeviceKit
 import Foundation
+import SystemKit
 
 enum BackupCommand: Command {
     static let spec = CommandSpec(
