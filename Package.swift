@@ -33,10 +33,12 @@ let package = Package(
         // MARK: - Libraries
         .target(name: "SystemKit", dependencies: ["CSupport"]),
         .target(name: "DeviceKit", dependencies: ["SystemKit", "CCrypto"]),
+        // The tar layer: libarchive's reader and pax writer, the framing audit, decoders, member names.
+        .target(name: "TarKit", dependencies: ["SystemKit", "CArchive", "CZlib"]),
         .target(
-            name: "BackupKit", dependencies: ["DeviceKit", "SystemKit", "CArchive", "CCrypto", "CSupport", "CZlib"]),
+            name: "BackupKit", dependencies: ["DeviceKit", "SystemKit", "TarKit", "CArchive", "CCrypto", "CSupport"]),
         .target(name: "NudgeWidget", dependencies: ["DeviceKit", "SystemKit"]),
-        .target(name: "DevicectlCLI", dependencies: ["DeviceKit", "BackupKit", "NudgeWidget", "SystemKit"]),
+        .target(name: "DevicectlCLI", dependencies: ["DeviceKit", "BackupKit", "TarKit", "NudgeWidget", "SystemKit"]),
 
         // MARK: - Executable
         .executableTarget(name: "devicectl", dependencies: ["DevicectlCLI"]),
@@ -45,15 +47,18 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["SystemKit", "CCrypto"], path: "Tests/TestSupport"),
         .testTarget(name: "SystemKitTests", dependencies: ["TestSupport", "SystemKit"]),
         .testTarget(name: "DeviceKitTests", dependencies: ["TestSupport", "DeviceKit", "SystemKit"]),
-        .testTarget(name: "BackupKitTests", dependencies: ["TestSupport", "BackupKit", "DeviceKit", "SystemKit", "CArchive"]),
+        .testTarget(
+            name: "BackupKitTests",
+            dependencies: ["TestSupport", "BackupKit", "TarKit", "DeviceKit", "SystemKit", "CArchive"]
+        ),
         .testTarget(name: "NudgeWidgetTests", dependencies: ["TestSupport", "NudgeWidget", "DeviceKit", "SystemKit"]),
-        .testTarget(name: "DevicectlCLITests", dependencies: ["TestSupport", "DevicectlCLI", "DeviceKit"]),
+        .testTarget(name: "DevicectlCLITests", dependencies: ["TestSupport", "DevicectlCLI", "TarKit", "DeviceKit"]),
         .testTarget(name: "EndToEndTests", dependencies: ["devicectl", "TestSupport", "SystemKit", "DeviceKit"]),
         .testTarget(name: "ScenarioTests", dependencies: ["devicectl", "TestSupport", "SystemKit"]),
         // Faults (signals, full disks, locks, bad input) and the archive fuzzer: `make fuzz N=...` for long runs.
         .testTarget(
             name: "FaultTests",
-            dependencies: ["devicectl", "TestSupport", "BackupKit", "DeviceKit", "SystemKit", "DevicectlCLI"]
+            dependencies: ["devicectl", "TestSupport", "BackupKit", "TarKit", "DeviceKit", "SystemKit", "DevicectlCLI"]
         ),
     ],
     swiftLanguageModes: [.v6]

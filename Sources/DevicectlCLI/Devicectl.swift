@@ -3,6 +3,7 @@ import BackupKit
 import Foundation
 import Glibc
 import SystemKit
+import TarKit
 
 /// The devicectl command line.
 public enum Devicectl {

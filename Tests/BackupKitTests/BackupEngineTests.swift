@@ -4,6 +4,7 @@
 import Foundation
 import Glibc
 import SystemKit
+import TarKit
 import TestSupport
 import Testing
 

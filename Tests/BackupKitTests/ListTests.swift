@@ -2,6 +2,7 @@
 import BackupKit
 import DeviceKit
 import Foundation
+import TarKit
 import TestSupport
 import Testing
 

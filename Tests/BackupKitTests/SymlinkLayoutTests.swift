@@ -9,6 +9,7 @@ import DeviceKit
 import Foundation
 import Glibc
 import SystemKit
+import TarKit
 import TestSupport
 import Testing
 

@@ -1,6 +1,7 @@
 // VerifyTests: `ArchiveVerification` names each bad member (missing, extra, size, digest) and structure problems.
 import BackupKit
 import Foundation
+import TarKit
 import TestSupport
 import Testing
 

@@ -2,6 +2,7 @@
 // option values that look like options, suggestions, groups, bare devicectl, archive suffixes against
 // --compression, dry-run validation, list's escaping of names and the progress line's width.
 import BackupKit
+import TarKit
 import Testing
 
 @testable import DevicectlCLI

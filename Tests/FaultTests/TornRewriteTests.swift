@@ -5,6 +5,7 @@
 @testable import BackupKit
 import Foundation
 import Glibc
+import TarKit
 import TestSupport
 import Testing
 

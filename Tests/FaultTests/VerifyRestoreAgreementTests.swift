@@ -7,6 +7,7 @@
 import BackupKit
 import DeviceKit
 import Foundation
+import TarKit
 import TestSupport
 import Testing
 

@@ -3,6 +3,7 @@ import DeviceKit
 import Foundation
 import Glibc
 import SystemKit
+import TarKit
 
 /// Runs backups. One walker and one exclusion evaluator serve the backup and the dry run alike.
 public enum BackupEngine {

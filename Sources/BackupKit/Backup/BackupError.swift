@@ -1,5 +1,6 @@
 // BackupError: why a backup (or a dry run) stopped; every case names the path involved.
 import SystemKit
+import TarKit
 
 /// A backup failure. The archive is never left half-written: the temporary file is removed.
 public enum BackupError: Error, CustomStringConvertible, Sendable {

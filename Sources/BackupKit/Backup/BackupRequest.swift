@@ -1,5 +1,6 @@
 // BackupRequest: everything `devicectl backup` asks of the engine.
 import Foundation
+import TarKit
 
 /// One backup: the tree, the archive, the filter and the exclusions.
 public struct BackupRequest: Sendable {

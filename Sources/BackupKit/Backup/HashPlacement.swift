@@ -1,4 +1,5 @@
 // HashPlacement: which backup thread computes a file's SHA-256.
+import TarKit
 
 /// Where file data is hashed during a backup.
 enum HashPlacement: Sendable, Equatable {

@@ -2,6 +2,7 @@
 import Foundation
 import Glibc
 import SystemKit
+import TarKit
 
 /// Builds `.devicectl-manifest.jsonl` while the archive is written. File lines accumulate in memory
 /// up to `memoryLimit`, then spill to an unlinked temporary file, so memory stays flat however many

@@ -4,6 +4,7 @@ import DeviceKit
 import Foundation
 import Glibc
 import SystemKit
+import TarKit
 
 /// Restores archives onto fresh device roots.
 public enum ArchiveRestore {
@@ -22,7 +23,7 @@ public enum ArchiveRestore {
         // SHA-256 needs no OpenSSL configuration; not loading openssl.cnf keeps ~0.7 MB of libcrypto untouched.
         // (A no-op when OpenSSL was already initialised by this process.)
         _ = OPENSSL_init_crypto(UInt64(OPENSSL_INIT_NO_LOAD_CONFIG), nil)
-        var readerOptions = ArchiveReader.Options()
+        var readerOptions = ArchiveReader.Options(metadataMember: Manifest.memberName)
         readerOptions.interruption = options.interruption
         let reader: ArchiveReader
         do {

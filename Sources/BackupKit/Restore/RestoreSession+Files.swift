@@ -4,6 +4,7 @@ import DeviceKit
 import Foundation
 import Glibc
 import SystemKit
+import TarKit
 
 extension RestoreSession {
     /// Queues the file's creation, data (hashed on the way) and metadata; logs its digest.

@@ -4,6 +4,7 @@ import DeviceKit
 import Foundation
 import Glibc
 import SystemKit
+import TarKit
 
 /// Reads the archive once, building the staging tree and the digest log, then checks the manifest.
 final class RestoreSession {

@@ -2,6 +2,7 @@
 import BackupKit
 import Foundation
 import Glibc
+import TarKit
 
 /// Text formatting for archive members.
 enum ArchiveFormat {

@@ -1,5 +1,6 @@
 // ArchiveName: what an archive's file name says about its format, checked against --compression.
 import BackupKit
+import TarKit
 
 /// The compression an archive name's suffix promises. A name without a compression suffix (`backup`,
 /// `x.tar`, `/dev/null`, `phone.2026-12-01`) promises none and gets a plain tar unless `--compression`

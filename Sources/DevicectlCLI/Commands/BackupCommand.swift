@@ -3,6 +3,7 @@ import BackupKit
 import DeviceKit
 import Foundation
 import SystemKit
+import TarKit
 
 enum BackupCommand: Command {
     static let spec = CommandSpec(

@@ -3,6 +3,7 @@ import BackupKit
 import DeviceKit
 import Foundation
 import SystemKit
+import TarKit
 
 enum ListCommand: Command {
     static let spec = CommandSpec(

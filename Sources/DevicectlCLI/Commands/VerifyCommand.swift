@@ -3,6 +3,7 @@ import BackupKit
 import DeviceKit
 import Foundation
 import SystemKit
+import TarKit
 
 enum VerifyCommand: Command {
     static let spec = CommandSpec(

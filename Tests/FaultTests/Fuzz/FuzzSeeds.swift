@@ -5,6 +5,7 @@ import DeviceKit
 import Foundation
 import Glibc
 import SystemKit
+import TarKit
 import TestSupport
 
 /// One valid archive to mutate.

@@ -2,6 +2,7 @@
 import DeviceKit
 import Foundation
 import SystemKit
+import TarKit
 
 /// Checks archives without extracting them.
 public enum ArchiveVerification {
@@ -15,7 +16,7 @@ public enum ArchiveVerification {
         archive: String, problemLimit: Int = 1000, limit: ExpansionLimit = .reading,
         interruption: @escaping @Sendable () -> Int32? = { InterruptSignal.received }
     ) throws -> VerifyReport {
-        var options = ArchiveReader.Options()
+        var options = ArchiveReader.Options(metadataMember: Manifest.memberName)
         options.interruption = interruption
         options.limit = limit
         var report = VerifyReport()

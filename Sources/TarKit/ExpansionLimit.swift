@@ -45,5 +45,6 @@ public struct ExpansionLimit: Sendable, Equatable, CustomStringConvertible {
         return overflow ? .max : sum
     }
 
+    /// The limit in words.
     public var description: String { "\(dataBytes) bytes of file data" }
 }

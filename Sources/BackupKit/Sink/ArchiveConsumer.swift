@@ -1,6 +1,7 @@
 // ArchiveConsumer: the formatting thread: unpacks batches into tar members, hashes file data, builds the manifest.
 import Foundation
 import SystemKit
+import TarKit
 
 /// Runs on its own thread while the walker reads: for each record it fills the libarchive entry and
 /// writes it, and feeds file data to SHA-256 in the same pass (unless the reading thread hashed the file:

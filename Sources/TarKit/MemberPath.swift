@@ -13,8 +13,11 @@ public struct MemberPath: Equatable, Sendable {
     /// Number of components.
     public let depth: Int
 
+    /// The longest name accepted, in bytes (Linux's `PATH_MAX` less the NUL).
     public static let maxLength = 4095
+    /// The longest component accepted, in bytes (`NAME_MAX`).
     public static let maxComponent = 255
+    /// The most components accepted.
     public static let maxDepth = 256
 
     /// Checks `raw`; throws a `String` reason (the caller names the member).
@@ -96,6 +99,7 @@ public enum MemberPathProblem: Error, Equatable, Sendable, CustomStringConvertib
     case empty, nul, absolute, dotDot, tooLong, componentTooLong, tooDeep
     case emptyLinkTarget, absoluteLinkTarget, linkEscapes, linkToRoot, linkIntoDeviceLocal
 
+    /// The reason, in words, for a message that names the member.
     public var description: String {
         switch self {
         case .empty: "empty name"

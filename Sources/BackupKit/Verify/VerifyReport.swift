@@ -1,4 +1,5 @@
 // VerifyReport: what `devicectl verify` found.
+import TarKit
 
 /// The outcome of reading an archive once against its manifest.
 public struct VerifyReport: Sendable {

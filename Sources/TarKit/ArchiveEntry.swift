@@ -6,6 +6,7 @@ import SystemKit
 public final class ArchiveEntry {
     let raw: OpaquePointer
 
+    /// A new, empty entry.
     public init() {
         raw = archive_entry_new()
     }

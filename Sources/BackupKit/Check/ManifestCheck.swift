@@ -6,6 +6,7 @@
 //
 // Restore, verify and list all read a manifest through this one class (list without the comparisons with the
 // members), so they accept and refuse the same manifests: blank lines, order, kinds, the header's checks.
+import TarKit
 
 /// Checks one manifest against the members read before it.
 final class ManifestCheck {

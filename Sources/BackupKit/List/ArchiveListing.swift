@@ -1,6 +1,7 @@
 // ArchiveListing: `devicectl list`: an archive's members and its manifest summary, read once.
 import Foundation
 import SystemKit
+import TarKit
 
 /// What `list` reports besides the members.
 public struct ListSummary: Sendable {
@@ -25,7 +26,7 @@ public enum ArchiveListing {
         interruption: @escaping @Sendable () -> Int32? = { InterruptSignal.received },
         each: (ArchiveReader.Member) throws -> Void
     ) throws -> ListSummary {
-        var options = ArchiveReader.Options()
+        var options = ArchiveReader.Options(metadataMember: Manifest.memberName)
         options.interruption = interruption
         options.limit = limit
         let reader = try ArchiveReader(path: archive, options: options)

@@ -46,15 +46,21 @@ extension ArchiveReader {
     public struct Member: Sendable {
         /// The name exactly as stored (no normalisation), without a trailing NUL.
         public var pathBytes: [UInt8]
+        /// What the member is (a file, a directory, a link...).
         public var kind: Kind
         /// Permission bits including setuid, setgid and sticky.
         public var permissions: UInt32
         /// The data size libarchive reports (0 for directories, symlinks and ustar hard links).
         public var size: Int64
+        /// The modification time: seconds since 1970 and the nanoseconds past them.
         public var mtimeSeconds: Int64
+        /// See `mtimeSeconds`.
         public var mtimeNanoseconds: Int32
+        /// Whether the header carries a modification time at all.
         public var hasMtime: Bool
+        /// The numeric owner (the archive stores no user or group names).
         public var uid: Int64
+        /// The numeric group.
         public var gid: Int64
         /// Symlink target or hard-link target, raw bytes.
         public var linkBytes: [UInt8]?

@@ -8,6 +8,7 @@ import CSupport
 import DeviceKit
 import Glibc
 import SystemKit
+import TarKit
 
 /// The tree being built in the staging directory.
 final class StagingTree {

@@ -9,12 +9,14 @@ public struct ArchiveWriterError: Error, CustomStringConvertible, Sendable {
     /// `archive_error_string`, or a fallback when libarchive gave none.
     public let message: String
 
+    /// A failure of libarchive's `call` while writing `entry` (empty when no entry is involved).
     public init(call: String, entry: String = "", message: String) {
         self.call = call
         self.entry = entry
         self.message = message
     }
 
+    /// `call(entry): message`.
     public var description: String {
         entry.isEmpty ? "\(call): \(message)" : "\(call)(\(entry)): \(message)"
     }

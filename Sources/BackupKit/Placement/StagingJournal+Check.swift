@@ -2,6 +2,7 @@
 import CSupport
 import Glibc
 import SystemKit
+import TarKit
 
 extension StagingJournal {
     /// One journal entry as ROOT and the staging directory hold it now.

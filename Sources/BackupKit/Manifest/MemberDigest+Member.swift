@@ -1,4 +1,5 @@
 // MemberDigest+Member: adds an archive member as read by ArchiveReader to the members digest.
+import TarKit
 
 extension Manifest.MemberDigest {
     /// Adds `member` (its name normalised as `path`) with the fields the canonical record covers.

@@ -9,6 +9,7 @@
 import CSupport
 import Glibc
 import SystemKit
+import TarKit
 
 /// Hands batches of `StagingOp` to a writer thread that applies them, in order.
 final class StagingPipeline: @unchecked Sendable {

@@ -23,14 +23,21 @@ public final class ArchiveReader {
         public var limit = ExpansionLimit.reading
         /// Polled between blocks; a non-nil signal number stops the read with `.interrupted`.
         public var interruption: @Sendable () -> Int32? = { InterruptSignal.received }
+        /// The name of the archive's own metadata member (devicectl's manifest), if any: it is read, never
+        /// written out, so its size counts against the stream limit, not against the file data.
+        public var metadataMember: [UInt8]?
 
-        public init() {}
+        /// Options with the defaults above; `metadataMember` names the member whose size is not file data.
+        public init(metadataMember: String? = nil) {
+            self.metadataMember = metadataMember.map { Array($0.utf8) }
+        }
     }
 
     /// A block of a member's data, valid until the next call on the reader.
     public struct DataBlock {
         /// The block's offset in the member (ahead of the previous block's end when a sparse hole precedes it).
         public let offset: Int64
+        /// The data, borrowed from the reader.
         public let bytes: UnsafeRawBufferPointer
     }
 
@@ -160,7 +167,7 @@ public final class ArchiveReader {
             }
         }
         // The manifest is read, never written: its size counts against the stream, not the file data.
-        if member.kind == .regular && !ArchiveReader.isManifest(member.pathBytes) {
+        if member.kind == .regular && !isMetadataMember(member.pathBytes) {
             let (total, overflow) = declaredBytes.addingReportingOverflow(UInt64(max(0, member.size)))
             declaredBytes = overflow ? .max : total
             if declaredBytes > limit.dataBytes {
@@ -170,13 +177,12 @@ public final class ArchiveReader {
         return member
     }
 
-    /// Whether `path` names the manifest member (as restore normalises names; checked only when it ends so).
-    static func isManifest(_ path: [UInt8]) -> Bool {
-        path.count >= manifestName.count && path.suffix(manifestName.count).elementsEqual(manifestName)
-            && (try? MemberPath(path))?.bytes == manifestName
+    /// Whether `path` names the metadata member (as restore normalises names; checked only when it ends so).
+    private func isMetadataMember(_ path: [UInt8]) -> Bool {
+        guard let name = options.metadataMember else { return false }
+        return path.count >= name.count && path.suffix(name.count).elementsEqual(name)
+            && (try? MemberPath(path))?.bytes == name
     }
-
-    private static let manifestName = Array(Manifest.memberName.utf8)
 
     /// The next block of the current member's data, or nil at its end.
     public func readBlock() throws -> DataBlock? {

@@ -25,6 +25,7 @@ public enum ArchiveReaderError: Error, CustomStringConvertible, Equatable, Senda
     /// The tar framing is damaged where libarchive does not look (non-zero padding, trailing garbage).
     case damaged(offset: UInt64, reason: String)
 
+    /// The failure in words, naming the member when there is one.
     public var description: String {
         switch self {
         case .library(let call, let message, let member):

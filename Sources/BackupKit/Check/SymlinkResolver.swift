@@ -11,6 +11,7 @@
 //
 // Each link's target is walked once (results are kept per link), so the work is linear in the bytes of names
 // and targets, which `maxBytes` caps before any link is created; `maxNodes` caps the places they name (memory).
+import TarKit
 
 /// The restored symlinks of one restore, by their place in the tree, and the walk that judges them.
 final class SymlinkResolver {
