@@ -114,7 +114,11 @@ public enum BackupEngine {
                 pipe: pipe, progress: ProgressThrottle(progress), warn: warning,
                 afterRead: afterRead, duringRead: duringRead, placement: hashing ?? .default(for: request.compression))
             let rules = ExclusionRules(deviceRoot: deviceRoot, patterns: request.patterns)
-            if inline { consumer.runInline() } else { consumer.start() }
+            if inline {
+                consumer.runInline()
+            } else {
+                do { try consumer.start() } catch { throw BackupError.system(error) }
+            }
             do {
                 try TreeWalker(root: request.root, rules: rules, visitor: visitor, ignoring: output?.identity).run()
                 visitor.finish()
