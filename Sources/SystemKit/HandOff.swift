@@ -4,7 +4,7 @@
 // submission order), drains it and recycles it to the pool. Memory stays at the pool's items whatever the
 // input: a side that is ahead waits for the other. Either side can stop both: `fail` (the first failure is
 // kept for the other side to report) or `cancel`. Used by the backup's batches (`BatchPipe`), the compressor's
-// blocks (`ArchiveOutput`) and the restore's staging writes (`StagingPipeline`).
+// blocks (`StreamCompressor`) and the restore's staging writes (`StagingPipeline`).
 //
 // Wake policy: a sleeping side is woken only once `wakeAfter` items are ready for it, or when the other side
 // is about to sleep itself (so neither waits on a side that waits), or at the end. Every sleep costs a context

@@ -74,6 +74,26 @@ extension ArchiveReader {
         /// The link target as text.
         public var linkTarget: String? { linkBytes.map { String(decoding: $0, as: UTF8.self) } }
 
+        /// A member described field by field (for a reader of another format, or a test).
+        public init(
+            pathBytes: [UInt8], kind: Kind, permissions: UInt32, size: Int64, mtimeSeconds: Int64,
+            mtimeNanoseconds: Int32, hasMtime: Bool = true, uid: Int64, gid: Int64, linkBytes: [UInt8]? = nil,
+            xattrs: [(name: String, value: [UInt8])] = [], isSparse: Bool = false
+        ) {
+            self.pathBytes = pathBytes
+            self.kind = kind
+            self.permissions = permissions
+            self.size = size
+            self.mtimeSeconds = mtimeSeconds
+            self.mtimeNanoseconds = mtimeNanoseconds
+            self.hasMtime = hasMtime
+            self.uid = uid
+            self.gid = gid
+            self.linkBytes = linkBytes
+            self.xattrs = xattrs
+            self.isSparse = isSparse
+        }
+
         init(_ entry: OpaquePointer) {
             pathBytes = ArchiveReader.bytes(archive_entry_pathname(entry)) ?? []
             permissions = UInt32(archive_entry_perm(entry)) & 0o7777

@@ -39,6 +39,12 @@ public final class ArchiveReader {
         public let offset: Int64
         /// The data, borrowed from the reader.
         public let bytes: UnsafeRawBufferPointer
+
+        /// A block of `bytes` at `offset` in its member.
+        public init(offset: Int64, bytes: UnsafeRawBufferPointer) {
+            self.offset = offset
+            self.bytes = bytes
+        }
     }
 
     /// The input's name for messages (`-` for stdin).

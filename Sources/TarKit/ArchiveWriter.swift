@@ -5,16 +5,16 @@ import Glibc
 /// Writes a POSIX pax tar stream (libarchive's pax interchange writer: plain ustar headers, plus a pax
 /// extended header only where one is needed: nanosecond mtimes, long or non-ASCII names, `user.*` xattrs
 /// as `SCHILY.xattr.*`, which GNU tar and bsdtar both read without warnings). The stream goes unbuffered to an
-/// `ArchiveOutput`, which compresses and writes it on a thread of its own.
+/// `StreamCompressor`, which compresses and writes it on a thread of its own.
 /// The descriptor is borrowed: the caller closes (and fsyncs) it after `close()`.
 public final class ArchiveWriter {
     private let archive: OpaquePointer
-    private let output: ArchiveOutput
+    private let compressor: StreamCompressor
     private var open = true
     /// Non-fatal notes: headers libarchive wrote with a warning.
     public private(set) var notes: [String] = []
     /// Worker threads the compressor uses (xz: 2 when this libarchive accepts `threads=2`; else 1).
-    public var compressionThreads: Int { output.compressionThreads }
+    public var compressionThreads: Int { compressor.compressionThreads }
 
     /// Output block size: 25 tar records of 10240 bytes, so the stream (padded to 10240 at the end when
     /// uncompressed, as GNU tar pads) goes out in 250 KiB writes.
@@ -31,7 +31,8 @@ public final class ArchiveWriter {
         }
         self.archive = archive
         do {
-            output = try ArchiveOutput(descriptor: descriptor, compression: compression, level: level, name: name)
+            compressor = try StreamCompressor(
+                descriptor: descriptor, compression: compression, level: level, name: name)
         } catch {
             archive_write_free(archive)
             throw error
@@ -41,15 +42,15 @@ public final class ArchiveWriter {
             // SCHILY.xattr only: GNU tar does not know LIBARCHIVE.xattr and would warn.
             try check("archive_write_set_format_option xattrheader",
                       archive_write_set_format_option(archive, "pax", "xattrheader", "SCHILY"))
-            // Unbuffered: every header and data write goes straight to `ArchiveOutput`, which blocks the stream.
+            // Unbuffered: every header and data write goes straight to `StreamCompressor`, which blocks the stream.
             try check("archive_write_set_bytes_per_block", archive_write_set_bytes_per_block(archive, 0))
-            let context = Unmanaged.passUnretained(output).toOpaque()
+            let context = Unmanaged.passUnretained(compressor).toOpaque()
             try check(
                 "archive_write_open2", archive_write_open2(archive, context, nil, ArchiveWriter.forward, nil, nil),
                 entry: name)
         } catch {
             archive_write_free(archive)
-            output.cancel()
+            compressor.cancel()
             open = false
             throw error
         }
@@ -58,17 +59,17 @@ public final class ArchiveWriter {
     deinit {
         if open {
             archive_write_fail(archive)
-            output.cancel()
+            compressor.cancel()
         }
         archive_write_free(archive)
     }
 
-    /// libarchive's write callback: hands the bytes to the output stage. The writer keeps `output` alive, so
+    /// libarchive's write callback: hands the bytes to the compressor stage. The writer keeps `compressor` alive, so
     /// the callback borrows it without a retain and release: an atomic pair per call on an object the
     /// compressor's thread also uses was 3.5% of a zstd backup's samples.
     private static let forward: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, UnsafeRawPointer?, Int) -> Int =
         { _, context, buffer, length in
-            Unmanaged<ArchiveOutput>.fromOpaque(context!)._withUnsafeGuaranteedRef {
+            Unmanaged<StreamCompressor>.fromOpaque(context!)._withUnsafeGuaranteedRef {
                 $0.append(UnsafeRawBufferPointer(start: buffer, count: length)) ? length : -1
             }
         }
@@ -97,24 +98,24 @@ public final class ArchiveWriter {
         }
     }
 
-    /// Writes the end-of-archive blocks, then waits for the output stage to compress and write everything.
+    /// Writes the end-of-archive blocks, then waits for the compressor stage to compress and write everything.
     /// The descriptor stays open.
     public func close() throws(ArchiveWriterError) {
         guard open else { return }
         open = false
         if archive_write_close(archive) != ARCHIVE_OK {
             let error = ArchiveWriterError(call: "archive_write_close", message: errorString)
-            output.cancel()
+            compressor.cancel()
             throw error
         }
-        try output.finish()
+        try compressor.finish()
     }
 
     /// Bytes written to the descriptor (after compression, padding included); final after `close()`.
-    public var bytesWritten: Int64 { output.bytesWritten }
+    public var bytesWritten: Int64 { compressor.bytesWritten }
 
     private var errorString: String {
-        if let failure = output.error { return failure.description }
+        if let failure = compressor.error { return failure.description }
         return archive_error_string(archive).map { String(cString: $0) }
             ?? "unknown libarchive error (errno \(archive_errno(archive)))"
     }

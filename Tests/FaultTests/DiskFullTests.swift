@@ -40,7 +40,7 @@ import Testing
         }
     }
 
-    /// Compressed backups write from the output thread (`ArchiveOutput`): the same clean failure. The tree is
+    /// Compressed backups write from the output thread (`StreamCompressor`): the same clean failure. The tree is
     /// random bytes, so the compressed archive still needs many writes.
     @Test(arguments: [("zstd", "ENOSPC"), ("gzip", "EIO"), ("xz", "ENOSPC"), ("zstd", "limit")])
     func aCompressedBackupFailsCleanlyWhenItsWritesFail(_ compression: String, _ fault: String) throws {

@@ -42,19 +42,7 @@ public enum BackupEngine {
     ) throws -> BackupSummary {
         // Where the archive goes is settled before the device is read or locked: a directory, a block device or a
         // missing directory fails at once, and a closed standard output cannot be taken by the lock file.
-        let archive: String
-        let target: ArchiveTarget?
-        switch request.output {
-        case .file(let path):
-            archive = path
-            target = try ArchiveTarget.resolve(path)
-        case .standardOutput:
-            archive = "standard output"
-            target = nil
-            if fcntl(STDOUT_FILENO, F_GETFD) == -1 {
-                throw BackupError.output("standard output is closed; run with it open or use -o FILE")
-            }
-        }
+        let (archive, target) = try resolve(request.output)
         try checkRoot(request.root)
         if let level = request.level {
             guard let levels = request.compression.levels, levels.contains(level) else {
@@ -75,90 +63,61 @@ public enum BackupEngine {
         let header = try DeviceInventory.header(
             root: request.root, deviceRoot: deviceRoot, created: UTCTimestamp.format(request.created), tool: request.tool)
 
-        var output: AtomicArchiveFile?
-        let descriptor: Int32
-        let spillDirectory: String
-        let name: String
-        if let stream {
-            descriptor = stream.descriptor
-            spillDirectory = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
-            name = stream.shown
-        } else if case .replace(let resolved)? = target {
-            let file = try AtomicArchiveFile(destination: resolved)
-            output = file
-            descriptor = file.descriptor
-            spillDirectory = file.directory
-            name = ArchiveTarget.shown(archive, resolved)
-        } else {
-            if isatty(STDOUT_FILENO) == 1 {
-                throw BackupError.output("refusing to write an archive to a terminal; redirect standard output or use -o FILE")
-            }
-            descriptor = STDOUT_FILENO
-            spillDirectory = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
-            name = archive
-        }
+        let (destination, output) = try open(archive: archive, target: target, stream: stream)
         do {
-            let writer: ArchiveWriter
-            do {
-                writer = try ArchiveWriter(
-                    descriptor: descriptor, compression: request.compression, level: request.level, name: name)
-            } catch { throw BackupError.archive(error) }
-            let manifest = ManifestWriter(spillDirectory: spillDirectory)
-            let inline = formatsInline(request.compression)
-            let pipe = BatchPipe(count: inline ? 1 : batchCount, size: batchSize, wakeAfter: batchWake)
-            let hasher = try FileHasher(manifest: manifest)
-            let members = try Manifest.MemberDigest()
-            let consumer = ArchiveConsumer(
-                writer: writer, hasher: hasher, pipe: pipe, members: members)
-            let visitor = try ArchivingVisitor(
-                pipe: pipe, progress: ProgressThrottle(progress), warn: warning,
-                afterRead: afterRead, duringRead: duringRead, placement: hashing ?? .default(for: request.compression))
-            let rules = ExclusionRules(deviceRoot: deviceRoot, patterns: request.patterns)
-            if inline {
-                consumer.runInline()
-            } else {
-                do { try consumer.start() } catch { throw BackupError.system(error) }
+            // The format stage: the pax tar writer (the only format so far).
+            let sink = try TarSink(
+                descriptor: destination.descriptor, compression: request.compression, level: request.level,
+                name: destination.name)
+            let run = BackupRun(
+                request: request, deviceRoot: deviceRoot, header: header, spillDirectory: destination.spillDirectory,
+                ownArchive: output?.identity, progress: progress, warning: warning, afterRead: afterRead,
+                duringRead: duringRead, placement: hashing ?? .default(for: request.compression))
+            return try run.archive(into: sink) {
+                try stream?.finish()
+                try output?.commit()
             }
-            do {
-                try TreeWalker(root: request.root, rules: rules, visitor: visitor, ignoring: output?.identity).run()
-                visitor.finish()
-            } catch {
-                pipe.cancel()
-                pipe.waitForConsumer()
-                // When the writer stopped first, its error is the cause.
-                if let failure = consumer.error { throw failure }
-                throw error
-            }
-            pipe.waitForConsumer()
-            if let failure = consumer.error { throw failure }
-
-            do {
-                try manifest.finish(
-                    header: header, totals: visitor.tally.totals, members: members, created: request.created,
-                    to: writer)
-                try writer.close()
-            } catch let error as ArchiveWriterError {
-                throw BackupError.archive(error)
-            } catch let error as SystemError {
-                throw BackupError.system(error)
-            }
-            for note in writer.notes { warning(note) }
-            try stream?.finish()
-            try output?.commit()
-            visitor.finishProgress()
-            let tally = visitor.tally
-            return BackupSummary(
-                files: tally.files, bytes: tally.bytes, directories: tally.directories, symlinks: tally.symlinks,
-                hardlinks: tally.hardlinks, excluded: tally.excluded,
-                excludedDirectories: tally.excludedDirectories,
-                excludedDirectoriesByReason: tally.excludedDirectoriesByReason,
-                archiveBytes: UInt64(writer.bytesWritten),
-                seconds: visitor.elapsed, warnings: visitor.warnings + writer.notes.count, deviceRoot: deviceRoot)
         } catch {
             output?.discard()
             throw error
         }
     }
+
+    /// The user's name for `output` and, for a path, what it resolves to.
+    private static func resolve(_ output: BackupOutput) throws -> (archive: String, target: ArchiveTarget?) {
+        switch output {
+        case .file(let path):
+            return (path, try ArchiveTarget.resolve(path))
+        case .standardOutput:
+            if fcntl(STDOUT_FILENO, F_GETFD) == -1 {
+                throw BackupError.output("standard output is closed; run with it open or use -o FILE")
+            }
+            return ("standard output", nil)
+        }
+    }
+
+    /// Opens the destination: the stream already opened, a new temporary file beside the archive (returned, to
+    /// be committed or discarded), or standard output (never a terminal).
+    private static func open(
+        archive: String, target: ArchiveTarget?, stream: StreamArchiveFile?
+    ) throws -> (BackupDestination, AtomicArchiveFile?) {
+        if let stream {
+            let destination = BackupDestination(
+                descriptor: stream.descriptor, spillDirectory: temporaryDirectory, name: stream.shown)
+            return (destination, nil)
+        }
+        if case .replace(let resolved)? = target {
+            let file = try AtomicArchiveFile(destination: resolved)
+            let name = ArchiveTarget.shown(archive, resolved)
+            return (BackupDestination(descriptor: file.descriptor, spillDirectory: file.directory, name: name), file)
+        }
+        if isatty(STDOUT_FILENO) == 1 {
+            throw BackupError.output("refusing to write an archive to a terminal; redirect standard output or use -o FILE")
+        }
+        return (BackupDestination(descriptor: STDOUT_FILENO, spillDirectory: temporaryDirectory, name: archive), nil)
+    }
+
+    private static var temporaryDirectory: String { ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp" }
 
     /// Walks `root` as a backup would, reading no file data and writing nothing. `excluded` receives
     /// every skipped path (relative to ROOT) with all its reasons, in walk order.

@@ -26,10 +26,7 @@ public enum ArchiveListing {
         interruption: @escaping @Sendable () -> Int32? = { InterruptSignal.received },
         each: (ArchiveReader.Member) throws -> Void
     ) throws -> ListSummary {
-        var options = ArchiveReader.Options(metadataMember: Manifest.memberName)
-        options.interruption = interruption
-        options.limit = limit
-        let reader = try ArchiveReader(path: archive, options: options)
+        let reader = try ArchiveSource.open(archive, limit: limit, interruption: interruption)
         defer { try? reader.close() }
         var summary = ListSummary()
         while let member = try reader.next() {

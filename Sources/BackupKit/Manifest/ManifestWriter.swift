@@ -2,7 +2,6 @@
 import Foundation
 import Glibc
 import SystemKit
-import TarKit
 
 /// Builds `.devicectl-manifest.jsonl` while the archive is written. File lines accumulate in memory
 /// up to `memoryLimit`, then spill to an unlinked temporary file, so memory stays flat however many
@@ -70,12 +69,12 @@ final class ManifestWriter {
         buffer.removeAll(keepingCapacity: true)
     }
 
-    /// Writes the manifest member: header line, the file lines, totals line, and the members line (the
+    /// Writes the manifest member to `sink`: header line, the file lines, totals line, and the members line (the
     /// members digest, and the SHA-256 of every manifest byte before it: see `Manifest.Members`).
     /// `created` is also the member's mtime; it is owned by uid/gid 0 with mode 0644.
     func finish(
         header: Manifest.Header, totals: Manifest.Totals, members: Manifest.MemberDigest, created: Date,
-        to writer: ArchiveWriter
+        to sink: some FormatSink
     ) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -88,18 +87,20 @@ final class ManifestWriter {
         let membersLength = try encoder.encode(members.line(manifestSha256: placeholder)).count + 1
         let size = headerLine.count + spilledBytes + buffer.count + totalsLine.count + membersLength
 
-        let entry = ArchiveEntry()
-        entry.setPath(Manifest.memberName)
         let seconds = created.timeIntervalSince1970.rounded(.down)
         let nanoseconds = UInt32(((created.timeIntervalSince1970 - seconds) * 1e9).rounded(.down))
-        entry.setMetadata(
-            mode: UInt32(S_IFREG) | 0o644, uid: 0, gid: 0, mtime: Int64(seconds), nanoseconds: min(nanoseconds, 999_999_999),
-            size: Int64(size))
-        try writer.writeHeader(entry)
+        try Manifest.memberName.withCString { name in
+            try sink.begin(
+                SinkMember(
+                    kind: .file, path: UnsafeBufferPointer(start: name, count: strlen(name)), link: nil,
+                    mode: UInt32(S_IFREG) | 0o644, uid: 0, gid: 0, mtimeSeconds: Int64(seconds),
+                    mtimeNanoseconds: min(nanoseconds, 999_999_999), size: UInt64(size),
+                    attributes: UnsafeRawBufferPointer(start: nil, count: 0)))
+        }
         let manifestDigest = try SHA256Digest()
         let write = { (bytes: UnsafeRawBufferPointer) throws in
             manifestDigest.update(bytes)
-            try writer.writeData(bytes)
+            try sink.write(bytes)
         }
         try headerLine.withUnsafeBytes(write)
         if spilledBytes > 0 { try forEachSpillChunk(write) }
@@ -109,7 +110,7 @@ final class ManifestWriter {
         guard membersLine.count == membersLength else {
             throw BackupError.output("internal error: the manifest's members line changed length")
         }
-        try membersLine.withUnsafeBytes { try writer.writeData($0) }
+        try membersLine.withUnsafeBytes { try sink.write($0) }
     }
 
     /// Reads the spilled file lines back in 1 MiB chunks.

@@ -23,11 +23,9 @@ public enum ArchiveRestore {
         // SHA-256 needs no OpenSSL configuration; not loading openssl.cnf keeps ~0.7 MB of libcrypto untouched.
         // (A no-op when OpenSSL was already initialised by this process.)
         _ = OPENSSL_init_crypto(UInt64(OPENSSL_INIT_NO_LOAD_CONFIG), nil)
-        var readerOptions = ArchiveReader.Options(metadataMember: Manifest.memberName)
-        readerOptions.interruption = options.interruption
-        let reader: ArchiveReader
+        let reader: any FormatSource
         do {
-            reader = try ArchiveReader(path: archive, options: readerOptions)
+            reader = try ArchiveSource.open(archive, interruption: options.interruption)
         } catch let error as ArchiveReaderError {
             throw translate(error)
         }

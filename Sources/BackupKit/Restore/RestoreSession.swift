@@ -8,7 +8,8 @@ import TarKit
 
 /// Reads the archive once, building the staging tree and the digest log, then checks the manifest.
 final class RestoreSession {
-    let reader: ArchiveReader
+    /// The backup being read (the format source: the tar reader).
+    let reader: any FormatSource
     let staging: StagingDirectory
     let tree: StagingTree
     /// Writes file data and metadata on a second thread (created in `extractAll`).
@@ -34,7 +35,7 @@ final class RestoreSession {
     static let manifestName = Array(Manifest.memberName.utf8)
     static let reservedPrefix = Array(StagingDirectory.prefix.utf8)
 
-    init(reader: ArchiveReader, staging: StagingDirectory, options: RestoreOptions) throws {
+    init(reader: any FormatSource, staging: StagingDirectory, options: RestoreOptions) throws {
         self.reader = reader
         self.staging = staging
         self.options = options
@@ -119,7 +120,7 @@ final class RestoreSession {
             guard let outcome else { return }
             var problems = outcome.problems
             var count = outcome.problemCount
-            if let pax = RestoreSession.unknownPaxProblem(reader) {
+            if let pax = reader.alterationProblem {
                 problems.append(pax)
                 count += 1
             }
@@ -248,13 +249,6 @@ final class RestoreSession {
     static func devicePlistKindProblem(_ member: ArchiveReader.Member, _ path: MemberPath) -> String? {
         guard member.kind != .regular, member.kind != .hardLink, devicePlist(path) != nil else { return nil }
         return "a device plist that is a \(member.kind.name), not a regular file"
-    }
-
-    /// In an archive with a manifest (a devicectl backup), pax keys libarchive does not know mean alteration.
-    static func unknownPaxProblem(_ reader: ArchiveReader) -> String? {
-        let (keys, count) = reader.unknownPaxKeys
-        guard count > 0 else { return nil }
-        return "\(count) pax header keys no backup writes (\(keys.joined(separator: ", "))): the archive was altered"
     }
 
     func checkInterruption() throws {

@@ -16,13 +16,10 @@ public enum ArchiveVerification {
         archive: String, problemLimit: Int = 1000, limit: ExpansionLimit = .reading,
         interruption: @escaping @Sendable () -> Int32? = { InterruptSignal.received }
     ) throws -> VerifyReport {
-        var options = ArchiveReader.Options(metadataMember: Manifest.memberName)
-        options.interruption = interruption
-        options.limit = limit
         var report = VerifyReport()
-        let reader: ArchiveReader
+        let reader: any FormatSource
         do {
-            reader = try ArchiveReader(path: archive, options: options)
+            reader = try ArchiveSource.open(archive, limit: limit, interruption: interruption)
         } catch let error as ArchiveReaderError {
             report.add(error, limit: problemLimit)
             return report
@@ -145,7 +142,7 @@ public enum ArchiveVerification {
                     try reader.skipData()
                 }
             }
-            if manifestSeen, let pax = RestoreSession.unknownPaxProblem(reader) {
+            if manifestSeen, let pax = reader.alterationProblem {
                 report.add(pax, limit: problemLimit)
             }
             if !manifestSeen {

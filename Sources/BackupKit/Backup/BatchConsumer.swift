@@ -1,17 +1,16 @@
-// ArchiveConsumer: the formatting thread: unpacks batches into tar members, hashes file data, builds the manifest.
+// BatchConsumer: the formatting thread: unpacks batches into members for the format sink, hashes file data,
+// builds the manifest's file lines and the members digest.
 import Foundation
 import SystemKit
-import TarKit
 
-/// Runs on its own thread while the walker reads: for each record it fills the libarchive entry and
-/// writes it, and feeds file data to SHA-256 in the same pass (unless the reading thread hashed the file:
-/// its `.digest` record follows), so each manifest line is appended, in archive order, on this thread.
-/// Thread safety: used by the writing thread only between `start()` and the pipe's `waitForConsumer()`
+/// Runs on its own thread while the walker reads: for each record it hands the member to the format sink
+/// (`FormatSink`: the tar writer), and feeds file data to SHA-256 in the same pass (unless the reading thread
+/// hashed the file: its `.digest` record follows), so each manifest line is appended, in archive order, on this
+/// thread. Thread safety: used by the writing thread only between `start()` and the pipe's `waitForConsumer()`
 /// (or, after `runInline()`, only on the reading thread); the owner reads `error` only after `waitForConsumer()`.
-final class ArchiveConsumer: @unchecked Sendable {
-    let writer: ArchiveWriter
+final class BatchConsumer<Sink: FormatSink>: @unchecked Sendable {
+    let sink: Sink
     private let pipe: BatchPipe
-    private let entry = ArchiveEntry()
     /// Hashes file data here and appends every file's manifest line.
     private let hasher: FileHasher
     /// The current file's data goes to `hasher` (false when the reading thread hashed it).
@@ -23,8 +22,8 @@ final class ArchiveConsumer: @unchecked Sendable {
     /// The first failure; the pipe is cancelled when it is set.
     private(set) var error: Error?
 
-    init(writer: ArchiveWriter, hasher: FileHasher, pipe: BatchPipe, members: Manifest.MemberDigest) {
-        self.writer = writer
+    init(sink: Sink, hasher: FileHasher, pipe: BatchPipe, members: Manifest.MemberDigest) {
+        self.sink = sink
         self.hasher = hasher
         self.pipe = pipe
         self.members = members
@@ -80,24 +79,23 @@ final class ArchiveConsumer: @unchecked Sendable {
             } else {
                 let path = cursor.assumingMemoryBound(to: CChar.self)
                 cursor += Int(record.pathLength) + 1
-                entry.clear()
-                entry.setPath(path)
-                entry.setMetadata(
-                    mode: record.mode, uid: record.uid, gid: record.gid, mtime: record.mtimeSeconds,
-                    nanoseconds: record.mtimeNanoseconds, size: kind == .file ? Int64(record.size) : 0)
                 var link: [UInt8]?
+                var linkName: UnsafeBufferPointer<CChar>?
                 if kind == .symlink || kind == .hardlink {
-                    let target = cursor.assumingMemoryBound(to: CChar.self)
-                    link = Array(UnsafeRawBufferPointer(start: cursor, count: Int(record.linkLength)))
+                    let target = UnsafeBufferPointer(
+                        start: cursor.assumingMemoryBound(to: CChar.self), count: Int(record.linkLength))
+                    linkName = target
+                    link = Array(UnsafeRawBufferPointer(target))
                     cursor += Int(record.linkLength) + 1
-                    if kind == .symlink { entry.setSymlink(target) } else { entry.setHardlink(target) }
                 }
                 let attributes = UnsafeRawBufferPointer(start: cursor, count: Int(record.attributeBytes))
-                addAttributes(attributes)
-                do { try writer.writeHeader(entry) } catch { throw BackupError.archive(error) }
-                addToMembers(
-                    record, kind, path: UnsafeRawBufferPointer(start: path, count: Int(record.pathLength)), link: link,
-                    attributes: attributes)
+                let member = SinkMember(
+                    kind: Self.memberKind(kind), path: UnsafeBufferPointer(start: path, count: Int(record.pathLength)),
+                    link: linkName, mode: record.mode, uid: record.uid, gid: record.gid,
+                    mtimeSeconds: record.mtimeSeconds, mtimeNanoseconds: record.mtimeNanoseconds,
+                    size: kind == .file ? record.size : 0, attributes: attributes)
+                try sink.begin(member)
+                addToMembers(member, link: link)
                 if kind == .file {
                     let name = UnsafeRawBufferPointer(start: path, count: Int(record.pathLength))
                     hashingHere = record.flags & BatchRecord.readerHashed == 0
@@ -116,41 +114,35 @@ final class ArchiveConsumer: @unchecked Sendable {
     private func data(_ chunk: UnsafeRawBufferPointer) throws {
         guard chunk.count > 0 else { return }
         if hashingHere { try hasher.feed(chunk) }
-        do { try writer.writeData(chunk) } catch { throw BackupError.archive(error) }
+        try sink.write(chunk)
+    }
+
+    private static func memberKind(_ kind: BatchRecord.Kind) -> SinkMember.Kind {
+        switch kind {
+        case .directory: .directory
+        case .symlink: .symlink
+        case .hardlink: .hardlink
+        default: .file
+        }
     }
 
     /// The member's canonical record, exactly as restore and verify will see it read back.
-    private func addToMembers(
-        _ record: BatchRecord, _ kind: BatchRecord.Kind, path: UnsafeRawBufferPointer, link: [UInt8]?,
-        attributes encoded: UnsafeRawBufferPointer
-    ) {
-        let letter: Character = kind == .directory ? "d" : kind == .file ? "f" : kind == .symlink ? "l" : "h"
+    private func addToMembers(_ member: SinkMember, link: [UInt8]?) {
+        let letter: Character =
+            switch member.kind {
+            case .directory: "d"
+            case .file: "f"
+            case .symlink: "l"
+            case .hardlink: "h"
+            }
         var xattrs: [(name: String, value: [UInt8])] = []
-        var offset = 0
-        while offset < encoded.count {
-            let nameLength = Int(encoded.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
-            let valueLength = Int(encoded.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self))
-            let name = UnsafeRawBufferPointer(rebasing: encoded[(offset + 8)..<(offset + 8 + nameLength)])
-            let valueStart = offset + 8 + nameLength + 1
-            let value = UnsafeRawBufferPointer(rebasing: encoded[valueStart..<(valueStart + valueLength)])
-            xattrs.append((String(decoding: name, as: UTF8.self), Array(value)))
-            offset += 8 + nameLength + 1 + valueLength
+        member.forEachAttribute { name, value in
+            xattrs.append((String(decoding: UnsafeRawBufferPointer(name), as: UTF8.self), Array(value)))
         }
         members.add(
-            kind: letter.asciiValue!, path: Array(path), permissions: record.mode & 0o7777, uid: Int64(record.uid),
-            gid: Int64(record.gid), size: kind == .file ? record.size : 0, mtimeSeconds: record.mtimeSeconds,
-            mtimeNanoseconds: Int32(truncatingIfNeeded: record.mtimeNanoseconds), link: link, xattrs: xattrs)
-    }
-
-    private func addAttributes(_ encoded: UnsafeRawBufferPointer) {
-        var offset = 0
-        while offset < encoded.count {
-            let nameLength = Int(encoded.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
-            let valueLength = Int(encoded.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self))
-            let name = (encoded.baseAddress! + offset + 8).assumingMemoryBound(to: CChar.self)
-            let value = UnsafeRawBufferPointer(start: encoded.baseAddress! + offset + 8 + nameLength + 1, count: valueLength)
-            entry.addExtendedAttribute(name: name, value: value)
-            offset += 8 + nameLength + 1 + valueLength
-        }
+            kind: letter.asciiValue!, path: Array(UnsafeRawBufferPointer(member.path)),
+            permissions: member.mode & 0o7777, uid: Int64(member.uid), gid: Int64(member.gid), size: member.size,
+            mtimeSeconds: member.mtimeSeconds, mtimeNanoseconds: Int32(truncatingIfNeeded: member.mtimeNanoseconds),
+            link: link, xattrs: xattrs)
     }
 }

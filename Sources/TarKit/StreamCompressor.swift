@@ -1,4 +1,4 @@
-// ArchiveOutput: the archive writer's last stage: compresses (on a thread of its own) and writes the tar stream.
+// StreamCompressor: the archive writer's last stage: compresses (on a thread of its own) and writes the tar stream.
 //
 // The pax formatter hands the uncompressed stream over in 250 KiB blocks. With compression, a thread feeds
 // them to a second libarchive handle (the raw format and the compression filter: the same code, so the same
@@ -13,7 +13,7 @@ import SystemKit
 
 /// Takes the uncompressed tar stream, block by block, and writes it, or compresses and writes it on its own
 /// thread.
-final class ArchiveOutput: @unchecked Sendable {
+final class StreamCompressor: @unchecked Sendable {
     /// Blocks in flight besides the one being filled (1.75 MiB in all): the reading thread reads and hashes
     /// a large file while the compressor works through what it queued before (16 to 128 blocks: at most 2%
     /// faster, within the noise, for 2.5 to 30 MiB more).
@@ -48,12 +48,12 @@ final class ArchiveOutput: @unchecked Sendable {
             compressionThreads = 1
             return
         }
-        let (compressor, threads) = try ArchiveOutput.openCompressor(compression, level: level, sink: sink)
+        let (compressor, threads) = try StreamCompressor.openCompressor(compression, level: level, sink: sink)
         self.compressor = compressor
         compressionThreads = threads
         let handOff = HandOff<Block, ArchiveWriterError>(
-            items: (0..<ArchiveOutput.depth).map { _ in Block(capacity: Int(ArchiveWriter.blockSize)) },
-            wakeAfter: ArchiveOutput.wakeAfter)
+            items: (0..<StreamCompressor.depth).map { _ in Block(capacity: Int(ArchiveWriter.blockSize)) },
+            wakeAfter: StreamCompressor.wakeAfter)
         self.handOff = handOff
         do {
             worker = try WorkerThread { [self] in run() }

@@ -1,0 +1,72 @@
+// BackupRun: one backup's pipeline once the destination is open: walk, exclusion, batches, the format sink.
+import SystemKit
+
+/// The stages of one backup after its destination is open. The reading thread walks (`TreeWalker`, evaluating
+/// `ExclusionRules`), reads and packs batches (`ArchivingVisitor`); the formatting thread (`BatchConsumer`, or
+/// the reading thread itself for a compressed archive: `BackupEngine.formatsInline`) hands each member to the
+/// format sink, hashes and builds the manifest, which the sink receives last.
+struct BackupRun {
+    let request: BackupRequest
+    let deviceRoot: Bool
+    let header: Manifest.Header
+    let spillDirectory: String
+    /// The temporary archive file, which the walk must not archive.
+    let ownArchive: (UInt64, UInt64)?
+    let progress: ((BackupProgress) -> Void)?
+    let warning: (String) -> Void
+    let afterRead: ((String) -> Void)?
+    let duringRead: ((String, UInt64) -> Void)?
+    let placement: HashPlacement
+
+    /// Archives the tree into `sink`, then the manifest; `commit` runs once the sink has written everything.
+    func archive<Sink: FormatSink>(into sink: Sink, commit: () throws -> Void) throws -> BackupSummary {
+        let manifest = ManifestWriter(spillDirectory: spillDirectory)
+        let inline = BackupEngine.formatsInline(request.compression)
+        let pipe = BatchPipe(
+            count: inline ? 1 : BackupEngine.batchCount, size: BackupEngine.batchSize,
+            wakeAfter: BackupEngine.batchWake)
+        let hasher = try FileHasher(manifest: manifest)
+        let members = try Manifest.MemberDigest()
+        let consumer = BatchConsumer(sink: sink, hasher: hasher, pipe: pipe, members: members)
+        let visitor = try ArchivingVisitor(
+            pipe: pipe, progress: ProgressThrottle(progress), warn: warning,
+            afterRead: afterRead, duringRead: duringRead, placement: placement)
+        let rules = ExclusionRules(deviceRoot: deviceRoot, patterns: request.patterns)
+        if inline {
+            consumer.runInline()
+        } else {
+            do { try consumer.start() } catch { throw BackupError.system(error) }
+        }
+        do {
+            try TreeWalker(root: request.root, rules: rules, visitor: visitor, ignoring: ownArchive).run()
+            visitor.finish()
+        } catch {
+            pipe.cancel()
+            pipe.waitForConsumer()
+            // When the writer stopped first, its error is the cause.
+            if let failure = consumer.error { throw failure }
+            throw error
+        }
+        pipe.waitForConsumer()
+        if let failure = consumer.error { throw failure }
+
+        do {
+            try manifest.finish(
+                header: header, totals: visitor.tally.totals, members: members, created: request.created, to: sink)
+            try sink.finish()
+        } catch let error as SystemError {
+            throw BackupError.system(error)
+        }
+        for note in sink.notes { warning(note) }
+        try commit()
+        visitor.finishProgress()
+        let tally = visitor.tally
+        return BackupSummary(
+            files: tally.files, bytes: tally.bytes, directories: tally.directories, symlinks: tally.symlinks,
+            hardlinks: tally.hardlinks, excluded: tally.excluded,
+            excludedDirectories: tally.excludedDirectories,
+            excludedDirectoriesByReason: tally.excludedDirectoriesByReason,
+            archiveBytes: sink.bytesWritten,
+            seconds: visitor.elapsed, warnings: visitor.warnings + sink.notes.count, deviceRoot: deviceRoot)
+    }
+}

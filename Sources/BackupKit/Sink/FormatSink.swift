@@ -1,0 +1,24 @@
+// FormatSink: what a backup format does with the walked members: the backup's format stage.
+
+/// A backup format. The formatting thread (`BatchConsumer`) hands it each member in archive order (depth first,
+/// a directory before its contents, names sorted bytewise), a file's data right after its member, and last the
+/// manifest (`ManifestWriter.finish`), then `finish()`. The walk, the exclusion rules, hashing, the manifest's
+/// lines and the members digest are done before a sink sees anything, so a second format (a MobileSync
+/// directory, say) implements only this. Called on one thread at a time; never concurrently.
+protocol FormatSink: AnyObject, SendableMetatype {
+    /// Starts `member`; for a file, `member.size` bytes follow in `write` calls.
+    func begin(_ member: SinkMember) throws(BackupError)
+
+    /// The next bytes of the current file's data.
+    func write(_ data: UnsafeRawBufferPointer) throws(BackupError)
+
+    /// Ends the archive after the manifest and waits until every byte is written (the destination is
+    /// committed by its owner afterwards).
+    func finish() throws(BackupError)
+
+    /// Bytes written to the destination so far (after compression); final after `finish()`.
+    var bytesWritten: UInt64 { get }
+
+    /// Non-fatal notes about members the format stored with a warning.
+    var notes: [String] { get }
+}
