@@ -2,6 +2,7 @@
 //
 // Foundation's decoders cost microseconds per line; a manifest has one line per file, so file lines take
 // this path. Anything nested (the header and totals lines) returns nil and goes to JSONDecoder instead.
+import SystemKit
 
 enum FlatJSON {
     /// A scalar value. Strings without escapes are slices of the line (no copy).
@@ -148,7 +149,7 @@ enum FlatJSON {
             guard bytes.endIndex - index >= 4 else { return nil }
             var value: UInt32 = 0
             for _ in 0..<4 {
-                guard let digit = ManifestLine.hexDigit(bytes[index]) else { return nil }
+                guard let digit = Hex.digit(bytes[index]) else { return nil }
                 index += 1
                 value = value << 4 | UInt32(digit)
             }

@@ -1,5 +1,6 @@
 // ManifestLine: one parsed line of `.devicectl-manifest.jsonl`.
 import Foundation
+import SystemKit
 
 /// A manifest line.
 enum ManifestLine {
@@ -42,7 +43,7 @@ enum ManifestLine {
             guard let path else { throw ManifestLineError("a file line without a path") }
             let name = String(decoding: path, as: UTF8.self)
             guard let size else { throw ManifestLineError("file line for '\(name)' without a size") }
-            guard let sha, let digest = hexBytes(sha), digest.count == 32 else {
+            guard let sha, let digest = Hex.decode(sha), digest.count == 32 else {
                 throw ManifestLineError("file line for '\(name)' without a valid sha256")
             }
             return .file(path: Array(path), size: size, digest: digest)
@@ -70,29 +71,6 @@ enum ManifestLine {
 
     private static let kindKey = Array("kind".utf8), pathKey = Array("path".utf8), sizeKey = Array("size".utf8)
     private static let shaKey = Array("sha256".utf8), fileKind = Array("file".utf8)
-
-    /// The value of one hex digit (either case); nil for any other byte.
-    static func hexDigit(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
-
-    /// Lowercase or uppercase hex to bytes; nil when malformed.
-    static func hexBytes(_ text: ArraySlice<UInt8>) -> [UInt8]? {
-        guard text.count % 2 == 0 else { return nil }
-        var out: [UInt8] = []
-        out.reserveCapacity(text.count / 2)
-        var high: UInt8 = 0
-        for (index, byte) in text.enumerated() {
-            guard let digit = hexDigit(byte) else { return nil }
-            if index % 2 == 0 { high = digit } else { out.append(high << 4 | digit) }
-        }
-        return out
-    }
 }
 
 /// Why a manifest line could not be parsed.
