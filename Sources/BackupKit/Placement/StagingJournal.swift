@@ -176,8 +176,7 @@ enum StagingJournal {
                 entryName.withPointer({ fstatat(root, $0, &current, AT_SYMLINK_NOFOLLOW) }) == 0,
                 UInt64(current.st_ino) == original.inode
             {
-                var times = [timespec(tv_sec: 0, tv_nsec: CSUPPORT_UTIME_OMIT), original.mtime]
-                _ = entryName.withPointer { utimensat(root, $0, &times, AT_SYMLINK_NOFOLLOW) }
+                try? entryName.withPointer { try ModificationTime.set(original.mtime, name: $0, in: root, path: "") }
             }
         }
         remove(in: staging)

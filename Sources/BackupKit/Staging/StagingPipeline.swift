@@ -6,7 +6,6 @@
 // writing its data, so it goes to whichever side has room: the writer while it keeps up, the reader while the
 // writer has a batch waiting. Batches carry a copy of the file data (libarchive reuses its buffers), so
 // memory stays at a few small arenas whatever the archive.
-import CSupport
 import Glibc
 import SystemKit
 import TarKit
@@ -161,8 +160,7 @@ final class StagingPipeline: @unchecked Sendable {
                 if let chmod { try SystemError.check("fchmod", path: file.path) { fchmod(fd, chmod) } }
                 if !xattrs.isEmpty { try StagingTree.setXattrs(xattrs, on: fd, path: file.path) }
                 if let mtime {
-                    var times = [timespec(tv_sec: 0, tv_nsec: CSUPPORT_UTIME_OMIT), mtime]
-                    try SystemError.check("futimens", path: file.path) { futimens(fd, &times) }
+                    try ModificationTime.set(mtime, descriptor: fd, path: file.path)
                 }
                 try file.close()
                 self.file = nil

@@ -162,10 +162,7 @@ final class StagingTree {
     func setModificationTime(_ path: MemberPath, _ mtime: timespec) throws {
         let parent = try parentDirectory(of: path)
         let name = CName(path.name)
-        var times = [timespec(tv_sec: 0, tv_nsec: CSUPPORT_UTIME_OMIT), mtime]
-        try SystemError.check("utimensat", path: path.text) {
-            name.withPointer { utimensat(parent, $0, &times, AT_SYMLINK_NOFOLLOW) }
-        }
+        try name.withPointer { try ModificationTime.set(mtime, name: $0, in: parent, path: path.text) }
     }
 
     /// Opens the directory `path` (read-only, for fsetxattr/fchmod).
@@ -220,8 +217,7 @@ final class StagingTree {
     private static func apply(_ directory: DeferredDirectory, to fd: FileDescriptor, display: String) throws {
         try SystemError.check("fchmod", path: display) { fchmod(fd.rawValue, directory.permissions) }
         if let mtime = directory.mtime {
-            var times = [timespec(tv_sec: 0, tv_nsec: CSUPPORT_UTIME_OMIT), mtime]
-            try SystemError.check("futimens", path: display) { futimens(fd.rawValue, &times) }
+            try ModificationTime.set(mtime, descriptor: fd.rawValue, path: display)
         }
         try fd.close()
     }
