@@ -36,7 +36,7 @@ let package = Package(
         // The tar layer: libarchive's reader and pax writer, the framing audit, decoders, member names.
         .target(name: "TarKit", dependencies: ["SystemKit", "CArchive", "CZlib"]),
         .target(
-            name: "BackupKit", dependencies: ["DeviceKit", "SystemKit", "TarKit", "CArchive", "CCrypto", "CSupport"]),
+            name: "BackupKit", dependencies: ["DeviceKit", "SystemKit", "TarKit", "CArchive", "CCrypto"]),
         .target(name: "NudgeWidget", dependencies: ["DeviceKit", "SystemKit"]),
         .target(name: "DevicectlCLI", dependencies: ["DeviceKit", "BackupKit", "TarKit", "NudgeWidget", "SystemKit"]),
 

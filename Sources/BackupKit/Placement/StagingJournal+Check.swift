@@ -1,5 +1,4 @@
 // StagingJournal+Check: before a stale journal is rolled back, proof that ROOT still is what the moves left.
-import CSupport
 import Glibc
 import SystemKit
 import TarKit

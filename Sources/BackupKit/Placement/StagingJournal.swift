@@ -1,7 +1,6 @@
 // StagingJournal: what the final moves of a restore are about to do, written before the first one, so that a
 // restore killed between two moves (SIGKILL, a crash) can be rolled back by the next one, and only when ROOT is
 // still exactly what the moves left: a stale journal never deletes what was made on the device since.
-import CSupport
 import DeviceKit
 import Foundation
 import Glibc
@@ -166,8 +165,8 @@ enum StagingJournal {
                 try SystemError.check("renameat2", path: "\(rootPath)/\(entryName.text)") {
                     entryName.withPointer {
                         exchanged
-                            ? csupport_renameat2(staging, $0, root, $0, CSUPPORT_RENAME_EXCHANGE)
-                            : csupport_renameat2(root, $0, staging, $0, CSUPPORT_RENAME_NOREPLACE)
+                            ? Kernel.renameat2(staging, $0, root, $0, .exchange)
+                            : Kernel.renameat2(root, $0, staging, $0, .noReplace)
                     }
                 }
             }

@@ -1,5 +1,4 @@
 // RestoreSession: one restore in progress: reads every member into the staging tree and checks the manifest.
-import CSupport
 import DeviceKit
 import Foundation
 import Glibc
