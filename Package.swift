@@ -45,7 +45,7 @@ let package = Package(
 
         // MARK: - Tests
         .target(name: "TestSupport", dependencies: ["SystemKit", "CCrypto"], path: "Tests/TestSupport"),
-        .testTarget(name: "SystemKitTests", dependencies: ["TestSupport", "SystemKit"]),
+        .testTarget(name: "SystemKitTests", dependencies: ["TestSupport", "SystemKit", "CSupport"]),
         .testTarget(name: "DeviceKitTests", dependencies: ["TestSupport", "DeviceKit", "SystemKit"]),
         .testTarget(
             name: "BackupKitTests",
