@@ -22,7 +22,7 @@ import Testing
                 "prlimit", ["--fsize=\(limit)", DevicectlBinary.path, "backup", tree, "-o", out + "/b.tar"])
             FaultScratch.expectCleanFailure(result, mentioning: ["write(\(out)/b.tar): File too large"])
             #expect(try Data(contentsOf: URL(fileURLWithPath: out + "/b.tar")) == previous)
-            #expect(try FaultScratch.names(in: out) == ["b.tar", "small"])
+            #expect(try directoryNames(in: out) == ["b.tar", "small"])
         }
     }
 
@@ -36,7 +36,7 @@ import Testing
                 "write", "error=\(error)", when: "5", path: nil, ["backup", tree, "-o", out + "/b.tar"])
             FaultScratch.expectCleanFailure(
                 result, mentioning: ["\(out)/b.tar", String(cString: strerror(Self.code(error)))])
-            #expect(try FaultScratch.names(in: out) == [])
+            #expect(try directoryNames(in: out) == [])
         }
     }
 
@@ -62,7 +62,7 @@ import Testing
                 FaultScratch.expectCleanFailure(
                     result, mentioning: ["\(out)/b.tar", String(cString: strerror(Self.code(fault)))])
             }
-            #expect(try FaultScratch.names(in: out) == [])
+            #expect(try directoryNames(in: out) == [])
         }
     }
 
