@@ -3,6 +3,7 @@
 // sentinel directory beside ROOT's parent, is snapshotted), and leave ROOT exactly as it was.
 @testable import BackupKit
 import Foundation
+import TarKit
 import TestSupport
 import Testing
 
@@ -359,7 +360,7 @@ struct HostileCase: CustomTestStringConvertible, Sendable {
             do { try scratch.restore() } catch { thrown = error }
             switch thrown as? RestoreError {
             case .noSpace: break
-            case .damaged(let reason) where reason.contains("sparse bomb"): break
+            case .damaged(let cause) where cause.description.contains("sparse bomb"): break
             default:
                 Issue.record("a 1 TB sparse member must be refused (sparse bomb or space), got \(String(describing: thrown))")
                 return

@@ -219,7 +219,8 @@ import Testing
         (0..<count).map { index in
             Manifest.App(
                 bundleId: "com.example.app\(index)", name: "App \(index)",
-                groups: ["group.com.example.app\(index)", "group.shared"], widget: NudgeSettings())
+                groups: ["group.com.example.app\(index)", "group.shared"],
+                widget: Manifest.WidgetSettings(NudgeSettings()))
         }
     }
 

@@ -11,7 +11,7 @@ import Testing
         try withTemporaryDirectory { base in
             let app = Manifest.App(
                 bundleId: "com.example.news", name: "News", groups: ["group.com.example.news"],
-                widget: NudgeSettings(appName: "News"))
+                widget: Manifest.WidgetSettings(NudgeSettings(appName: "News")))
             let bytes = TarBuilder.archive(RestoreTests.members, apps: [app], widgets: ["com.example.news"])
             try Data(bytes).write(to: URL(fileURLWithPath: base + "/a.tar"))
             var seen: [(String, ArchiveReader.Kind, UInt32, Int64, Int32)] = []

@@ -1,4 +1,5 @@
 // ManifestLineTests: the fast path for devicectl's own file lines agrees with the general parser.
+import SystemKit
 import Testing
 
 @testable import BackupKit
@@ -58,5 +59,24 @@ import Testing
         }
         #expect(String(decoding: path, as: UTF8.self) == "café \"q\"")
         #expect(size == 3)
+    }
+
+    /// Any valid JSON spelling of a file line is read by JSONDecoder: nested values of unknown keys too; a field of
+    /// the wrong type is named as missing.
+    @Test func otherSpellingsAreReadByJSONDecoder() throws {
+        let nested = #"{"extra":{"a":[1,{"b":null}]},"sha256":"\#(Self.hex)","size":7,"path":"d/e","kind":"file"}"#
+        #expect(Self.general(nested) == Self.describe(.file(path: Array("d/e".utf8), size: 7, digest: Hex.decode(Self.hex.utf8)!)))
+        for (line, reason) in [
+            (#"{"kind":"file","path":"a","size":"7","sha256":"\#(Self.hex)"}"#, "file line for 'a' without a size"),
+            (#"{"kind":"file","path":7,"size":7,"sha256":"\#(Self.hex)"}"#, "a file line without a path"),
+            (#"{"kind":"file","path":"a","size":7,"sha256":["x"]}"#, "file line for 'a' without a valid sha256"),
+        ] {
+            #expect(throws: ManifestLineError.self) { try ManifestLine.parseAnySpelling(Array(line.utf8)[...]) }
+            do {
+                _ = try ManifestLine.parseAnySpelling(Array(line.utf8)[...])
+            } catch {
+                #expect(error.description == reason)
+            }
+        }
     }
 }

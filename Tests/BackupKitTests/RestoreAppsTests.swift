@@ -24,7 +24,9 @@ import Testing
                     || path.hasSuffix("/Library/Caches") || path.hasSuffix("/tmp")
             }
             let apps = try phone.apps().map {
-                Manifest.App(bundleId: $0.bundleId, name: $0.name, groups: $0.groups, widget: $0.widget)
+                Manifest.App(
+                    bundleId: $0.bundleId, name: $0.name, groups: $0.groups,
+                    widget: $0.widget.map(Manifest.WidgetSettings.init))
             }
             let scratch = try RestoreScratch(base: base)
             try scratch.write(TarBuilder.archive(members, apps: apps, widgets: ["com.example.news"]))
@@ -56,7 +58,8 @@ import Testing
     @Test func widgetMissingFromTheRestoredHomeScreenIsPlaced() throws {
         try withTemporaryDirectory { base in
             let scratch = try RestoreScratch(base: base)
-            let app = Manifest.App(bundleId: "com.example.news", name: "News", groups: [], widget: NudgeSettings())
+            let app = Manifest.App(
+                bundleId: "com.example.news", name: "News", groups: [], widget: Manifest.WidgetSettings(NudgeSettings()))
             try scratch.write(TarBuilder.archive([.directory("Documents")], apps: [app], widgets: ["com.example.news"]))
             try scratch.restore()
             #expect(try Device.open(scratch.root).homeScreen().widgets == ["com.example.news"])

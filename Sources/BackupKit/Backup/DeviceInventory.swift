@@ -14,7 +14,9 @@ enum DeviceInventory {
         // screen, the identity): a malformed one fails the backup now, naming it, rather than its restore.
         let state = try device.validatedState()
         let apps = state.apps.map { app in
-            Manifest.App(bundleId: app.bundleId, name: app.name, groups: app.groups, widget: app.widget)
+            Manifest.App(
+                bundleId: app.bundleId, name: app.name, groups: app.groups,
+                widget: app.widget.map(Manifest.WidgetSettings.init))
         }
         let groups = Set(apps.flatMap(\.groups)).sorted()
         let widgets = state.homeScreen.widgets.map { Manifest.Widget(app: $0) }

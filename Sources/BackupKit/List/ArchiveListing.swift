@@ -46,7 +46,7 @@ public enum ArchiveListing {
                 summary.manifestProblem = reason
                 try reader.skipData()
             } catch let error as RestoreError {
-                summary.manifestProblem = "\(error)".replacingOccurrences(of: "; nothing was restored", with: "")
+                summary.manifestProblem = error.message
                 try reader.skipData()
             }
         }

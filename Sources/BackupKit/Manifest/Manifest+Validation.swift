@@ -111,6 +111,6 @@ extension Manifest.Header {
 extension Manifest.App {
     /// The install request that reinstalls this app.
     public var installation: AppInstallation {
-        AppInstallation(bundleId: bundleId, name: name, groups: groups, widget: widget)
+        AppInstallation(bundleId: bundleId, name: name, groups: groups, widget: widget?.settings)
     }
 }

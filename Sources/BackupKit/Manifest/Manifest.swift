@@ -42,8 +42,9 @@ public enum Manifest {
         public var bundleId: String
         public var name: String
         public var groups: [String]
-        public var widget: NudgeSettings?
-        public init(bundleId: String, name: String, groups: [String], widget: NudgeSettings?) {
+        /// The app's nudge widget, if it has one (the manifest's own record: `WidgetSettings`).
+        public var widget: WidgetSettings?
+        public init(bundleId: String, name: String, groups: [String], widget: WidgetSettings?) {
             self.bundleId = bundleId
             self.name = name
             self.groups = groups

@@ -17,37 +17,9 @@ enum ManifestLine {
         return try parseAnySpelling(line)
     }
 
-    /// `parse` without the fast path for devicectl's own file lines: any valid JSON spelling.
+    /// `parse` without the fast path for devicectl's own file lines: any valid JSON spelling, read by
+    /// JSONDecoder (the line is capped before it gets here: `ManifestCheck`).
     static func parseAnySpelling(_ line: ArraySlice<UInt8>) throws(ManifestLineError) -> ManifestLine {
-        var kind: ArraySlice<UInt8>?
-        var path: ArraySlice<UInt8>?
-        var size: UInt64?
-        var sha: ArraySlice<UInt8>?
-        let flat = FlatJSON.parse(line) { key, value in
-            switch value {
-            case .string(let text):
-                if key.elementsEqual(ManifestLine.kindKey) {
-                    kind = text
-                } else if key.elementsEqual(ManifestLine.pathKey) {
-                    path = text
-                } else if key.elementsEqual(ManifestLine.shaKey) {
-                    sha = text
-                }
-            case .number(let number):
-                if key.elementsEqual(ManifestLine.sizeKey) { size = number }
-            case .other:
-                break
-            }
-        }
-        if flat, let kind, kind.elementsEqual(ManifestLine.fileKind) {
-            guard let path else { throw ManifestLineError("a file line without a path") }
-            let name = String(decoding: path, as: UTF8.self)
-            guard let size else { throw ManifestLineError("file line for '\(name)' without a size") }
-            guard let sha, let digest = Hex.decode(sha), digest.count == 32 else {
-                throw ManifestLineError("file line for '\(name)' without a valid sha256")
-            }
-            return .file(path: Array(path), size: size, digest: digest)
-        }
         let data = Data(line)
         struct Kind: Decodable { let kind: String }
         let decoder = JSONDecoder()
@@ -59,7 +31,7 @@ enum ManifestLine {
             case "header": return .header(try decoder.decode(Manifest.Header.self, from: data))
             case "members": return .members(try decoder.decode(Manifest.Members.self, from: data))
             case "totals": return .totals(try decoder.decode(Manifest.Totals.self, from: data))
-            case "file": throw ManifestLineError("malformed file line")
+            case "file": return try fileLine(try decoder.decode(ManifestFileFields.self, from: data))
             default: return .unknown(kind)
             }
         } catch let error as ManifestLineError {
@@ -69,8 +41,14 @@ enum ManifestLine {
         }
     }
 
-    private static let kindKey = Array("kind".utf8), pathKey = Array("path".utf8), sizeKey = Array("size".utf8)
-    private static let shaKey = Array("sha256".utf8), fileKind = Array("file".utf8)
+    private static func fileLine(_ fields: ManifestFileFields) throws(ManifestLineError) -> ManifestLine {
+        guard let path = fields.path else { throw ManifestLineError("a file line without a path") }
+        guard let size = fields.size else { throw ManifestLineError("file line for '\(path)' without a size") }
+        guard let sha = fields.sha256, let digest = Hex.decode(sha.utf8), digest.count == 32 else {
+            throw ManifestLineError("file line for '\(path)' without a valid sha256")
+        }
+        return .file(path: Array(path.utf8), size: size, digest: digest)
+    }
 }
 
 /// Why a manifest line could not be parsed.

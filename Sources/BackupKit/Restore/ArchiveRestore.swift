@@ -100,9 +100,13 @@ public enum ArchiveRestore {
                 "member '\(member)': the archive's files add up to \(total) bytes or more, but only \(limit) may be "
                     + "written (free space on ROOT's file system, or the limit)")
         case let error as ArchiveReaderError:
-            return RestoreError.damaged(error.description)
+            return RestoreError.damaged(error)
         case let error as SystemError where [ENOSPC, EDQUOT, EFBIG].contains(error.code):
             return RestoreError.noSpace(error.description)
+        case let error as SystemError:
+            return RestoreError.system(error)
+        case let error as DeviceError:
+            return RestoreError.device(error)
         default:
             return RestoreError.aborted("\(error)")
         }

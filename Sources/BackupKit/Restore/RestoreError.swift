@@ -1,4 +1,7 @@
 // RestoreError: why a restore refused the archive or the destination (ROOT is left as it was).
+import DeviceKit
+import SystemKit
+import TarKit
 
 /// A restore failure. Every case leaves ROOT exactly as it was before the restore started.
 public enum RestoreError: Error, CustomStringConvertible, Equatable, Sendable {
@@ -17,9 +20,13 @@ public enum RestoreError: Error, CustomStringConvertible, Equatable, Sendable {
     case noSpace(String)
     /// SIGINT or SIGTERM arrived; everything was undone.
     case interrupted(signal: Int32)
-    /// The archive is damaged, truncated, not a tar, or too large to decompress.
-    case damaged(String)
-    /// Anything else (an I/O error, ...): the cause, after which everything was undone.
+    /// The archive is damaged, truncated, not a tar, or too large to decompress: the reader's error.
+    case damaged(ArchiveReaderError)
+    /// A system call failed (an I/O error, ...); everything was undone.
+    case system(SystemError)
+    /// The device could not be set up from the archive (reinstalling its apps, placing its widgets).
+    case device(DeviceError)
+    /// Anything else, said in words; everything was undone.
     case aborted(String)
     /// A restore onto ROOT was killed while it moved files in, and ROOT changed since (or its journal is not
     /// readable): rolling it back could delete what was made since, so nothing was done.
@@ -27,26 +34,46 @@ public enum RestoreError: Error, CustomStringConvertible, Equatable, Sendable {
 
     public var description: String {
         switch self {
+        case .rootNotFresh, .rootNotDirectory, .interrupted, .cannotRollBack:
+            return message
+        case .verificationFailed(let problems, let more):
+            var text = "the archive does not match its manifest; nothing was restored:"
+            for problem in problems { text += "\n  \(problem)" }
+            if more > 0 { text += "\n  ... and \(more) more" }
+            return text
+        default:
+            return message + "; nothing was restored"
+        }
+    }
+
+    /// What went wrong, without what the restore did about it ("nothing was restored"): for verify and list,
+    /// which report the same problems without restoring.
+    public var message: String {
+        switch self {
         case .rootNotFresh(let root):
             return "\(root) is not a fresh device: restore only onto a device made by 'devicectl init' with no apps "
                 + "and no user data, or onto a path that does not exist yet; nothing was changed"
         case .rootNotDirectory(let root):
             return "\(root) exists and is not a directory; nothing was changed"
         case .refusedMember(let member, let reason):
-            return "refusing the archive: member '\(member)': \(reason); nothing was restored"
+            return "refusing the archive: member '\(member)': \(reason)"
         case .verificationFailed(let problems, let more):
-            var text = "the archive does not match its manifest; nothing was restored:"
+            var text = "the archive does not match its manifest:"
             for problem in problems { text += "\n  \(problem)" }
             if more > 0 { text += "\n  ... and \(more) more" }
             return text
         case .badManifest(let reason):
-            return "bad manifest (\(reason)); nothing was restored"
+            return "bad manifest (\(reason))"
         case .noSpace(let reason):
-            return "\(reason); nothing was restored"
-        case .damaged(let reason):
-            return "cannot read the archive: \(reason); nothing was restored"
+            return reason
+        case .damaged(let cause):
+            return "cannot read the archive: \(cause)"
+        case .system(let cause):
+            return cause.description
+        case .device(let cause):
+            return cause.description
         case .aborted(let reason):
-            return "\(reason); nothing was restored"
+            return reason
         case .cannotRollBack(let root, let staging, let reason):
             return "a restore onto \(root) was interrupted while it moved the restored files into place, and it "
                 + "cannot be rolled back: \(reason); nothing was changed. Copy out of \(root) what you want to keep "

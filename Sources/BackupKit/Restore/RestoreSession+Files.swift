@@ -100,8 +100,10 @@ extension RestoreSession {
         do {
             try plist.check(bytes, path: member.path)
             return nil
+        } catch DeviceError.malformedPlist(_, let reason) {
+            return "malformed property list (\(reason))"
         } catch {
-            return "\(error)".replacingOccurrences(of: "\(member.path): ", with: "")
+            return "\(error)"
         }
     }
 
@@ -111,14 +113,11 @@ extension RestoreSession {
     }
 
     /// The member's `user.*` xattrs to apply; others are skipped with a warning, and so are any on a symlink
-    /// (Linux allows none there). Two different values for one name are refused.
+    /// (Linux allows none there). Conflicting values were refused before (`MemberRules.xattrProblem`).
     func userXattrs(_ member: ArchiveReader.Member, _ path: MemberPath, symlink: Bool) throws -> [(
         name: String, value: [UInt8]
     )] {
         guard !member.xattrs.isEmpty else { return [] }
-        if let problem = RestoreSession.xattrProblem(member) {
-            throw RestoreError.refusedMember(member.path, reason: problem)
-        }
         var seen: Set<String> = []
         var result: [(name: String, value: [UInt8])] = []
         for (name, value) in member.xattrs {
@@ -134,26 +133,5 @@ extension RestoreSession {
             }
         }
         return result
-    }
-
-    /// Why the member's extended attributes cannot be restored, if they cannot: two different values for one
-    /// name, or a `user.*` attribute beyond what Linux can hold (XATTR_NAME_MAX 255, XATTR_SIZE_MAX 65536:
-    /// `fsetxattr` would fail, so no backup made on Linux has one). Verify reports the same.
-    static func xattrProblem(_ member: ArchiveReader.Member) -> String? {
-        var seen: [String: [UInt8]] = [:]
-        for (name, value) in member.xattrs {
-            if let previous = seen[name], previous != value {
-                return "two different values for the extended attribute \(name)"
-            }
-            seen[name] = value
-            guard name.hasPrefix("user.") else { continue }
-            if name.utf8.count > 255 {
-                return "the extended attribute name \(name.prefix(40))... is longer than Linux allows (255 bytes)"
-            }
-            if value.count > 65536 {
-                return "the extended attribute \(name) holds \(value.count) bytes, more than Linux allows (65536)"
-            }
-        }
-        return nil
     }
 }

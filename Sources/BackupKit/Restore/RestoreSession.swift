@@ -90,13 +90,8 @@ final class RestoreSession {
                 throw RestoreError.refusedMember(member.path, reason: error.description)
             }
             if path.bytes == RestoreSession.manifestName {
-                guard member.kind == .regular else {
-                    throw RestoreError.refusedMember(
-                        member.path, reason: "the manifest name is used by a \(member.kind.name)")
-                }
-                guard !member.isSparse else {
-                    throw RestoreError.refusedMember(
-                        member.path, reason: "the manifest is a sparse file: devicectl never writes one")
+                if let refusal = MemberRules.manifestRefusal(member) {
+                    throw RestoreError.refusedMember(member.path, reason: refusal)
                 }
                 try readManifest()
                 manifestSeen = true
@@ -134,22 +129,13 @@ final class RestoreSession {
         }
     }
 
+    /// Stages one member (anything but the manifest) after `MemberRules` accepted its header.
     private func apply(_ member: ArchiveReader.Member, _ path: MemberPath, _ pipeline: StagingPipeline) throws {
-        if path.isRoot {
-            guard member.kind == .directory else {
-                throw RestoreError.refusedMember(
-                    member.path, reason: "the archive root entry is a \(member.kind.name), not a directory")
-            }
-            return  // ROOT keeps its own metadata
+        if let refusal = MemberRules.refusal(member, path) {
+            throw RestoreError.refusedMember(member.path, reason: refusal)
         }
-        if path.top.starts(with: RestoreSession.reservedPrefix) {
-            throw RestoreError.refusedMember(
-                member.path, reason: "the name is reserved for restore staging directories")
-        }
+        if path.isRoot { return }  // ROOT keeps its own metadata
         let deviceLocal = path.top.elementsEqual(RestoreSession.deviceLocal)
-        if let problem = RestoreSession.devicePlistKindProblem(member, path) {
-            throw RestoreError.refusedMember(member.path, reason: problem)
-        }
         switch member.kind {
         case .regular:
             observed.files += 1
@@ -166,32 +152,14 @@ final class RestoreSession {
                 warnings.deviceLocal += 1
                 return
             }
-            let xattrs = try userXattrs(member, path, symlink: false)
-            try tree.createDirectory(path, permissions: permissions(member), mtime: mtime(member))
-            if let owner = try owner(member) { try tree.changeOwner(path, uid: owner.uid, gid: owner.gid) }
-            if !xattrs.isEmpty {
-                let fd = try tree.openDirectory(path)
-                try StagingTree.setXattrs(xattrs, on: fd.rawValue, path: path.text)
-                try fd.close()
-            }
-            report.directories += 1
+            try stageDirectory(member, path)
         case .symlink:
             observed.symlinks += 1
             if deviceLocal {
                 warnings.deviceLocal += 1
                 return
             }
-            let target = member.linkBytes ?? []
-            do {
-                try path.checkSymlinkTarget(target, deviceLocal: RestoreSession.deviceLocal)
-            } catch {
-                throw RestoreError.refusedMember(member.path, reason: "\(error) ('\(member.linkTarget ?? "")')")
-            }
-            _ = try userXattrs(member, path, symlink: true)
-            try tree.createSymlink(path, target: target)
-            if let owner = try owner(member) { try tree.changeOwner(path, uid: owner.uid, gid: owner.gid) }
-            if let mtime = mtime(member) { try tree.setModificationTime(path, mtime) }
-            report.symlinks += 1
+            try stageSymlink(member, path)
         case .hardLink:
             observed.hardlinks += 1
             if deviceLocal {
@@ -201,23 +169,34 @@ final class RestoreSession {
             guard member.size == 0, try reader.readBlock() == nil else {
                 throw RestoreError.refusedMember(member.path, reason: "a hard link carrying data")
             }
-            let target: MemberPath
-            do {
-                target = try MemberPath(member.linkBytes ?? [])
-            } catch {
-                throw RestoreError.refusedMember(
-                    member.path, reason: "hard link target '\(member.linkTarget ?? "")': \(error)")
-            }
-            if target.top.elementsEqual(RestoreSession.deviceLocal) {
-                throw RestoreError.refusedMember(member.path, reason: "hard link into DeviceLocal (device-local state)")
-            }
+            // MemberRules checked the target.
+            let target = try MemberPath(member.linkBytes ?? [])
             try pipeline.waitForCreatedFiles()
             try tree.createHardLink(path, to: target)
             report.hardlinks += 1
         case .characterDevice, .blockDevice, .fifo, .socket, .unknown:
-            throw RestoreError.refusedMember(
-                member.path, reason: "a \(member.kind.name): device nodes, FIFOs and sockets are never restored")
+            return  // refused by MemberRules
         }
+    }
+
+    private func stageDirectory(_ member: ArchiveReader.Member, _ path: MemberPath) throws {
+        let xattrs = try userXattrs(member, path, symlink: false)
+        try tree.createDirectory(path, permissions: permissions(member), mtime: mtime(member))
+        if let owner = try owner(member) { try tree.changeOwner(path, uid: owner.uid, gid: owner.gid) }
+        if !xattrs.isEmpty {
+            let fd = try tree.openDirectory(path)
+            try StagingTree.setXattrs(xattrs, on: fd.rawValue, path: path.text)
+            try fd.close()
+        }
+        report.directories += 1
+    }
+
+    private func stageSymlink(_ member: ArchiveReader.Member, _ path: MemberPath) throws {
+        _ = try userXattrs(member, path, symlink: true)
+        try tree.createSymlink(path, target: member.linkBytes ?? [])
+        if let owner = try owner(member) { try tree.changeOwner(path, uid: owner.uid, gid: owner.gid) }
+        if let mtime = mtime(member) { try tree.setModificationTime(path, mtime) }
+        report.symlinks += 1
     }
 
     // MARK: - Manifest
@@ -242,13 +221,6 @@ final class RestoreSession {
     }
 
     private static let plistSuffix = Array(".plist".utf8)
-
-    /// A device plist restore reads back (`DevicePlist`) must be a regular file or a hard link to one: DeviceKit
-    /// opens it with O_NOFOLLOW, so a symlink or a directory there would fail the restore after extraction.
-    static func devicePlistKindProblem(_ member: ArchiveReader.Member, _ path: MemberPath) -> String? {
-        guard member.kind != .regular, member.kind != .hardLink, devicePlist(path) != nil else { return nil }
-        return "a device plist that is a \(member.kind.name), not a regular file"
-    }
 
     func checkInterruption() throws {
         if let signal = options.interruption() { throw RestoreError.interrupted(signal: signal) }

@@ -4,7 +4,8 @@ import TarKit
 /// A backup read front to back: each member's header (`ArchiveReader.Member`), then its data in blocks.
 /// Restore (`RestoreSession`), verify (`ArchiveVerification`) and list (`ArchiveListing`) read through this
 /// protocol only, so a second format (a MobileSync directory, say) implements it beside the tar reader
-/// (`ArchiveReader`, opened by `ArchiveSource`) without touching staging, the member rules, the manifest check or the journal.
+/// (`ArchiveReader`, opened by `ArchiveSource`) without touching staging, the member rules, the manifest check
+/// or the journal.
 /// Every byte is hostile: a source enforces `limit` (file data and expanded input) as it reads.
 protocol FormatSource: AnyObject {
     /// The input's name for messages (`-` for standard input).

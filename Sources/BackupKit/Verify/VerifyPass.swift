@@ -1,0 +1,175 @@
+// VerifyPass: one read of an archive by `devicectl verify`: each member judged by restore's rules, every file
+// hashed, the manifest checked against what came before it.
+import DeviceKit
+import SystemKit
+import TarKit
+
+/// The state of one verification: the report, the digests logged for the manifest check, the members digest.
+/// Problems are collected (up to `problemLimit`), never thrown; errors of the source end the read.
+final class VerifyPass {
+    private let reader: any FormatSource
+    private let problemLimit: Int
+    private let interruption: @Sendable () -> Int32?
+    private(set) var report = VerifyReport()
+    private let log = DigestLog()
+    private let digest: SHA256Digest
+    private let memberDigest: Manifest.MemberDigest
+    private var observed = ManifestCheck.Observed()
+    private var manifestSeen = false
+
+    init(reader: any FormatSource, problemLimit: Int, interruption: @escaping @Sendable () -> Int32?) throws {
+        self.reader = reader
+        self.problemLimit = problemLimit
+        self.interruption = interruption
+        digest = try SHA256Digest()
+        memberDigest = try Manifest.MemberDigest()
+    }
+
+    /// Reads every member, then judges what only the whole archive shows. A damaged stream is a problem.
+    func run() throws -> VerifyReport {
+        do {
+            while let member = try reader.next() { try verify(member) }
+            if manifestSeen, let problem = reader.alterationProblem { add(problem) }
+            if !manifestSeen {
+                add("the archive has no devicectl manifest (\(Manifest.memberName)): nothing to verify against")
+            }
+        } catch let error as ArchiveReaderError {
+            report.add(error, limit: problemLimit)
+        }
+        report.format = reader.formatName
+        report.filters = reader.filterNames
+        report.archiveBytes = reader.inputBytes
+        return report
+    }
+
+    private func add(_ problem: String) { report.add(problem, limit: problemLimit) }
+
+    /// A problem restore would refuse the member for.
+    private func refused(_ member: ArchiveReader.Member, _ reason: String) {
+        add("member '\(member.path)': \(reason) (restore refuses it)")
+    }
+
+    private func verify(_ member: ArchiveReader.Member) throws {
+        report.members += 1
+        let path: MemberPath
+        do {
+            path = try MemberPath(member.pathBytes)
+        } catch {
+            refused(member, error.description)
+            try reader.skipData()
+            return
+        }
+        if manifestSeen {
+            add("member '\(member.path)' comes after the manifest (restore refuses it)")
+        }
+        if path.bytes == RestoreSession.manifestName && !manifestSeen {
+            if let refusal = MemberRules.manifestRefusal(member) { refused(member, refusal) }
+            if member.kind == .regular {
+                try readManifest()
+                return
+            }
+        }
+        if !manifestSeen { memberDigest.add(member, path: path.bytes) }
+        if let refusal = MemberRules.refusal(member, path) { refused(member, refusal) }
+        switch member.kind {
+        case .regular:
+            observed.files += 1
+            observed.bytes &+= UInt64(max(0, member.size))
+            report.files += 1
+            report.bytes &+= UInt64(max(0, member.size))
+            try hashFile(member, path)
+        case .directory:
+            if !path.isRoot {
+                observed.directories += 1
+                report.directories += 1
+            }
+        case .symlink:
+            observed.symlinks += 1
+            report.symlinks += 1
+        case .hardLink:
+            observed.hardlinks += 1
+            report.hardlinks += 1
+            if try member.size != 0 || reader.readBlock() != nil {
+                refused(member, "a hard link carrying data")
+                try reader.skipData()
+            }
+        default:
+            try reader.skipData()
+        }
+    }
+
+    /// Checks the manifest against the members read before it.
+    private func readManifest() throws {
+        manifestSeen = true
+        report.hasManifest = true
+        observed.memberCount = memberDigest.count
+        observed.memberDigest = memberDigest.hex
+        let check = try ManifestCheck(log: try log.reader(), observed: observed, problemLimit: problemLimit)
+        do {
+            while let block = try reader.readBlock() { try check.feed(block.bytes) }
+            let outcome = try check.finish()
+            report.header = outcome.header
+            report.totals = outcome.totals
+            report.metadataChecked = outcome.checkedMembers
+            for problem in outcome.problems { add(problem) }
+            report.problemCount += outcome.problemCount - outcome.problems.count
+        } catch let error as RestoreError {
+            add(error.message)
+            try reader.skipData()
+        }
+    }
+
+    /// Hashes a file's data by restore's rules (`RestoreSession.copyData`): holes only in sparse members, blocks in
+    /// order within the size; a device plist restore parses is checked as restore checks it.
+    private func hashFile(_ member: ArchiveReader.Member, _ path: MemberPath) throws {
+        try digest.reset()
+        let plist = RestoreSession.devicePlist(path)
+        var plistBytes: [UInt8]? = plist == nil ? nil : []
+        if plist != nil && member.size > DevicePlist.maxBytes {
+            refused(member, RestoreSession.plistProblem(size: UInt64(member.size)))
+            plistBytes = nil
+        }
+        var position: Int64 = 0
+        var broken: String?
+        while let block = try reader.readBlock() {
+            if block.offset < position || block.offset + Int64(block.bytes.count) > member.size {
+                broken = broken ?? "data blocks overlap or run past the member's size"
+            } else if block.offset > position {
+                try hashZeros(UInt64(block.offset - position))
+            }
+            if plistBytes != nil && broken == nil {
+                plistBytes!.append(contentsOf: repeatElement(0, count: Int(block.offset - position)))
+                plistBytes!.append(contentsOf: block.bytes)
+            }
+            digest.update(block.bytes)
+            position = block.offset + Int64(block.bytes.count)
+        }
+        if position < member.size {
+            if member.isSparse {
+                try hashZeros(UInt64(member.size - position))
+            } else {
+                broken = broken ?? "\(member.size - position) bytes of data missing"
+            }
+        }
+        if let broken {
+            refused(member, broken)
+        } else if let plist, var bytes = plistBytes {
+            bytes.append(contentsOf: repeatElement(0, count: Int(max(0, member.size) - position)))
+            if let problem = RestoreSession.plistProblem(plist, bytes, member: member) { refused(member, problem) }
+        }
+        try log.append(path: path.bytes, size: UInt64(max(0, member.size)), digest: digest.finalize())
+    }
+
+    /// Hashes a sparse hole as zeros, checking for SIGINT/SIGTERM as it goes (a hole can be huge).
+    private func hashZeros(_ count: UInt64) throws {
+        var remaining = count
+        while remaining > 0 {
+            if let signal = interruption() { throw ArchiveReaderError.interrupted(signal: signal) }
+            let chunk = Int(min(remaining, UInt64(VerifyPass.zeros.count)))
+            VerifyPass.zeros.withUnsafeBytes { digest.update(UnsafeRawBufferPointer(rebasing: $0[0..<chunk])) }
+            remaining -= UInt64(chunk)
+        }
+    }
+
+    private static let zeros = [UInt8](repeating: 0, count: 64 * 1024)
+}
