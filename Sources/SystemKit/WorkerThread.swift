@@ -34,7 +34,15 @@ public struct WorkerThread: ~Copyable {
         discard self
     }
 
-    deinit { pthread_join(thread, nil) }
+    /// Joins the thread, unless the value goes away on that very thread (its closure released the last
+    /// reference to the owner): a thread cannot join itself, so it is detached and ends on its own.
+    deinit {
+        if pthread_equal(thread, pthread_self()) != 0 {
+            pthread_detach(thread)
+        } else {
+            pthread_join(thread, nil)
+        }
+    }
 
     private final class Work {
         let body: @Sendable () -> Void
