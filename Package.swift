@@ -36,7 +36,7 @@ let package = Package(
         // The tar layer: libarchive's reader and pax writer, the framing audit, decoders, member names.
         .target(name: "TarKit", dependencies: ["SystemKit", "CArchive", "CZlib"]),
         .target(
-            name: "BackupKit", dependencies: ["DeviceKit", "SystemKit", "TarKit", "CArchive", "CCrypto", "CSupport"]),
+            name: "BackupKit", dependencies: ["DeviceKit", "SystemKit", "TarKit", "CArchive", "CCrypto"]),
         .target(name: "NudgeWidget", dependencies: ["DeviceKit", "SystemKit"]),
         .target(name: "DevicectlCLI", dependencies: ["DeviceKit", "BackupKit", "TarKit", "NudgeWidget", "SystemKit"]),
 
@@ -45,13 +45,13 @@ let package = Package(
 
         // MARK: - Tests
         .target(name: "TestSupport", dependencies: ["SystemKit", "CCrypto"], path: "Tests/TestSupport"),
-        .testTarget(name: "SystemKitTests", dependencies: ["TestSupport", "SystemKit"]),
+        .testTarget(name: "SystemKitTests", dependencies: ["TestSupport", "SystemKit", "CSupport"]),
         .testTarget(name: "DeviceKitTests", dependencies: ["TestSupport", "DeviceKit", "SystemKit"]),
         .testTarget(
             name: "BackupKitTests",
             dependencies: ["TestSupport", "BackupKit", "TarKit", "DeviceKit", "SystemKit", "CArchive"]
         ),
-        .testTarget(name: "NudgeWidgetTests", dependencies: ["TestSupport", "NudgeWidget", "DeviceKit"]),
+        .testTarget(name: "NudgeWidgetTests", dependencies: ["TestSupport", "NudgeWidget", "DeviceKit", "SystemKit"]),
         .testTarget(name: "DevicectlCLITests", dependencies: ["TestSupport", "DevicectlCLI", "TarKit", "DeviceKit"]),
         .testTarget(name: "EndToEndTests", dependencies: ["devicectl", "TestSupport", "SystemKit", "DeviceKit"]),
         .testTarget(name: "ScenarioTests", dependencies: ["devicectl", "TestSupport", "SystemKit"]),
@@ -63,3 +63,9 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Every Swift target sees only the members of the modules it imports itself (SE-0444), so a file compiles on
+// its own imports, not on another file's.
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("MemberImportVisibility")]
+}

@@ -2,13 +2,9 @@
 #define _GNU_SOURCE
 #include "CSupport.h"
 
-#include <errno.h>
 #include <fcntl.h>
-#include <linux/fs.h>
 #include <linux/openat2.h>
-#include <stdio.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -50,16 +46,4 @@ int csupport_statx(int dirfd, const char *path, int extra_flags, csupport_stat *
     out->ctime_sec = sx.stx_ctime.tv_sec;
     out->ctime_nsec = sx.stx_ctime.tv_nsec;
     return 0;
-}
-
-int csupport_get_inode_flags(int fd, int *flags) {
-    return ioctl(fd, FS_IOC_GETFLAGS, flags);
-}
-
-int csupport_set_inode_flags(int fd, int flags) {
-    return ioctl(fd, FS_IOC_SETFLAGS, &flags);
-}
-
-int csupport_errno(void) {
-    return errno;
 }

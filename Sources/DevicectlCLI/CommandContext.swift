@@ -3,7 +3,7 @@ import DeviceKit
 import Foundation
 
 /// The process around a command: where to print, the environment, whether stderr is a terminal.
-struct CommandContext: @unchecked Sendable {
+struct CommandContext: Sendable {
     let console: Console
     let environment: [String: String]
     /// The arguments that were not UTF-8, by the escaped text they reach the commands as (see

@@ -38,18 +38,17 @@ public struct DirectoryListing: Sendable {
             }
             if filled == 0 { break }
             var offset = 0
-            while offset < filled {
-                // struct linux_dirent64 { u64 d_ino; s64 d_off; u16 d_reclen; u8 d_type; char d_name[]; }
-                let record = scratch.baseAddress! + offset
-                let recordLength = Int(record.loadUnaligned(fromByteOffset: 16, as: UInt16.self))
-                let type = record.load(fromByteOffset: 18, as: UInt8.self)
-                let name = (record + 19).assumingMemoryBound(to: UInt8.self)
-                let length = strlen(UnsafeRawPointer(name).assumingMemoryBound(to: CChar.self))
-                offset += recordLength
+            var record = csupport_dirent()
+            while true {
+                let decoded = csupport_dirent_next(scratch.baseAddress, filled, &offset, &record)
+                if decoded == 0 { break }
+                if decoded < 0 { throw SystemError("getdents64", path: path()) }
+                let name = UnsafeRawPointer(record.name!).assumingMemoryBound(to: UInt8.self)
+                let length = record.length
                 if name[0] == UInt8(ascii: ".") && (length == 1 || (length == 2 && name[1] == UInt8(ascii: "."))) {
                     continue
                 }
-                listing.entries.append(Entry(offset: Int32(listing.bytes.count), length: Int32(length), type: type))
+                listing.entries.append(Entry(offset: Int32(listing.bytes.count), length: Int32(length), type: record.type))
                 listing.bytes.append(contentsOf: UnsafeBufferPointer(start: name, count: length + 1))
             }
         }

@@ -34,21 +34,6 @@ public final class FileDescriptor {
         return FileDescriptor(rawValue: fd, path: shown)
     }
 
-    /// Opens `path` beneath `directory` with `openat2(2)` and `RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS`:
-    /// the kernel refuses any resolution that leaves `directory` (absolute paths, `..`, symlinks out).
-    public static func openBeneath(
-        _ path: String, in directory: FileDescriptor, flags: Int32, mode: mode_t = 0o644,
-        noSymlinks: Bool = false, displayPath: String? = nil
-    ) throws(SystemError) -> FileDescriptor {
-        var resolve = CSUPPORT_RESOLVE_BENEATH | CSUPPORT_RESOLVE_NO_MAGICLINKS
-        if noSymlinks { resolve |= CSUPPORT_RESOLVE_NO_SYMLINKS }
-        let shown = displayPath ?? path
-        let fd = try SystemError.check("openat2", path: shown) {
-            csupport_openat2(directory.rawValue, path, UInt64(UInt32(bitPattern: flags | O_CLOEXEC)), UInt64(mode), resolve)
-        }
-        return FileDescriptor(rawValue: fd, path: shown)
-    }
-
     /// Closes the descriptor, reporting the error `close(2)` returns.
     public func close() throws(SystemError) {
         guard rawValue >= 0 else { return }

@@ -11,7 +11,15 @@ public struct SystemError: Error, CustomStringConvertible, Equatable, Sendable {
     /// The `errno` value.
     public let code: Int32
 
-    public init(_ call: String, path: String = "", code: Int32 = errno) {
+    /// The failure the calling thread's `errno` describes. `errno` is read first, before `path` is built
+    /// (building a string may allocate, and an allocation may change `errno`).
+    public init(_ call: String, path: @autoclosure () -> String = "") {
+        let code = errno
+        self.init(call, path: path(), code: code)
+    }
+
+    /// A failure with a known code (captured right after the failing call, or chosen, e.g. `EFBIG`).
+    public init(_ call: String, path: String = "", code: Int32) {
         self.call = call
         self.path = path
         self.code = code

@@ -25,17 +25,14 @@ final class StreamCompressor: @unchecked Sendable {
     /// libarchive's raw format with the compression filter; nil for a plain tar, whose blocks are written at
     /// once, on the producer's thread (there is no stage thread then).
     private let compressor: OpaquePointer?
-    private let condition = ConditionVariable()
-    private var ready: [Block] = []
-    private var spare: [Block]
-    private var closed = false
-    private var running = true
-    /// Who sleeps on the condition: each side wakes the other only when it waits, and only once
-    /// `wakeAfter` blocks are ready for it (a context switch per 250 KiB block cost more than the blocks).
-    private var threadWaits = false
-    private var producerWaits = false
+    /// Full blocks to the compressor's thread and back (a sleeping side wakes once `wakeAfter` blocks are
+    /// ready for it: a context switch per 250 KiB block cost more than the blocks); nil for a plain tar.
+    private let handOff: HandOff<Block, ArchiveWriterError>?
     static let wakeAfter = 2
-    private var failure: ArchiveWriterError?
+    /// The compressor's thread, joined by `finish` or `cancel`.
+    private var worker: WorkerThread?
+    /// A plain tar's failure (producer side only).
+    private var plainFailure: ArchiveWriterError?
     /// The block being filled (producer side only).
     private var current: Block
     /// Bytes of the uncompressed stream so far (producer side only).
@@ -45,22 +42,23 @@ final class StreamCompressor: @unchecked Sendable {
     init(descriptor: Int32, compression: Compression, level: Int?, name: String) throws(ArchiveWriterError) {
         sink = Sink(descriptor: descriptor, name: name)
         current = Block(capacity: Int(ArchiveWriter.blockSize))
-        spare = (0..<(compression == .none ? 0 : StreamCompressor.depth)).map { _ in
-            Block(capacity: Int(ArchiveWriter.blockSize))
-        }
         if compression == .none {
             compressor = nil
+            handOff = nil
             compressionThreads = 1
-            running = false
             return
         }
-        let (handle, threads) = try StreamCompressor.openCompressor(compression, level: level, sink: sink)
-        compressor = handle
+        let (compressor, threads) = try StreamCompressor.openCompressor(compression, level: level, sink: sink)
+        self.compressor = compressor
         compressionThreads = threads
-        let status = DetachedThread.start { [self] in run() }
-        if status != 0 {
-            failure = ArchiveWriterError(call: "pthread_create", message: String(cString: strerror(status)))
-            running = false
+        let handOff = HandOff<Block, ArchiveWriterError>(
+            items: (0..<StreamCompressor.depth).map { _ in Block(capacity: Int(ArchiveWriter.blockSize)) },
+            wakeAfter: StreamCompressor.wakeAfter)
+        self.handOff = handOff
+        do {
+            worker = try WorkerThread { [self] in run() }
+        } catch {
+            handOff.fail(ArchiveWriterError(call: "pthread_create", message: error.reason))
         }
     }
 
@@ -71,19 +69,12 @@ final class StreamCompressor: @unchecked Sendable {
         }
     }
 
-    /// Bytes written to the descriptor so far (after compression, padding included); final after `finish`.
-    var bytesWritten: Int64 {
-        condition.lock()
-        defer { condition.unlock() }
-        return sink.bytes
-    }
+    /// Bytes written to the descriptor so far (after compression, padding included); final after `finish`
+    /// (read it only then, or for a plain tar: the compressor's thread writes it).
+    var bytesWritten: Int64 { sink.bytes }
 
     /// Why the stage stopped, if it did (a failed write or compression).
-    var error: ArchiveWriterError? {
-        condition.lock()
-        defer { condition.unlock() }
-        return failure
-    }
+    var error: ArchiveWriterError? { handOff?.failure ?? plainFailure }
 
     // MARK: - Producer
 
@@ -104,21 +95,18 @@ final class StreamCompressor: @unchecked Sendable {
     /// Ends the stream: pads a plain tar to a whole 10240-byte record (as GNU tar does), waits for the last
     /// block to be compressed and written, and flushes the compressor. Throws the stage's failure.
     func finish() throws(ArchiveWriterError) {
-        if compressor == nil {
+        guard let handOff, let compressor else {
             let padding = (10_240 - streamBytes % 10_240) % 10_240
             let zeros = [UInt8](repeating: 0, count: padding)
             _ = zeros.withUnsafeBytes { append($0) }
+            if current.used > 0 { _ = submit() }
+            if let plainFailure { throw plainFailure }
+            return
         }
-        if compressor == nil && current.used > 0 && !submit() { throw failure! }
-        condition.lock()
-        if current.used > 0 { ready.append(current) }
-        closed = true
-        condition.broadcast()
-        while running { condition.wait() }
-        let failure = self.failure
-        condition.unlock()
-        if let failure { throw failure }
-        guard let compressor else { return }
+        if current.used > 0 { handOff.submit(current) }
+        handOff.close()
+        worker.take()?.join()
+        if let failure = handOff.failure { throw failure }
         if archive_write_finish_entry(compressor) != ARCHIVE_OK || archive_write_close(compressor) != ARCHIVE_OK {
             throw ArchiveWriterError(call: "archive_write_close", message: errorString(compressor))
         }
@@ -126,35 +114,27 @@ final class StreamCompressor: @unchecked Sendable {
 
     /// Stops the thread without finishing the stream (the backup failed); queued blocks are dropped.
     func cancel() {
-        condition.lock()
-        closed = true
-        ready.removeAll()
-        if failure == nil { failure = ArchiveWriterError(call: "archive_write", message: "cancelled") }
-        condition.broadcast()
-        while running { condition.wait() }
-        condition.unlock()
+        let cancelled = ArchiveWriterError(call: "archive_write", message: "cancelled")
+        if let handOff {
+            handOff.fail(cancelled)
+            worker.take()?.join()
+        } else if plainFailure == nil {
+            plainFailure = cancelled
+        }
     }
 
     /// Hands the full block to the thread and takes a spare one (waiting while the thread is behind); without
     /// a thread, writes it.
     private func submit() -> Bool {
-        guard compressor != nil else {
-            if failure == nil { failure = output(UnsafeRawBufferPointer(start: current.base, count: current.used)) }
+        guard let handOff else {
+            if plainFailure == nil {
+                plainFailure = output(UnsafeRawBufferPointer(start: current.base, count: current.used))
+            }
             current.used = 0
-            return failure == nil
+            return plainFailure == nil
         }
-        condition.lock()
-        defer { condition.unlock() }
-        guard failure == nil else { return false }
-        ready.append(current)
-        if threadWaits && ready.count >= StreamCompressor.wakeAfter { condition.broadcast() }
-        while spare.isEmpty && failure == nil {
-            producerWaits = true
-            condition.wait()
-            producerWaits = false
-        }
-        guard failure == nil else { return false }
-        current = spare.removeLast()
+        guard handOff.submit(current), let spare = handOff.takeSpare() else { return false }
+        current = spare
         current.used = 0
         return true
     }
@@ -162,29 +142,14 @@ final class StreamCompressor: @unchecked Sendable {
     // MARK: - Thread
 
     private func run() {
-        while true {
-            condition.lock()
-            while ready.isEmpty && !closed {
-                threadWaits = true
-                condition.wait()
-                threadWaits = false
-            }
-            if ready.isEmpty || failure != nil {
-                running = false
-                condition.broadcast()
-                condition.unlock()
+        guard let handOff else { return }
+        while let block = handOff.next() {
+            let problem = output(UnsafeRawBufferPointer(start: block.base, count: block.used))
+            handOff.recycle(block)
+            if let problem {
+                handOff.fail(problem)
                 return
             }
-            let block = ready.removeFirst()
-            condition.unlock()
-            let problem = output(UnsafeRawBufferPointer(start: block.base, count: block.used))
-            condition.lock()
-            if let problem, failure == nil { failure = problem }
-            spare.append(block)
-            if producerWaits && (spare.count >= StreamCompressor.wakeAfter || ready.isEmpty || failure != nil) {
-                condition.broadcast()
-            }
-            condition.unlock()
         }
     }
 

@@ -3,6 +3,7 @@
 @testable import BackupKit
 import Foundation
 import Glibc
+import SystemKit
 import TarKit
 import TestSupport
 import Testing
@@ -38,7 +39,7 @@ import Testing
                 }
             }
             #expect("\(error!)".contains("\(tree.root)/b/log.txt changed while it was being read"), "\(error!)")
-            #expect(try TreeBuilder.names(in: "\(dir)/out") == [])
+            #expect(try directoryNames(in: "\(dir)/out") == [])
         }
     }
 
@@ -53,7 +54,7 @@ import Testing
                 }
             }
             #expect("\(error!)".contains("\(path) changed while it was being read (its modification time changed)"))
-            #expect(try TreeBuilder.names(in: dir) == ["src"])
+            #expect(try directoryNames(in: dir) == ["src"])
         }
     }
 
@@ -74,7 +75,7 @@ import Testing
             #expect(path == doomed)
             #expect(cause.code == ENOENT)
             #expect("\(error!)".contains("cannot read \(doomed)"))
-            #expect(try TreeBuilder.names(in: dir) == ["src"])
+            #expect(try directoryNames(in: dir) == ["src"])
         }
     }
 
@@ -174,7 +175,7 @@ import Testing
             #expect(listed.first { $0.path == "flagged.bin" }?.reasons == [.appleExcludeXattr, .xdgRobotsBackup])
             #expect(dry.files == summary.files && dry.bytes == summary.bytes && dry.hardlinks == summary.hardlinks)
             #expect(dry.excluded == summary.excluded)
-            #expect(try TreeBuilder.names(in: dir) == ["out.tar", "src"])
+            #expect(try directoryNames(in: dir) == ["out.tar", "src"])
         }
     }
 }

@@ -1,4 +1,5 @@
 // ManifestLineTests: the fast path for devicectl's own file lines agrees with the general parser.
+import SystemKit
 import Testing
 
 @testable import BackupKit
@@ -64,8 +65,7 @@ import Testing
     /// the wrong type is named as missing.
     @Test func otherSpellingsAreReadByJSONDecoder() throws {
         let nested = #"{"extra":{"a":[1,{"b":null}]},"sha256":"\#(Self.hex)","size":7,"path":"d/e","kind":"file"}"#
-        #expect(Self.general(nested) == Self.describe(.file(path: Array("d/e".utf8), size: 7, digest: Array(
-            ManifestLine.hexBytes(Array(Self.hex.utf8)[...])!))))
+        #expect(Self.general(nested) == Self.describe(.file(path: Array("d/e".utf8), size: 7, digest: Hex.decode(Self.hex.utf8)!)))
         for (line, reason) in [
             (#"{"kind":"file","path":"a","size":"7","sha256":"\#(Self.hex)"}"#, "file line for 'a' without a size"),
             (#"{"kind":"file","path":7,"size":7,"sha256":"\#(Self.hex)"}"#, "a file line without a path"),

@@ -52,8 +52,4 @@ struct TreeBuilder {
         }
     }
 
-    /// Names in `directory` (to prove nothing was left behind).
-    static func names(in directory: String) throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
-    }
 }

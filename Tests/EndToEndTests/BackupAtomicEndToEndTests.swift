@@ -30,7 +30,7 @@ import Testing
             #expect(
                 failed.stderr.contains("devicectl: cannot read \(tree)/secret.txt: permission denied"),
                 "\(failed.stderr)")
-            #expect(try BackupCheck.names(in: "\(dir)/out") == [])
+            #expect(try directoryNames(in: "\(dir)/out") == [])
             // Excluded anyway (nodump is read by statx, without opening): the backup succeeds.
             try BackupCheck.sh("chattr +d \"$1\"", "\(tree)/secret.txt")
             let passed = try Shell.run("setpriv", asNobody + ["-o", "\(dir)/out/b.tar"])
@@ -59,7 +59,7 @@ import Testing
             #expect(result.status == 1)
             #expect(result.stderr.contains("devicectl: \(path) changed while it was being read"), "\(result.stderr)")
             #expect(result.stderr.contains("the backup was not written"))
-            #expect(try BackupCheck.names(in: dir) == ["src"])
+            #expect(try directoryNames(in: dir) == ["src"])
         }
     }
 
@@ -84,7 +84,7 @@ import Testing
             process.waitUntilExit()
             #expect(process.terminationReason == .uncaughtSignal)
             #expect(process.terminationStatus == signal)
-            #expect(try BackupCheck.names(in: dir) == ["src"])
+            #expect(try directoryNames(in: dir) == ["src"])
         }
     }
 
@@ -100,11 +100,11 @@ import Testing
             let refused = try BackupCheck.devicectl(["backup", "\(dir)/src", "-o", "\(dir)/b.tar"])
             #expect(refused.status == 1)
             #expect(refused.stderr.contains("another devicectl (pid 888888) is writing \(dir)/b.tar"), "\(refused.stderr)")
-            #expect(try BackupCheck.names(in: dir) == [".b.tar.devicectl-tmp-888888", ".c.tar.devicectl-tmp-777777", "src"])
+            #expect(try directoryNames(in: dir) == [".b.tar.devicectl-tmp-888888", ".c.tar.devicectl-tmp-777777", "src"])
             try lock.release()
             let result = try BackupCheck.devicectl(["backup", "\(dir)/src", "-o", "\(dir)/b.tar"])
             #expect(result.status == 0, "\(result.stderr)")
-            #expect(try BackupCheck.names(in: dir) == [".c.tar.devicectl-tmp-777777", "b.tar", "src"])
+            #expect(try directoryNames(in: dir) == [".c.tar.devicectl-tmp-777777", "b.tar", "src"])
         }
     }
 
@@ -120,11 +120,11 @@ import Testing
             let directory = try BackupCheck.devicectl(["backup", "\(dir)/src", "-o", "\(dir)/out"])
             #expect(directory.status == 1)
             #expect(directory.stderr.contains("cannot write the archive to \(dir)/out: it is a directory"))
-            #expect(try BackupCheck.names(in: "\(dir)/out") == [])
+            #expect(try directoryNames(in: "\(dir)/out") == [])
             let noRoot = try BackupCheck.devicectl(["backup", "\(dir)/absent", "-o", "\(dir)/b.tar"])
             #expect(noRoot.status == 1)
             #expect(noRoot.stderr.contains("cannot back up \(dir)/absent: no such file or directory"))
-            #expect(try BackupCheck.names(in: dir) == ["out", "src"])
+            #expect(try directoryNames(in: dir) == ["out", "src"])
         }
     }
 

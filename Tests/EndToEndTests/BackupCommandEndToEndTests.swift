@@ -21,7 +21,7 @@ import Testing
             let result = try BackupCheck.devicectl(resolved)
             #expect(result.status == 64)
             #expect(result.stderr.contains(message), "\(result.stderr)")
-            #expect(try BackupCheck.names(in: "\(dir)/out") == [])
+            #expect(try directoryNames(in: "\(dir)/out") == [])
         }
     }
 

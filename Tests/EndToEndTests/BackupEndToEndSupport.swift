@@ -88,8 +88,4 @@ enum BackupCheck {
         #expect(result.status == 0, "\(script): \(result.stderr)", sourceLocation: sourceLocation)
     }
 
-    /// Files left in `directory` (to prove a failed backup left nothing behind).
-    static func names(in directory: String) throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
-    }
 }

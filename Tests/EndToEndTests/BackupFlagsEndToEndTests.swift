@@ -151,7 +151,7 @@ import Testing
             #expect(text.stdout.contains("nodump.txt  (xdg-robots-backup, nodump)\n"))
             #expect(text.stdout.split(separator: "\n").count == expected.count)
             #expect(text.stderr.contains("would back up 14 files"), "\(text.stderr)")
-            #expect(try BackupCheck.names(in: dir) == ["src"])
+            #expect(try directoryNames(in: dir) == ["src"])
         }
     }
 
@@ -178,7 +178,7 @@ import Testing
                 #expect(result.stderr.contains(message), "\(result.stderr)")
                 #expect(result.stdout.isEmpty)
             }
-            #expect(try BackupCheck.names(in: dir) == ["src"])
+            #expect(try directoryNames(in: dir) == ["src"])
         }
     }
 
@@ -198,7 +198,7 @@ import Testing
             guard let written else {
                 #expect(result.status == 64, "\(result.stderr)")
                 #expect(result.stderr.contains("-o \(dir)/\(name): "), "\(result.stderr)")
-                #expect(try BackupCheck.names(in: dir) == ["src"])
+                #expect(try directoryNames(in: dir) == ["src"])
                 return
             }
             #expect(result.status == 0, "\(result.stderr)")
@@ -217,7 +217,7 @@ import Testing
                 environment: ["DEVICECTL_NOW": BackupCheck.now], directory: dir)
             #expect(refused.status == 64)
             #expect(refused.stderr.contains("option '-o' needs a value (ARCHIVE), not the option '--json'"))
-            #expect(try BackupCheck.names(in: dir) == ["src"])
+            #expect(try directoryNames(in: dir) == ["src"])
             for (words, name) in [(["-o=--json"], "--json"), (["-o", "./--x"], "--x")] {
                 let result = try Shell.run(
                     DevicectlBinary.path, ["backup", "src"] + words, environment: ["DEVICECTL_NOW": BackupCheck.now],

@@ -53,7 +53,7 @@ import Testing
             #expect(try FileStatus.of(archive).inode != before.inode)
             #expect(try String(contentsOfFile: dir + "/old-link", encoding: .utf8) == "old")
             try Self.expectIntact(archive)
-            #expect(try BackupCheck.names(in: dir) == ["b.tar", "old-link", "src"])
+            #expect(try directoryNames(in: dir) == ["b.tar", "old-link", "src"])
         }
     }
 
@@ -76,8 +76,8 @@ import Testing
             #expect(try FileStatus.of(dir + "/real/2026.tar").kind == .regular)
             #expect(try FileStatus.of(dir + "/real/2026.tar").inode != oldInode)
             try Self.expectIntact(dir + "/real/2026.tar")
-            #expect(try BackupCheck.names(in: dir + "/out") == ["latest.tar"])
-            #expect(try BackupCheck.names(in: dir + "/real") == ["2026.tar", "current.tar"])
+            #expect(try directoryNames(in: dir + "/out") == ["latest.tar"])
+            #expect(try directoryNames(in: dir + "/real") == ["2026.tar", "current.tar"])
         }
     }
 
@@ -88,7 +88,7 @@ import Testing
             #expect(result.status == 0, "\(result.stderr)")
             #expect(try FileStatus.of(dir + "/latest.tar").kind == .symlink)
             try Self.expectIntact(dir + "/real/new.tar")
-            #expect(try BackupCheck.names(in: dir + "/real") == ["new.tar"])
+            #expect(try directoryNames(in: dir + "/real") == ["new.tar"])
         }
     }
 
@@ -112,7 +112,7 @@ import Testing
             #expect(reader.terminationStatus == 0)
             #expect(try FileStatus.of(fifo).kind == .fifo)
             try Self.expectIntact(dir + "/received.tar")
-            #expect(try BackupCheck.names(in: dir) == ["pipe.tar", "received.tar", "src"])
+            #expect(try directoryNames(in: dir) == ["pipe.tar", "received.tar", "src"])
         }
     }
 
@@ -192,7 +192,7 @@ import Testing
                 #expect(after.kind == .characterDevice && after.inode == before.inode, "/dev/null was replaced")
             }
         }
-        #expect(try BackupCheck.names(in: "/dev").allSatisfy { !$0.contains("devicectl-tmp") })
+        #expect(try directoryNames(in: "/dev").allSatisfy { !$0.contains("devicectl-tmp") })
     }
 
     @Test func aCharacterDeviceIsWrittenInPlaceAndItsWriteErrorsNamed() throws {
@@ -209,7 +209,7 @@ import Testing
                 full.stderr.contains("cannot write the archive to \(dir)/full: no space left on device"),
                 "\(full.stderr)")
             #expect(try FileStatus.of(dir + "/full").kind == .characterDevice)
-            #expect(try BackupCheck.names(in: dir) == ["full", "null", "src"])
+            #expect(try directoryNames(in: dir) == ["full", "null", "src"])
         }
     }
 

@@ -54,7 +54,7 @@ import Testing
             let (child, temporary) = try fixture.interrupt(with: SIGKILL, after: bytes)
             #expect(child.killedBy == SIGKILL)
             try fixture.expectPreviousArchiveIntact()
-            #expect(try FaultScratch.names(in: fixture.out) == [".b.tar.devicectl-tmp-\(child.pid)", "b.tar"])
+            #expect(try directoryNames(in: fixture.out) == [".b.tar.devicectl-tmp-\(child.pid)", "b.tar"])
             // Whatever it holds, the temporary file does not pass for an archive.
             try scratch.fails(["verify", temporary], mentioning: ["Truncated tar archive"])
             try scratch.fails(["list", temporary])
@@ -64,7 +64,7 @@ import Testing
             #expect(try FaultScratch.snapshot(root) == before)
             // The next backup to the same path removes it.
             try scratch.ok(["backup", fixture.tree, "-o", fixture.archive])
-            #expect(try FaultScratch.names(in: fixture.out) == ["b.tar"])
+            #expect(try directoryNames(in: fixture.out) == ["b.tar"])
             try scratch.ok(["verify", fixture.archive])
         }
     }
@@ -79,7 +79,7 @@ import Testing
             let name = signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "SIGHUP"
             #expect(child.stderr.contains("devicectl: interrupted by \(name); the backup did not complete"), "\(child.stderr)")
             try fixture.expectPreviousArchiveIntact()
-            #expect(try FaultScratch.names(in: fixture.out) == ["b.tar"])
+            #expect(try directoryNames(in: fixture.out) == ["b.tar"])
         }
     }
 
@@ -100,7 +100,7 @@ import Testing
                 ["backup", fixture.tree, "-o", fixture.archive, "--compression", compression])
             #expect(result.status != 0, "\(result.stderr)")  // killed by the signal, after the clean-up
             try fixture.expectPreviousArchiveIntact()
-            #expect(try FaultScratch.names(in: fixture.out) == ["b.tar"])
+            #expect(try directoryNames(in: fixture.out) == ["b.tar"])
         }
     }
 
@@ -112,12 +112,12 @@ import Testing
                 "rename", "signal=KILL", when: "1", ["backup", fixture.tree, "-o", fixture.archive])
             #expect(killed.status == SIGKILL || killed.status == 128 + SIGKILL, "\(killed.stderr)")
             try fixture.expectPreviousArchiveIntact()
-            let names = try FaultScratch.names(in: fixture.out)
+            let names = try directoryNames(in: fixture.out)
             #expect(
                 names.count == 2 && names.contains("b.tar") && names.contains { $0.hasPrefix(".b.tar.devicectl-tmp-") },
                 "\(names)")
             try scratch.ok(["backup", fixture.tree, "-o", fixture.archive])
-            #expect(try FaultScratch.names(in: fixture.out) == ["b.tar"])
+            #expect(try directoryNames(in: fixture.out) == ["b.tar"])
         }
     }
 

@@ -25,7 +25,7 @@ import Testing
             #expect(first.finish())
             #expect(first.status == 0, "\(first.stderr)")
             try scratch.ok(["verify", archive])
-            #expect(try FaultScratch.names(in: scratch.base + "/out") == ["b.tar"])
+            #expect(try directoryNames(in: scratch.base + "/out") == ["b.tar"])
         }
     }
 
@@ -39,7 +39,7 @@ import Testing
             var most = 0
             while children.contains(where: \.isRunning) {
                 let writers =
-                    (try? FaultScratch.names(in: out).filter { $0.hasPrefix(".b.tar.devicectl-tmp-") }.count) ?? 0
+                    (try? directoryNames(in: out).filter { $0.hasPrefix(".b.tar.devicectl-tmp-") }.count) ?? 0
                 most = max(most, writers)
                 usleep(200)
             }
@@ -50,7 +50,7 @@ import Testing
             }
             #expect(children.contains { $0.status == 0 })
             try scratch.ok(["verify", out + "/b.tar"])
-            #expect(try FaultScratch.names(in: out) == ["b.tar"])
+            #expect(try directoryNames(in: out) == ["b.tar"])
         }
     }
 
@@ -76,7 +76,7 @@ import Testing
                 }
                 let restored = try FaultScratch.restoredContent(root)
                 #expect(restored == reference, "\(snapshotDifference(reference, restored))")
-                let leftovers = try FaultScratch.names(in: root).filter { $0.hasPrefix(".devicectl-restore-") }
+                let leftovers = try directoryNames(in: root).filter { $0.hasPrefix(".devicectl-restore-") }
                 #expect(leftovers.isEmpty)
             }
         }
@@ -91,7 +91,7 @@ import Testing
             let restore = try ChildProcess.devicectl(["restore", archive, root])
             #expect(
                 restore.wait(upTo: 10) {
-                    (try? FaultScratch.names(in: root).contains { $0.hasPrefix(".devicectl-restore-") }) == true
+                    (try? directoryNames(in: root).contains { $0.hasPrefix(".devicectl-restore-") }) == true
                 })
             let backup = try ChildProcess.devicectl(["backup", root, "-o", scratch.base + "/again.tar"])
             #expect(restore.finish() && backup.finish())

@@ -23,7 +23,7 @@ import Testing
             FaultScratch.expectCleanFailure(
                 result, mentioning: ["cannot write the archive to \(out)/b.tar: file too large"])
             #expect(try Data(contentsOf: URL(fileURLWithPath: out + "/b.tar")) == previous)
-            #expect(try FaultScratch.names(in: out) == ["b.tar", "small"])
+            #expect(try directoryNames(in: out) == ["b.tar", "small"])
         }
     }
 
@@ -37,7 +37,7 @@ import Testing
                 "write", "error=\(error)", when: "5", path: nil, ["backup", tree, "-o", out + "/b.tar"])
             FaultScratch.expectCleanFailure(
                 result, mentioning: ["\(out)/b.tar", Self.phrase(error)])
-            #expect(try FaultScratch.names(in: out) == [])
+            #expect(try directoryNames(in: out) == [])
         }
     }
 
@@ -64,7 +64,7 @@ import Testing
                 FaultScratch.expectCleanFailure(
                     result, mentioning: ["\(out)/b.tar", Self.phrase(fault)])
             }
-            #expect(try FaultScratch.names(in: out) == [])
+            #expect(try directoryNames(in: out) == [])
         }
     }
 

@@ -95,7 +95,7 @@ import Testing
                 after["DeviceLocal/events.jsonl"] = before["DeviceLocal/events.jsonl"]
             }
             #expect(after == before, "\(snapshotDifference(before, after))")
-            #expect(try FaultScratch.names(in: out) == [])
+            #expect(try directoryNames(in: out) == [])
         }
     }
 

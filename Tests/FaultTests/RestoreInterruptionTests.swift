@@ -42,7 +42,7 @@ import Testing
             let restored = try FaultScratch.restoredContent(root)
             #expect(restored == reference, "\(snapshotDifference(reference, restored))", sourceLocation: sourceLocation)
             #expect(
-                try !FaultScratch.names(in: root).contains { $0.hasPrefix(".devicectl-restore-") },
+                try !directoryNames(in: root).contains { $0.hasPrefix(".devicectl-restore-") },
                 sourceLocation: sourceLocation)
         }
     }
@@ -78,7 +78,7 @@ import Testing
             let root = try scratch.freshDevice("target")
             // Past the ~30 openat2 calls that open and validate the device: the 60th creates a staged file.
             _ = try scratch.runInjecting("openat2", "signal=KILL", when: "60", ["restore", fixture.archive, root])
-            let staging = try #require(try FaultScratch.names(in: root).first { $0.hasPrefix(".devicectl-restore-") })
+            let staging = try #require(try directoryNames(in: root).first { $0.hasPrefix(".devicectl-restore-") })
             let backup = try scratch.ok(["backup", root, "-o", scratch.base + "/again.tar"])
             #expect(
                 backup.stderr.contains("skipping \(root)/\(staging): a restore's staging directory"), "\(backup.stderr)"
@@ -190,7 +190,7 @@ import Testing
             for note in notes { #expect(try String(contentsOfFile: note, encoding: .utf8) == "mine\n") }
             try scratch.fails(["status", root], mentioning: ["was interrupted"])
             // The way out the message gives: remove the staging directory, keep the device as it is.
-            let staging = try #require(try FaultScratch.names(in: root).first { $0.hasPrefix(".devicectl-restore-") })
+            let staging = try #require(try directoryNames(in: root).first { $0.hasPrefix(".devicectl-restore-") })
             removeTree(root + "/" + staging)
             try scratch.ok(["status", root])
             for note in notes { #expect(try String(contentsOfFile: note, encoding: .utf8) == "mine\n") }
@@ -258,9 +258,9 @@ import Testing
                 try scratch.ok(["restore", fixture.archive, root])
                 let restored = try FaultScratch.restoredContent(root)
                 #expect(restored == fixture.reference, "\(moment): \(snapshotDifference(fixture.reference, restored))")
-                #expect(try FaultScratch.names(in: root).allSatisfy { !$0.hasPrefix(".devicectl-") }, "\(moment)")
+                #expect(try directoryNames(in: root).allSatisfy { !$0.hasPrefix(".devicectl-") }, "\(moment)")
                 let parent = (root as NSString).deletingLastPathComponent
-                #expect(try FaultScratch.names(in: parent) == ["root"], "\(moment)")
+                #expect(try directoryNames(in: parent) == ["root"], "\(moment)")
             }
             print("seeded kills: \(outcomes.sorted { $0.key < $1.key })")
             // The moments must reach every stage, or the test proves less than it says.
@@ -301,7 +301,7 @@ import Testing
 
     /// Whether a staging directory in `root` holds a restore journal.
     static func hasJournal(_ root: String) throws -> Bool {
-        try FaultScratch.names(in: root).contains {
+        try directoryNames(in: root).contains {
             $0.hasPrefix(".devicectl-restore-") && access("\(root)/\($0)/\(DeviceLayout.restoreJournal)", F_OK) == 0
         }
     }
@@ -311,7 +311,7 @@ import Testing
     static func addUserData(_ root: String) throws -> [String] {
         var notes = [root + "/Library/SpringBoard/user-note.txt"]
         let data = root + "/Containers/Data/Application"
-        let containers = (try? FaultScratch.names(in: data)) ?? []
+        let containers = (try? directoryNames(in: data)) ?? []
         for container in containers where access("\(data)/\(container)/Documents", F_OK) == 0 {
             notes.append("\(data)/\(container)/Documents/user-note.txt")
         }

@@ -32,7 +32,7 @@ import Testing
             try pipe.fileHandleForWriting.write(contentsOf: prefix)
             defer { try? pipe.fileHandleForWriting.close() }
             let stalled = child.wait(upTo: 30) {
-                let staged = try? FaultScratch.names(in: root).contains { $0.hasPrefix(".devicectl-restore-") }
+                let staged = try? directoryNames(in: root).contains { $0.hasPrefix(".devicectl-restore-") }
                 return Self.blockedInPoll(child.pid) && (command != ["restore"] || staged == true)
             }
             try #require(stalled, "\(arguments) never blocked on the pipe: \(child.stderr)")

@@ -60,7 +60,7 @@ import Testing
             let expected = "\(file) changed while it was being read (its status change time moved"
             #expect(message.contains(expected), "\(message)")
             #expect(message.contains("the backup was not written"))
-            #expect(try FaultScratch.names(in: out) == [])
+            #expect(try directoryNames(in: out) == [])
         }
     }
 

@@ -36,7 +36,7 @@ import Testing
             let result = try Self.backupAsNobody(tree, out + "/b.tar")
             FaultScratch.expectCleanFailure(
                 result, mentioning: ["\(tree)/d3", "permission denied", "the backup was not written"])
-            #expect(try FaultScratch.names(in: out) == [])
+            #expect(try directoryNames(in: out) == [])
         }
     }
 
@@ -48,7 +48,7 @@ import Testing
             chmod(secret, 0o600)
             let result = try Self.backupAsNobody(phone, out + "/b.tar")
             FaultScratch.expectCleanFailure(result, mentioning: ["cannot read \(secret)", "permission denied"])
-            #expect(try FaultScratch.names(in: out) == [])
+            #expect(try directoryNames(in: out) == [])
         }
     }
 
@@ -70,7 +70,7 @@ import Testing
             #expect(backup.finish())
             #expect(backup.status == 1, "\(backup.stderr)")
             #expect(backup.stderr.contains("devicectl: \(file) changed while it was being read"), "\(backup.stderr)")
-            #expect(try FaultScratch.names(in: out) == [])
+            #expect(try directoryNames(in: out) == [])
         }
     }
 }

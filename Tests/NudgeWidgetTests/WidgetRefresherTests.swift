@@ -2,6 +2,7 @@
 import DeviceKit
 import Foundation
 import NudgeWidget
+import SystemKit
 import TestSupport
 import Testing
 

@@ -1,6 +1,5 @@
 // ArchivingVisitor: the reading side of a backup: packs each walked entry, and file data read straight
 // into the batch, for the writing thread; checks that no file changed while it was read.
-import CSupport
 import Glibc
 import SystemKit
 
@@ -232,11 +231,9 @@ final class ArchivingVisitor: TreeVisitor {
     }
 
     private func checkUnchanged(_ walked: WalkEntry) throws {
-        var raw = csupport_stat()
-        if csupport_statx(walked.descriptor, "", CSUPPORT_AT_EMPTY_PATH, &raw) != 0 {
+        guard let after = Kernel.status(ofDescriptor: walked.descriptor) else {
             throw BackupError.unreadable(path: walked.displayPath, SystemError("statx", path: walked.displayPath))
         }
-        let after = FileStatus(raw)
         let before = walked.status
         if after.size != before.size {
             throw BackupError.changed(path: walked.displayPath, detail: "size \(before.size) -> \(after.size) bytes")

@@ -61,7 +61,7 @@ public enum BackupEngine {
         let lock = deviceRoot ? try? Device.open(request.root).lock(wait: true) : nil
         defer { try? lock?.release() }
         let header = try DeviceInventory.header(
-            root: request.root, deviceRoot: deviceRoot, created: UTCTimestamp.format(request.created),
+            root: request.root, deviceRoot: deviceRoot, created: Timestamp.format(request.created),
             tool: request.tool, engine: request.engine)
 
         let (destination, output) = try open(archive: archive, target: target, stream: stream)

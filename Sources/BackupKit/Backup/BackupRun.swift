@@ -32,7 +32,11 @@ struct BackupRun {
             pipe: pipe, progress: ProgressThrottle(progress), warn: warning,
             afterRead: afterRead, duringRead: duringRead, placement: placement)
         let rules = ExclusionRules(deviceRoot: deviceRoot, patterns: request.patterns, engine: request.engine)
-        if inline { consumer.runInline() } else { consumer.start() }
+        if inline {
+            consumer.runInline()
+        } else {
+            do { try consumer.start() } catch { throw BackupError.system(error) }
+        }
         do {
             try TreeWalker(root: request.root, rules: rules, visitor: visitor, ignoring: ownArchive).run()
             visitor.finish()

@@ -6,7 +6,7 @@ import SystemKit
 /// Runs on its own thread while the walker reads: for each record it hands the member to the format sink
 /// (`FormatSink`: the tar writer), and feeds file data to SHA-256 in the same pass (unless the reading thread
 /// hashed the file: its `.digest` record follows), so each manifest line is appended, in archive order, on this
-/// thread. Thread safety: used by the writing thread only between `start()` and the pipe's `consumerFinished()`
+/// thread. Thread safety: used by the writing thread only between `start()` and the pipe's `waitForConsumer()`
 /// (or, after `runInline()`, only on the reading thread); the owner reads `error` only after `waitForConsumer()`.
 final class BatchConsumer<Sink: FormatSink>: @unchecked Sendable {
     let sink: Sink
@@ -30,13 +30,8 @@ final class BatchConsumer<Sink: FormatSink>: @unchecked Sendable {
     }
 
     /// Starts the writing thread.
-    func start() {
-        let thread = Thread { [self] in
-            run()
-        }
-        thread.name = "devicectl-archive-writer"
-        thread.stackSize = 1 << 20
-        thread.start()
+    func start() throws(SystemError) {
+        try pipe.startConsumer { [self] in run() }
     }
 
     /// Formats on the reading thread instead, as it hands over each batch: for a compressed backup, whose
@@ -46,7 +41,6 @@ final class BatchConsumer<Sink: FormatSink>: @unchecked Sendable {
     }
 
     private func run() {
-        defer { pipe.consumerFinished() }
         while let batch = pipe.takeFull() {
             guard consume(batch) else { return }
             pipe.recycle(batch)

@@ -1,4 +1,5 @@
 // DryRunVisitor: walks exactly like a backup but reads no file data and writes nothing.
+import SystemKit
 
 /// Counts what a backup would store and reports every skipped path with all its reasons.
 final class DryRunVisitor: TreeVisitor {

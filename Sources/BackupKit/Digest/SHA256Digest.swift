@@ -1,5 +1,6 @@
 // SHA256Digest: incremental SHA-256 over OpenSSL's libcrypto (uses the CPU's SHA instructions).
 import CCrypto
+import SystemKit
 
 /// An incremental SHA-256 computation owning one OpenSSL `SHA256_CTX`.
 /// (`SHA256_Init`/`Update`/`Final` run the same code as `EVP_sha256`, but do not load OpenSSL 3's provider
@@ -60,7 +61,7 @@ public final class SHA256Digest {
     }
 
     /// The digest as 64 lowercase hex digits (finalizes).
-    public var hex: String { SHA256Digest.hexString(finalize()) }
+    public var hex: String { Hex.encode(finalize()) }
 
     /// The SHA-256 of `bytes`, as 64 lowercase hex digits.
     public static func hex(of bytes: [UInt8]) throws -> String {
@@ -72,17 +73,5 @@ public final class SHA256Digest {
         let digest = try SHA256Digest()
         digest.update(buffer)
         return digest.hex
-    }
-
-    /// Lowercase hex of arbitrary bytes.
-    public static func hexString(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text = [UInt8]()
-        text.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: text, as: UTF8.self)
     }
 }

@@ -1,5 +1,4 @@
 // AttributeReader: one file's extended attributes, listed once into reusable buffers.
-import CSupport
 import Glibc
 import SystemKit
 
@@ -48,14 +47,14 @@ final class AttributeReader {
     func load(descriptor fd: Int32, path: @autoclosure () -> String) throws(SystemError) {
         source = .descriptor(fd)
         omitsGeneralExclusion = false
-        try list(path) { buffer, size in flistxattr(fd, buffer, size) }
+        try list(path) { buffer, size in Kernel.listAttributes(of: fd, into: buffer, size: size) }
     }
 
     /// Lists the attributes of `path` itself (a final symlink is not followed).
     func load(path: String) throws(SystemError) {
         source = .path(path)
         omitsGeneralExclusion = false
-        try list({ path }) { buffer, size in llistxattr(path, buffer, size) }
+        try list({ path }) { buffer, size in Kernel.listAttributes(of: path, into: buffer, size: size) }
     }
 
     private func list(_ path: () -> String, _ call: (UnsafeMutablePointer<CChar>?, Int) -> Int) throws(SystemError) {
@@ -148,8 +147,8 @@ final class AttributeReader {
             let got: Int
             switch source {
             case .none: return nil
-            case .descriptor(let fd): got = fgetxattr(fd, name, value.baseAddress, value.count)
-            case .path(let path): got = lgetxattr(path, name, value.baseAddress, value.count)
+            case .descriptor(let fd): got = Kernel.attribute(name, of: fd, into: value.baseAddress, size: value.count)
+            case .path(let path): got = Kernel.attribute(name, of: path, into: value.baseAddress, size: value.count)
             }
             if got >= 0 { return UnsafeRawBufferPointer(start: value.baseAddress, count: got) }
             let code = errno

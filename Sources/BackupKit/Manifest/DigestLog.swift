@@ -2,7 +2,6 @@
 //
 // The manifest is the archive's last member, so what was read must be remembered until it arrives. Records
 // stay in memory up to 256 KiB, then spill to an unnamed O_TMPFILE file, so memory stays flat for any archive.
-import CSupport
 import Glibc
 import SystemKit
 
@@ -43,7 +42,7 @@ final class DigestLog {
             let directory = spillDirectory?.rawValue ?? AT_FDCWD
             let path = spillDirectory == nil ? (getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp") : "."
             let fd = try SystemError.check("open(O_TMPFILE)", path: path) {
-                openat(directory, path, CSUPPORT_O_TMPFILE | O_RDWR | O_CLOEXEC, 0o600)
+                openat(directory, path, Kernel.temporaryFile | O_RDWR | O_CLOEXEC, 0o600)
             }
             spill = FileDescriptor(rawValue: fd, path: path)
         }

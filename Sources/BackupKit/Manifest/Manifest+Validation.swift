@@ -78,7 +78,7 @@ extension Manifest.Header {
         }
     }
 
-    /// Whether `text` is a UTC time as backups write it (`UTCTimestamp`): `YYYY-MM-DDTHH:MM:SS`, an optional
+    /// Whether `text` is a UTC time as backups write it (`Timestamp.format`): `YYYY-MM-DDTHH:MM:SS`, an optional
     /// fraction of 1 to 9 digits, `Z`; each field in range (the day for its month). Checked by hand, not with
     /// Foundation's ISO 8601 parser, which loads ICU's time zone data into every restore and verify.
     static func isTimestamp(_ text: String) -> Bool {

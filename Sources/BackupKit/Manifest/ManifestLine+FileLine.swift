@@ -5,6 +5,7 @@
 // matched byte by byte; any other spelling returns nil and goes to the general parser, which gives the same
 // answer for this form.
 import Glibc
+import SystemKit
 
 extension ManifestLine {
     private static let linePrefix = Array(#"{"kind":"file","path":""#.utf8)
@@ -41,7 +42,7 @@ extension ManifestLine {
             var failed = false
             let digest = [UInt8](unsafeUninitializedCapacity: 32) { out, count in
                 for position in 0..<32 {
-                    guard let high = hexDigit(cursor[2 * position]), let low = hexDigit(cursor[2 * position + 1]) else {
+                    guard let high = Hex.digit(cursor[2 * position]), let low = Hex.digit(cursor[2 * position + 1]) else {
                         failed = true
                         out[position] = 0
                         continue

@@ -1,5 +1,6 @@
 // ManifestLine: one parsed line of `.devicectl-manifest.jsonl`.
 import Foundation
+import SystemKit
 
 /// A manifest line.
 enum ManifestLine {
@@ -43,33 +44,10 @@ enum ManifestLine {
     private static func fileLine(_ fields: ManifestFileFields) throws(ManifestLineError) -> ManifestLine {
         guard let path = fields.path else { throw ManifestLineError("a file line without a path") }
         guard let size = fields.size else { throw ManifestLineError("file line for '\(path)' without a size") }
-        guard let sha = fields.sha256, let digest = hexBytes(Array(sha.utf8)[...]), digest.count == 32 else {
+        guard let sha = fields.sha256, let digest = Hex.decode(sha.utf8), digest.count == 32 else {
             throw ManifestLineError("file line for '\(path)' without a valid sha256")
         }
         return .file(path: Array(path.utf8), size: size, digest: digest)
-    }
-
-    /// The value of one hex digit (either case); nil for any other byte.
-    static func hexDigit(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
-
-    /// Lowercase or uppercase hex to bytes; nil when malformed.
-    static func hexBytes(_ text: ArraySlice<UInt8>) -> [UInt8]? {
-        guard text.count % 2 == 0 else { return nil }
-        var out: [UInt8] = []
-        out.reserveCapacity(text.count / 2)
-        var high: UInt8 = 0
-        for (index, byte) in text.enumerated() {
-            guard let digit = hexDigit(byte) else { return nil }
-            if index % 2 == 0 { high = digit } else { out.append(high << 4 | digit) }
-        }
-        return out
     }
 }
 

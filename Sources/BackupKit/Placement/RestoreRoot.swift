@@ -1,5 +1,4 @@
 // RestoreRoot: the destination as the restore found it (fresh device, absent, or empty) and how to put it back.
-import CSupport
 import DeviceKit
 import Foundation
 import Glibc
@@ -236,8 +235,7 @@ final class RestoreRoot {
         guard let contained = try? ContainedRoot(opening: path) else { return }
         try? contained.remove(DeviceLayout.lock)
         guard let deviceLocal = try? contained.openDirectory(DeviceLayout.deviceLocal) else { return }
-        let times = [timespec(tv_sec: 0, tv_nsec: CSUPPORT_UTIME_OMIT), deviceLocalTime]
-        _ = futimens(deviceLocal.rawValue, times)
+        try? ModificationTime.set(deviceLocalTime, descriptor: deviceLocal.rawValue, path: "")
     }
 
     /// Puts ROOT back as it was found: removes what the restore initialised and resets the directory mtime
@@ -255,8 +253,7 @@ final class RestoreRoot {
     private static func undo(path: String, origin: Origin, saved: (path: String, mtime: timespec)?) {
         defer {
             if let (directory, mtime) = saved {
-                var times = [timespec(tv_sec: 0, tv_nsec: CSUPPORT_UTIME_OMIT), mtime]
-                _ = utimensat(AT_FDCWD, directory, &times, AT_SYMLINK_NOFOLLOW)
+                try? ModificationTime.set(mtime, name: directory, in: AT_FDCWD, path: directory)
             }
         }
         switch origin {

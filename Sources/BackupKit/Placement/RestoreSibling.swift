@@ -1,6 +1,5 @@
 // RestoreSibling: PARENT/.ROOTNAME.devicectl-new-<random>: where a restore onto an absent ROOT builds the whole
 // device, renamed onto ROOT once it is complete, so a killed restore leaves ROOT absent (and this directory).
-import CSupport
 import Glibc
 import SystemKit
 
@@ -97,7 +96,7 @@ final class RestoreSibling {
         let to = CName(rootName)
         let status = from.withPointer { source in
             to.withPointer { target in
-                csupport_renameat2(parent.rawValue, source, parent.rawValue, target, CSUPPORT_RENAME_NOREPLACE)
+                Kernel.renameat2(parent.rawValue, source, parent.rawValue, target, .noReplace)
             }
         }
         if status != 0 {

@@ -1,8 +1,8 @@
 // StagingJournal: what the final moves of a restore are about to do, written before the first one, so that a
 // restore killed between two moves (SIGKILL, a crash) can be rolled back by the next one, and only when ROOT is
 // still exactly what the moves left: a stale journal never deletes what was made on the device since.
-import CSupport
 import DeviceKit
+import Foundation
 import Glibc
 import SystemKit
 
@@ -64,7 +64,7 @@ enum StagingJournal {
     static func text(_ entries: [Entry]) -> String {
         var text = header + "\n"
         for entry in entries {
-            let hex = entry.name.map { String(format: "%02x", $0) }.joined()
+            let hex = Hex.encode(entry.name)
             let original = entry.original.map { "\($0.inode) \($0.mtime.tv_sec) \($0.mtime.tv_nsec)" } ?? "- - -"
             text += "\(hex) \(entry.staged.device) \(entry.staged.inode) "
             text += "\(entry.stagedMtime.tv_sec) \(entry.stagedMtime.tv_nsec) \(original)\n"
@@ -165,8 +165,8 @@ enum StagingJournal {
                 try SystemError.check("renameat2", path: "\(rootPath)/\(entryName.text)") {
                     entryName.withPointer {
                         exchanged
-                            ? csupport_renameat2(staging, $0, root, $0, CSUPPORT_RENAME_EXCHANGE)
-                            : csupport_renameat2(root, $0, staging, $0, CSUPPORT_RENAME_NOREPLACE)
+                            ? Kernel.renameat2(staging, $0, root, $0, .exchange)
+                            : Kernel.renameat2(root, $0, staging, $0, .noReplace)
                     }
                 }
             }
@@ -175,8 +175,7 @@ enum StagingJournal {
                 entryName.withPointer({ fstatat(root, $0, &current, AT_SYMLINK_NOFOLLOW) }) == 0,
                 UInt64(current.st_ino) == original.inode
             {
-                var times = [timespec(tv_sec: 0, tv_nsec: CSUPPORT_UTIME_OMIT), original.mtime]
-                _ = entryName.withPointer { utimensat(root, $0, &times, AT_SYMLINK_NOFOLLOW) }
+                try? entryName.withPointer { try ModificationTime.set(original.mtime, name: $0, in: root, path: "") }
             }
         }
         remove(in: staging)
@@ -221,7 +220,7 @@ enum StagingJournal {
 
     private static func entry(_ line: String) -> Entry? {
         let fields = line.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
-        guard fields.count == 8, let name = hexBytes(fields[0]), isComponent(name),
+        guard fields.count == 8, !fields[0].isEmpty, let name = Hex.decode(fields[0].utf8), isComponent(name),
             let device = UInt64(fields[1]), let inode = UInt64(fields[2]),
             let stagedMtime = time(fields[3], fields[4])
         else { return nil }
@@ -241,27 +240,5 @@ enum StagingJournal {
         guard let seconds = Int(seconds), let nanoseconds = Int(nanoseconds), (0..<1_000_000_000).contains(nanoseconds)
         else { return nil }
         return timespec(tv_sec: seconds, tv_nsec: nanoseconds)
-    }
-
-    /// The bytes of an even-length lowercase or uppercase hex string, nil for anything else.
-    private static func hexBytes(_ hex: String) -> [UInt8]? {
-        let digits = Array(hex.utf8)
-        guard !digits.isEmpty, digits.count % 2 == 0 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(digits.count / 2)
-        for index in stride(from: 0, to: digits.count, by: 2) {
-            guard let high = hexValue(digits[index]), let low = hexValue(digits[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-        }
-        return bytes
-    }
-
-    private static func hexValue(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

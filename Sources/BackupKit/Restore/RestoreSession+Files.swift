@@ -1,6 +1,6 @@
 // RestoreSession+Files: regular files: data hashed on the way to the writer thread, then metadata; xattr policy.
-import CSupport
 import DeviceKit
+import Foundation
 import Glibc
 import SystemKit
 import TarKit

@@ -1,7 +1,7 @@
 // RestoreSession+Finish: after the last member: judge the links, reinstall apps, check the links again with the
 // kernel, fix directories, move in, fix the top-level directories.
-import CSupport
 import DeviceKit
+import Foundation
 import Glibc
 import SystemKit
 import TarKit
@@ -24,7 +24,7 @@ extension RestoreSession {
         // Modes last: a directory restored as 0500 or 0000 must not stop the writes above or the move below.
         try tree.finishDirectories()
         if options.syncsBeforeMove {
-            try SystemError.check("syncfs", path: staging.path) { csupport_syncfs(staging.directory.rawValue) }
+            try SystemError.check("syncfs", path: staging.path) { Kernel.syncfs(staging.directory.rawValue) }
         }
         try checkInterruption()
         _ = try staging.moveIntoPlace(sync: options.syncsBeforeMove, interruption: options.interruption)

@@ -1,5 +1,6 @@
 // RestoreSession: one restore in progress: reads every member into the staging tree and checks the manifest.
 import DeviceKit
+import Foundation
 import Glibc
 import SystemKit
 import TarKit

@@ -1,5 +1,4 @@
 // StagingDirectory: ROOT/.devicectl-restore-<pid>-<random>: where a restore is built before it is moved into place.
-import CSupport
 import Glibc
 import SystemKit
 
@@ -91,12 +90,12 @@ final class StagingDirectory {
             for name in names {
                 let cName = CName(name)
                 let status = cName.withPointer {
-                    csupport_renameat2(directory.rawValue, $0, root.rawValue, $0, CSUPPORT_RENAME_NOREPLACE)
+                    Kernel.renameat2(directory.rawValue, $0, root.rawValue, $0, .noReplace)
                 }
                 if status != 0 && errno == EEXIST {
                     try SystemError.check("renameat2", path: "\(rootPath)/\(cName.text)") {
                         cName.withPointer {
-                            csupport_renameat2(directory.rawValue, $0, root.rawValue, $0, CSUPPORT_RENAME_EXCHANGE)
+                            Kernel.renameat2(directory.rawValue, $0, root.rawValue, $0, .exchange)
                         }
                     }
                 } else if status != 0 {

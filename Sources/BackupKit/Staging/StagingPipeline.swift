@@ -6,7 +6,6 @@
 // writing its data, so it goes to whichever side has room: the writer while it keeps up, the reader while the
 // writer has a batch waiting. Batches carry a copy of the file data (libarchive reuses its buffers), so
 // memory stays at a few small arenas whatever the archive.
-import CSupport
 import Glibc
 import SystemKit
 import TarKit
@@ -16,19 +15,15 @@ final class StagingPipeline: @unchecked Sendable {
     /// Batches in flight besides the one being filled: enough for the reader to run ahead through a burst of
     /// small files (or the writer through a large one) without waiting.
     static let depth = 5
-    private let condition = ConditionVariable()
-    private var ready: [StagingBatch] = []
-    private var spare: [StagingBatch] = (0..<StagingPipeline.depth).map { _ in StagingBatch() }
-    private var closed = false
-    private var stopped = false
-    private var running = true
-    /// The writer is executing a batch.
-    private var busy = false
-    private var failure: (any Error)?
+    /// The batches between the reader and the writer thread (a wake per batch: each is large).
+    private let handOff = HandOff<StagingBatch, any Error>(
+        items: (0..<StagingPipeline.depth).map { _ in StagingBatch() })
+    /// The writer thread, joined by `finish` or `stop`.
+    private var worker: WorkerThread?
     /// The batch the reader is filling (reader thread only).
     private var current = StagingBatch()
     /// Whether the reader creates the files of the current batch itself: the writer had a batch waiting when
-    /// it was started (reader thread only; decided under the lock in `submit`).
+    /// it was started (reader thread only; decided in `submit`).
     private var readerCreates = false
     /// A file of the queued batches is still to be created by the writer (reader thread only).
     private var writerCreatesPending = false
@@ -38,11 +33,11 @@ final class StagingPipeline: @unchecked Sendable {
 
     init(creation: FileCreation = .adaptive) {
         self.creation = creation
-        let status = DetachedThread.start { [self] in run() }
-        if status != 0 {
+        do {
+            worker = try WorkerThread { [self] in run() }
+        } catch {
             // No second thread: fail the first submission instead of hanging.
-            failure = SystemError("pthread_create", code: status)
-            running = false
+            handOff.fail(error)
         }
     }
 
@@ -66,10 +61,7 @@ final class StagingPipeline: @unchecked Sendable {
     func waitForCreatedFiles() throws {
         guard writerCreatesPending else { return }
         if !current.operations.isEmpty { try submit() }
-        condition.lock()
-        defer { condition.unlock() }
-        while (!ready.isEmpty || busy) && failure == nil { condition.wait() }
-        if let failure { throw failure }
+        guard handOff.waitUntilIdle() else { throw stoppedFailure }
         writerCreatesPending = false
     }
 
@@ -95,77 +87,46 @@ final class StagingPipeline: @unchecked Sendable {
     /// Hands the current batch to the writer and takes a spare one (waiting while the writer is behind).
     /// Throws the writer's failure as soon as there is one.
     private func submit() throws {
-        condition.lock()
-        defer { condition.unlock() }
-        if let failure { throw failure }
-        readerCreates = !ready.isEmpty
-        ready.append(current)
-        condition.broadcast()
-        while spare.isEmpty && failure == nil { condition.wait() }
-        if let failure { throw failure }
-        current = spare.removeLast()
+        guard handOff.submit(current) else { throw stoppedFailure }
+        readerCreates = handOff.backlog > 1
+        guard let spare = handOff.takeSpare() else { throw stoppedFailure }
+        current = spare
         current.reset()
+    }
+
+    /// The writer's failure, once the hand-off stopped.
+    private var stoppedFailure: any Error {
+        handOff.failure ?? SystemError("write", path: "staging", code: ECANCELED)
     }
 
     /// Writes everything queued, waits for the writer to finish, and throws its failure if it had one.
     func finish() throws {
-        condition.lock()
-        if !current.operations.isEmpty { ready.append(current) }
-        closed = true
-        condition.broadcast()
-        while running { condition.wait() }
-        let failure = self.failure
-        condition.unlock()
-        if let failure { throw failure }
+        if !current.operations.isEmpty { handOff.submit(current) }
+        handOff.close()
+        worker.take()?.join()
+        if let failure = handOff.failure { throw failure }
     }
 
     /// Stops the writer after a failure on the reader side (queued writes are dropped) and waits for it.
     /// Returns the writer's own failure, which concerns an earlier member and so is the one to report.
     func stop() -> (any Error)? {
         current.reset()
-        condition.lock()
-        stopped = true
-        closed = true
-        condition.broadcast()
-        while running { condition.wait() }
-        let failure = self.failure
-        condition.unlock()
-        return failure
+        handOff.cancel()
+        worker.take()?.join()
+        return handOff.failure
     }
 
     // MARK: - Writer thread
 
     private func run() {
-        while true {
-            condition.lock()
-            while ready.isEmpty && !closed { condition.wait() }
-            if stopped || ready.isEmpty {
-                for dropped in ready { dropped.reset() }
-                ready = []
-                running = false
-                condition.broadcast()
-                condition.unlock()
-                break
-            }
-            let batch = ready.removeFirst()
-            let failed = failure != nil
-            busy = true
-            condition.unlock()
-            if !failed {
-                do {
-                    try execute(batch)
-                } catch {
-                    condition.lock()
-                    failure = error
-                    condition.unlock()
-                }
+        while let batch = handOff.next() {
+            do {
+                try execute(batch)
+            } catch {
+                handOff.fail(error)
             }
             batch.reset()
-            condition.lock()
-            busy = false
-            spare.append(batch)
-            condition.broadcast()
-            condition.unlock()
+            handOff.recycle(batch)
         }
         try? file?.close()
         file = nil
@@ -199,8 +160,7 @@ final class StagingPipeline: @unchecked Sendable {
                 if let chmod { try SystemError.check("fchmod", path: file.path) { fchmod(fd, chmod) } }
                 if !xattrs.isEmpty { try StagingTree.setXattrs(xattrs, on: fd, path: file.path) }
                 if let mtime {
-                    var times = [timespec(tv_sec: 0, tv_nsec: CSUPPORT_UTIME_OMIT), mtime]
-                    try SystemError.check("futimens", path: file.path) { futimens(fd, &times) }
+                    try ModificationTime.set(mtime, descriptor: fd, path: file.path)
                 }
                 try file.close()
                 self.file = nil

@@ -4,7 +4,6 @@
 // directory with openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS), under a single-component
 // name, with O_EXCL / O_NOFOLLOW (or mkdirat/symlinkat/linkat, which never follow a final symlink). So no
 // name, symlink or race can make a write land outside the staging directory, and nothing is ever replaced.
-import CSupport
 import DeviceKit
 import Glibc
 import SystemKit
@@ -35,8 +34,7 @@ final class StagingTree {
     /// Fail when `objects` would exceed this.
     let objectLimit: UInt64
 
-    private static let beneath =
-        CSUPPORT_RESOLVE_BENEATH | CSUPPORT_RESOLVE_NO_SYMLINKS | CSUPPORT_RESOLVE_NO_MAGICLINKS
+    private static let beneath: Kernel.Resolve = [.beneath, .noSymlinks, .noMagicLinks]
 
     init(root: FileDescriptor, objectLimit: UInt64) {
         self.root = root
@@ -64,9 +62,7 @@ final class StagingTree {
         -> FileDescriptor
     {
         let fd = name.withPointer {
-            csupport_openat2(
-                parent.rawValue, $0, UInt64(UInt32(bitPattern: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC)),
-                UInt64(permissions), StagingTree.beneath)
+            Kernel.openat2(parent.rawValue, $0, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode: permissions, resolve: StagingTree.beneath)
         }
         if fd < 0 { throw StagingTree.refusal(errno, nil, display: display, creating: "file") }
         return FileDescriptor(rawValue: fd, path: display)
@@ -144,7 +140,7 @@ final class StagingTree {
     static func setXattrs(_ xattrs: [(name: String, value: [UInt8])], on fd: Int32, path: String) throws {
         for (name, value) in xattrs {
             try SystemError.check("fsetxattr \(name)", path: path) {
-                value.withUnsafeBytes { fsetxattr(fd, name, $0.baseAddress, value.count, 0) }
+                value.withUnsafeBytes { Kernel.setAttribute(name, of: fd, to: $0.baseAddress, size: value.count) }
             }
         }
     }
@@ -162,10 +158,7 @@ final class StagingTree {
     func setModificationTime(_ path: MemberPath, _ mtime: timespec) throws {
         let parent = try parentDirectory(of: path)
         let name = CName(path.name)
-        var times = [timespec(tv_sec: 0, tv_nsec: CSUPPORT_UTIME_OMIT), mtime]
-        try SystemError.check("utimensat", path: path.text) {
-            name.withPointer { utimensat(parent, $0, &times, AT_SYMLINK_NOFOLLOW) }
-        }
+        try name.withPointer { try ModificationTime.set(mtime, name: $0, in: parent, path: path.text) }
     }
 
     /// Opens the directory `path` (read-only, for fsetxattr/fchmod).
@@ -201,9 +194,7 @@ final class StagingTree {
             let display = String(decoding: directory.path, as: UTF8.self)
             let name = CName(directory.path)
             let fd = name.withPointer {
-                csupport_openat2(
-                    root.rawValue, $0, UInt64(UInt32(bitPattern: O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)), 0,
-                    StagingTree.beneath)
+                Kernel.openat2(root.rawValue, $0, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, resolve: StagingTree.beneath)
             }
             do {
                 guard fd >= 0 else { throw SystemError("openat2", path: "\(rootPath)/\(display)") }
@@ -220,8 +211,7 @@ final class StagingTree {
     private static func apply(_ directory: DeferredDirectory, to fd: FileDescriptor, display: String) throws {
         try SystemError.check("fchmod", path: display) { fchmod(fd.rawValue, directory.permissions) }
         if let mtime = directory.mtime {
-            var times = [timespec(tv_sec: 0, tv_nsec: CSUPPORT_UTIME_OMIT), mtime]
-            try SystemError.check("futimens", path: display) { futimens(fd.rawValue, &times) }
+            try ModificationTime.set(mtime, descriptor: fd.rawValue, path: display)
         }
         try fd.close()
     }
@@ -251,9 +241,7 @@ final class StagingTree {
         for link in symlinks.paths {
             let name = CName(link)
             let fd = name.withPointer {
-                csupport_openat2(
-                    root.rawValue, $0, UInt64(UInt32(bitPattern: CSUPPORT_O_PATH | O_CLOEXEC)), 0,
-                    CSUPPORT_RESOLVE_BENEATH | CSUPPORT_RESOLVE_NO_MAGICLINKS)
+                Kernel.openat2(root.rawValue, $0, Kernel.pathOnly | O_CLOEXEC, resolve: [.beneath, .noMagicLinks])
             }
             if fd >= 0 {
                 let resolved = FileDescriptor(rawValue: fd, path: name.text)
@@ -290,13 +278,11 @@ final class StagingTree {
     /// Opens the directory `relative` beneath the root without following any symlink; when `create`, makes
     /// missing components one at a time with mkdirat relative to their (beneath-opened) parent.
     private func openDirectory(
-        _ relative: ArraySlice<UInt8>, display: String, create: Bool, flags: Int32 = CSUPPORT_O_PATH
+        _ relative: ArraySlice<UInt8>, display: String, create: Bool, flags: Int32 = Kernel.pathOnly
     ) throws -> FileDescriptor {
         let open = { (directory: Int32, name: CName) -> Int32 in
             name.withPointer {
-                csupport_openat2(
-                    directory, $0, UInt64(UInt32(bitPattern: flags | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)), 0,
-                    StagingTree.beneath)
+                Kernel.openat2(directory, $0, flags | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, resolve: StagingTree.beneath)
             }
         }
         let whole = open(root.rawValue, CName(relative))
@@ -326,9 +312,10 @@ final class StagingTree {
     }
 
     private func kind(of name: CName, in directory: Int32, path: MemberPath) throws -> FileKind {
-        var raw = csupport_stat()
-        try SystemError.check("statx", path: path.text) { name.withPointer { csupport_statx(directory, $0, 0, &raw) } }
-        return FileKind(mode: raw.mode)
+        guard let status = name.withPointer({ Kernel.status(of: $0, in: directory) }) else {
+            throw SystemError("statx", path: path.text)
+        }
+        return status.kind
     }
 
     private func count() throws {

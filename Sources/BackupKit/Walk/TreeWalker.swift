@@ -1,5 +1,4 @@
 // TreeWalker: walks ROOT with openat/getdents64/statx, evaluates exclusions, and feeds a visitor.
-import CSupport
 import Glibc
 import SystemKit
 
@@ -87,12 +86,10 @@ final class TreeWalker<Visitor: TreeVisitor> {
             fd = openat(parent, cName, type == UInt8(DT_DIR) ? Self.directoryFlags : Self.fileFlags)
         }
         defer { if fd >= 0 { close(fd) } }
-        var raw = csupport_stat()
-        let statted = fd >= 0 ? csupport_statx(fd, "", CSUPPORT_AT_EMPTY_PATH, &raw) : csupport_statx(parent, cName, 0, &raw)
-        if statted != 0 {
+        let statted = fd >= 0 ? Kernel.status(ofDescriptor: fd) : Kernel.status(of: cName, in: parent)
+        guard let status = statted else {
             throw BackupError.unreadable(path: display, SystemError("statx", path: display))
         }
-        let status = FileStatus(raw)
         if let ignored, ignored.0 == status.device && ignored.1 == status.inode {
             visitor.skipped(path: display, reason: .ownArchive)
             return

@@ -10,11 +10,9 @@
 #include "CSupportInterrupt.h"
 
 /// Flags for csupport_openat2's `resolve` argument (linux/openat2.h).
-static const uint64_t CSUPPORT_RESOLVE_NO_XDEV = 0x01;
 static const uint64_t CSUPPORT_RESOLVE_NO_MAGICLINKS = 0x02;
 static const uint64_t CSUPPORT_RESOLVE_NO_SYMLINKS = 0x04;
 static const uint64_t CSUPPORT_RESOLVE_BENEATH = 0x08;
-static const uint64_t CSUPPORT_RESOLVE_IN_ROOT = 0x10;
 
 /// AT_EMPTY_PATH (fcntl.h hides it without _GNU_SOURCE).
 static const int CSUPPORT_AT_EMPTY_PATH = 0x1000;
@@ -51,16 +49,6 @@ typedef struct csupport_stat {
 /// `statx(2)` with AT_SYMLINK_NOFOLLOW plus `extra_flags` (e.g. AT_EMPTY_PATH).
 /// Returns 0, or -1 with errno set.
 int csupport_statx(int dirfd, const char *path, int extra_flags, csupport_stat *out);
-
-/// Reads the inode flags (FS_IOC_GETFLAGS) of an open descriptor. Returns 0, or -1 with errno.
-int csupport_get_inode_flags(int fd, int *flags);
-/// Writes the inode flags (FS_IOC_SETFLAGS). Returns 0, or -1 with errno.
-int csupport_set_inode_flags(int fd, int flags);
-/// FS_NODUMP_FL.
-static const int CSUPPORT_FS_NODUMP_FL = 0x00000040;
-
-/// errno of the calling thread (Swift's `errno` works too; this is for symmetry in C-heavy code).
-int csupport_errno(void);
 
 #include "CSupportWalk.h"
 

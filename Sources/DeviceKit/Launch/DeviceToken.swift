@@ -1,5 +1,6 @@
 // DeviceToken: the APNs device token the simulated app sends at launch.
 import CCrypto
+import SystemKit
 
 /// A push token: 64 hex characters derived from the device identity and the bundle id, so the same app
 /// has a different token on a new device (as Apple documents for restores and new devices).
@@ -12,9 +13,6 @@ public enum DeviceToken {
             EVP_Digest(bytes.baseAddress, bytes.count, &digest, &length, EVP_sha256(), nil)
         }
         precondition(ok == 1 && length == 32, "EVP_Digest(SHA-256) failed")
-        return digest.map { byte in
-            let hex = Array("0123456789abcdef")
-            return String([hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
-        }.joined()
+        return Hex.encode(digest)
     }
 }

@@ -2,6 +2,7 @@
 import BackupKit
 import DeviceKit
 import Foundation
+import SystemKit
 import TarKit
 
 enum BackupCommand: Command {

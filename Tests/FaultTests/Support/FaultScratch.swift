@@ -213,10 +213,6 @@ struct FaultScratch {
             "Containers", "Containers/Data", "Containers/Shared", "Library", "Library/SpringBoard",
         ]
 
-    /// Names in `directory`, sorted.
-    static func names(in directory: String) throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
-    }
 }
 
 struct FaultError: Error, CustomStringConvertible {

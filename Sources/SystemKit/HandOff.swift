@@ -1,0 +1,155 @@
+// HandOff: the one bounded hand-off between a producer thread and a consumer thread (a pool of reusable items).
+//
+// The producer takes a spare item, fills it and submits it; the consumer takes the next submitted item (in
+// submission order), drains it and recycles it to the pool. Memory stays at the pool's items whatever the
+// input: a side that is ahead waits for the other. Either side can stop both: `fail` (the first failure is
+// kept for the other side to report) or `cancel`. Used by the backup's batches (`BatchPipe`), the compressor's
+// blocks (`StreamCompressor`) and the restore's staging writes (`StagingPipeline`).
+//
+// Wake policy: a sleeping side is woken only once `wakeAfter` items are ready for it, or when the other side
+// is about to sleep itself (so neither waits on a side that waits), or at the end. Every sleep costs a context
+// switch, and on a busy machine the woken thread then waits for a CPU: a wake per item cost 15-18% of a
+// backup's wall time at a load average of 4 on 2 cores.
+import Glibc
+
+/// A bounded, ordered hand-off of reusable items from one producer thread to one consumer thread.
+/// Thread safety: every method takes the lock; `backlog` is the producer's own view.
+public final class HandOff<Item, Failure: Error>: @unchecked Sendable {
+    private let condition = ConditionVariable()
+    private var spare: [Item]
+    private var ready: [Item] = []
+    /// Items submitted and not yet recycled (queued, or held by the consumer).
+    private var inFlight = 0
+    private var closed = false
+    private var stopped = false
+    private var storedFailure: Failure?
+    private var consumerWaits = false
+    private var producerWaits = false
+    private let wakeAfter: Int
+    /// Items in the pool.
+    public let capacity: Int
+    /// Submitted items not yet taken by the consumer, as the producer last saw them (producer only).
+    public private(set) var backlog = 0
+
+    /// A hand-off whose pool is `items`; a sleeping side wakes once `wakeAfter` items are ready for it
+    /// (clamped to 1...items.count).
+    public init(items: [Item], wakeAfter: Int = 1) {
+        spare = items
+        capacity = items.count
+        self.wakeAfter = min(max(1, wakeAfter), max(1, items.count))
+    }
+
+    // MARK: - Producer
+
+    /// A spare item to fill, waiting while the consumer holds them all; nil once stopped.
+    public func takeSpare() -> Item? {
+        condition.lock()
+        defer { condition.unlock() }
+        while spare.isEmpty && !stopped {
+            producerWaits = true
+            if consumerWaits && !ready.isEmpty { condition.broadcast() }
+            condition.wait()
+            producerWaits = false
+        }
+        backlog = ready.count
+        return stopped ? nil : spare.removeLast()
+    }
+
+    /// Hands `item` to the consumer. False once stopped (the item is dropped).
+    @discardableResult
+    public func submit(_ item: Item) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !stopped else { return false }
+        ready.append(item)
+        inFlight += 1
+        backlog = ready.count
+        if consumerWaits && ready.count >= wakeAfter { condition.broadcast() }
+        return true
+    }
+
+    /// No more items will be submitted: the consumer drains what is queued, then `next()` returns nil.
+    public func close() {
+        condition.lock()
+        closed = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Waits until the consumer has recycled every submitted item. False once stopped.
+    @discardableResult
+    public func waitUntilIdle() -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while inFlight > 0 && !stopped {
+            producerWaits = true
+            if consumerWaits && !ready.isEmpty { condition.broadcast() }
+            condition.wait()
+            producerWaits = false
+        }
+        return !stopped
+    }
+
+    // MARK: - Consumer
+
+    /// The next submitted item, in submission order; nil once closed and drained, or stopped.
+    public func next() -> Item? {
+        condition.lock()
+        defer { condition.unlock() }
+        while ready.isEmpty && !closed && !stopped {
+            consumerWaits = true
+            if producerWaits { condition.broadcast() }
+            condition.wait()
+            consumerWaits = false
+        }
+        if stopped || ready.isEmpty { return nil }
+        return ready.removeFirst()
+    }
+
+    /// Returns a drained item to the pool.
+    public func recycle(_ item: Item) {
+        condition.lock()
+        defer { condition.unlock() }
+        spare.append(item)
+        inFlight -= 1
+        if producerWaits && (spare.count >= wakeAfter || ready.isEmpty || inFlight == 0) { condition.broadcast() }
+    }
+
+    // MARK: - Either side
+
+    /// Stops both sides with `failure` (the first one is kept); queued items are dropped.
+    public func fail(_ failure: Failure) {
+        condition.lock()
+        if storedFailure == nil { storedFailure = failure }
+        stopLocked()
+        condition.unlock()
+    }
+
+    /// Stops both sides without a failure; queued items are dropped.
+    public func cancel() {
+        condition.lock()
+        stopLocked()
+        condition.unlock()
+    }
+
+    /// The first failure passed to `fail`.
+    public var failure: Failure? {
+        condition.lock()
+        defer { condition.unlock() }
+        return storedFailure
+    }
+
+    /// Whether `fail` or `cancel` stopped the hand-off.
+    public var isStopped: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return stopped
+    }
+
+    private func stopLocked() {
+        stopped = true
+        inFlight -= ready.count
+        ready.removeAll()
+        condition.broadcast()
+    }
+}

@@ -1,0 +1,39 @@
+// TimestampFormatTests: the ICU-free UTC format (also the manifest's `created`) matches Foundation's ISO 8601
+// style exactly.
+import DeviceKit
+import Foundation
+import TestSupport
+import Testing
+
+@Suite struct TimestampFormatTests {
+    /// Foundation's ISO 8601 style: what `Timestamp.format` must print, byte for byte.
+    private func foundation(_ date: Date) -> String {
+        let whole = date.timeIntervalSince1970.rounded(.down) == date.timeIntervalSince1970
+        return date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: !whole))
+    }
+
+    @Test(arguments: [
+        (0.0, "1970-01-01T00:00:00Z"), (1.5, "1970-01-01T00:00:01.500Z"),
+        (951_782_400.123, "2000-02-29T00:00:00.123Z"), (1_767_225_600, "2026-01-01T00:00:00Z"),
+        (4_102_444_799.9995, "2099-12-31T23:59:59.999Z"),
+    ])
+    func knownDates(_ seconds: Double, _ expected: String) {
+        #expect(Timestamp.format(Date(timeIntervalSince1970: seconds)) == expected)
+    }
+
+    @Test func matchesFoundationsISO8601StyleOnManyDates() {
+        var generator = SeededGenerator(seed: 42)
+        for index in 0..<20_000 {
+            let whole = Double(generator.next() % 4_102_444_800)
+            let fraction: Double = switch index % 3 {
+            case 0: 0
+            case 1: Double(generator.next() % 1000) / 1000
+            default: Double(generator.next() % 1_000_000_000) / 1e9
+            }
+            let date = Date(timeIntervalSince1970: whole + fraction)
+            #expect(Timestamp.format(date) == foundation(date), "\(whole + fraction)")
+        }
+        let now = Date()
+        #expect(Timestamp.format(now) == foundation(now))
+    }
+}

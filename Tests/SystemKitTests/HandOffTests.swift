@@ -1,0 +1,155 @@
+import Glibc
+import SystemKit
+import Testing
+
+/// One item of a test pool: a value the producer writes and the consumer reads.
+private final class Slot {
+    var value = -1
+}
+
+private struct Stop: Error, Equatable {
+    let code: Int
+}
+
+/// What the consumer saw, under a lock (read by the test thread after the worker is joined).
+private final class Seen: @unchecked Sendable {
+    private let condition = ConditionVariable()
+    private var storedValues: [Int] = []
+    private var storedSlots: Set<ObjectIdentifier> = []
+    private var storedEnded = false
+
+    func record(_ slot: Slot) {
+        condition.lock()
+        storedValues.append(slot.value)
+        storedSlots.insert(ObjectIdentifier(slot))
+        condition.unlock()
+    }
+
+    func end() {
+        condition.lock()
+        storedEnded = true
+        condition.unlock()
+    }
+
+    var values: [Int] { condition.lock(); defer { condition.unlock() }; return storedValues }
+    var slots: Int { condition.lock(); defer { condition.unlock() }; return storedSlots.count }
+    var ended: Bool { condition.lock(); defer { condition.unlock() }; return storedEnded }
+}
+
+@Suite(.timeLimit(.minutes(1))) struct HandOffTests {
+    private func pool(_ count: Int) -> [Slot] { (0..<count).map { _ in Slot() } }
+
+    private func drain(_ handOff: HandOff<Slot, Stop>, into seen: Seen) -> @Sendable () -> Void {
+        {
+            while let slot = handOff.next() {
+                seen.record(slot)
+                handOff.recycle(slot)
+            }
+            seen.end()
+        }
+    }
+
+    @Test func consumerReceivesItemsInSubmissionOrderFromTheBoundedPool() throws {
+        let handOff = HandOff<Slot, Stop>(items: pool(3), wakeAfter: 2)
+        let seen = Seen()
+        let consumer = try WorkerThread(drain(handOff, into: seen))
+        for value in 0..<2_000 {
+            let slot = try #require(handOff.takeSpare())
+            slot.value = value
+            #expect(handOff.submit(slot))
+        }
+        handOff.close()
+        consumer.join()
+        #expect(seen.values == Array(0..<2_000))
+        // Backpressure: the producer only ever filled the pool's three items, so it waited for the consumer.
+        #expect(seen.slots == 3)
+        #expect(seen.ended)
+    }
+
+    @Test func closeLetsTheConsumerDrainWhatIsQueued() throws {
+        let handOff = HandOff<Slot, Stop>(items: pool(4), wakeAfter: 4)
+        for value in 0..<3 {
+            let slot = try #require(handOff.takeSpare())
+            slot.value = value
+            handOff.submit(slot)
+        }
+        handOff.close()
+        let seen = Seen()
+        try WorkerThread(drain(handOff, into: seen)).join()
+        #expect(seen.values == [0, 1, 2])
+    }
+
+    @Test func waitUntilIdleReturnsOnceEveryItemIsRecycledEvenBelowTheWakeThreshold() throws {
+        let handOff = HandOff<Slot, Stop>(items: pool(8), wakeAfter: 4)
+        let seen = Seen()
+        let consumer = try WorkerThread(drain(handOff, into: seen))
+        let slot = try #require(handOff.takeSpare())
+        slot.value = 7
+        handOff.submit(slot)
+        // One item is below the consumer's wake threshold: the producer's wait must wake it, not deadlock.
+        #expect(handOff.waitUntilIdle())
+        #expect(seen.values == [7])
+        handOff.close()
+        consumer.join()
+    }
+
+    @Test func takeSpareOnAnExhaustedPoolWaitsUntilCancelled() throws {
+        let handOff = HandOff<Slot, Stop>(items: pool(1))
+        let only = try #require(handOff.takeSpare())
+        handOff.submit(only)
+        let result = Seen()
+        let producer = try WorkerThread {
+            // The pool's only item is queued and nobody consumes: this waits until the cancel.
+            if let slot = handOff.takeSpare() { result.record(slot) }
+            result.end()
+        }
+        handOff.cancel()
+        producer.join()
+        #expect(result.ended)
+        #expect(result.values.isEmpty)
+        #expect(handOff.isStopped)
+        #expect(handOff.failure == nil)
+        #expect(!handOff.submit(only))
+    }
+
+    @Test func cancelWakesAWaitingConsumerAndDropsQueuedItems() throws {
+        let handOff = HandOff<Slot, Stop>(items: pool(2), wakeAfter: 2)
+        let seen = Seen()
+        let consumer = try WorkerThread(drain(handOff, into: seen))
+        handOff.cancel()
+        consumer.join()
+        #expect(seen.ended)
+        #expect(seen.values.isEmpty)
+        #expect(handOff.takeSpare() == nil)
+        #expect(!handOff.waitUntilIdle())
+    }
+
+    @Test func consumerFailureStopsTheProducerAndTheFirstFailureIsKept() throws {
+        let handOff = HandOff<Slot, Stop>(items: pool(2))
+        let consumer = try WorkerThread {
+            guard let slot = handOff.next() else { return }
+            handOff.fail(Stop(code: slot.value))
+            handOff.fail(Stop(code: 99))
+            handOff.recycle(slot)
+        }
+        var submitted = 0
+        var value = 0
+        // The producer keeps going until the hand-off refuses: it must see the consumer's failure.
+        while let slot = handOff.takeSpare() {
+            slot.value = value
+            value += 1
+            if handOff.submit(slot) { submitted += 1 } else { break }
+        }
+        consumer.join()
+        #expect(submitted >= 1)
+        #expect(handOff.failure == Stop(code: 0))
+        #expect(handOff.next() == nil)
+    }
+
+    @Test func workerThreadJoinWaitsForItsClosure() throws {
+        let seen = Seen()
+        let worker = try WorkerThread(stackSize: 1 << 20) { seen.end() }
+        worker.join()
+        #expect(seen.ended)
+    }
+}
