@@ -1,4 +1,5 @@
 // UserMessage: what a user reads for an error: their file and the cause in their terms, never a syscall's name.
+import Foundation
 import Glibc
 import SystemKit
 

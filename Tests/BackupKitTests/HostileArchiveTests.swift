@@ -3,6 +3,7 @@
 // sentinel directory beside ROOT's parent, is snapshotted), and leave ROOT exactly as it was.
 @testable import BackupKit
 import Foundation
+import SystemKit
 import TarKit
 import TestSupport
 import Testing

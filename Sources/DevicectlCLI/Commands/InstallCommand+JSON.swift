@@ -1,4 +1,5 @@
 // InstallCommand+JSON: `install --json` (docs/JSON.md).
+import DeviceKit
 
 extension InstallCommand {
     /// `install --json`.

@@ -1,4 +1,5 @@
 // CompletionScript+Fish: the fish script (`complete -c`), installed in fish's vendor completions directory.
+import Foundation
 
 extension CompletionScript {
     var fish: String {

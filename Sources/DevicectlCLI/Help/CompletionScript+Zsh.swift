@@ -1,4 +1,5 @@
 // CompletionScript+Zsh: the zsh script (`#compdef`, `_arguments`), installed as `_devicectl` on $fpath.
+import Foundation
 
 extension CompletionScript {
     var zsh: String {

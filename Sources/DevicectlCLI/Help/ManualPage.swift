@@ -1,4 +1,5 @@
 // ManualPage: devicectl(1) in roff (`devicectl help --man`), generated from the command specs.
+import Foundation
 
 /// The manual page, built from every command's `CommandSpec` so it cannot drift from `--help`.
 struct ManualPage {
