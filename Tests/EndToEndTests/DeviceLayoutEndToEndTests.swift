@@ -8,6 +8,7 @@ import TestSupport
 @Suite struct DeviceLayoutEndToEndTests {
     typealias F = NudgeFixture
 
+    @discardableResult
     static func ok(_ arguments: [String]) throws -> RunResult {
         let result = try DevicectlBinary.run(arguments)
         #expect(result.status == 0, "\(arguments): \(result.stderr)")
@@ -31,8 +32,9 @@ import TestSupport
             let app = try Self.ok(["container", root, "--app", F.news]).stdout
             #expect(app.hasSuffix("/Daily.app\n"), "the name is kept: \(app)")
             let bundle = (app.trimmingCharacters(in: .newlines) as NSString).deletingLastPathComponent
+            let infoBytes = try Data(contentsOf: URL(fileURLWithPath: "\(bundle)/Daily.app/Info.plist"))
             let info = try #require(
-                NSDictionary(contentsOfFile: "\(bundle)/Daily.app/Info.plist") as? [String: Any])
+                try PropertyListSerialization.propertyList(from: infoBytes, format: nil) as? [String: Any])
             #expect(info["CFBundleShortVersionString"] as? String == "2.0")
         }
     }
@@ -51,8 +53,9 @@ import TestSupport
             #expect(gone.status == 1 && gone.stderr.contains("no app 'com.example.news' is installed"))
             let shared = try Self.ok(["container", root, "--app", "com.example.sports", "group.shared"])
             #expect(shared.stdout.hasPrefix(root), "the shared group stays")
+            let layoutBytes = try Data(contentsOf: URL(fileURLWithPath: "\(root)/Library/SpringBoard/IconState.plist"))
             let layout = try #require(
-                NSDictionary(contentsOfFile: "\(root)/Library/SpringBoard/IconState.plist") as? [String: Any])
+                try PropertyListSerialization.propertyList(from: layoutBytes, format: nil) as? [String: Any])
             #expect((layout["iconLists"] as? [[Any]])?.first as? [String] == ["com.example.sports"])
         }
     }

@@ -1,5 +1,4 @@
 // ExclusionCheck: `devicectl exclude check`: would a backup skip this path, and for which reasons?
-import CSupport
 import DeviceKit
 import Glibc
 import SystemKit
@@ -45,11 +44,12 @@ public enum ExclusionCheck {
         }
         let directory = try realPath(directoryText)
         let absolute = (directory == "/" ? "/" : directory + "/") + display(name)
-        let parent = try FileDescriptor.open(directory, flags: CSUPPORT_O_PATH | O_DIRECTORY)
+        let parent = try FileDescriptor.open(directory, flags: Kernel.pathOnly | O_DIRECTORY)
         let status = try named(name) { cName in
-            var raw = csupport_stat()
-            try SystemError.check("statx", path: shown) { csupport_statx(parent.rawValue, cName, 0, &raw) }
-            return FileStatus(raw)
+            guard let status = Kernel.status(of: cName, in: parent.rawValue) else {
+                throw SystemError("statx", path: shown)
+            }
+            return status
         }
         let deviceRoot = enclosingDeviceRoot(of: directory)
         let rules = ExclusionRules(deviceRoot: deviceRoot != nil, engine: engine)
