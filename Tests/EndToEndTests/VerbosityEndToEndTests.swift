@@ -71,7 +71,8 @@ import Testing
     @Test func dryRunVerboseListsStoredAndSkippedPathsInWalkOrder() throws {
         try withTemporaryDirectory { dir in
             try Self.makeTree(dir + "/src")
-            let backup = try BackupCheck.devicectl(["backup", dir + "/src", "-o", dir + "/b.tar", "--exclude", "build"])
+            let backup = try BackupCheck.devicectl(
+                ["backup", dir + "/src", "-o", dir + "/b.tar", "--exclude", "build"])
             #expect(backup.status == 0, "\(backup.stderr)")
             let members = try Self.stored(dir + "/b.tar")
             let quiet = try BackupCheck.devicectl(["backup", dir + "/src", "--dry-run", "--exclude", "build"])
@@ -138,7 +139,8 @@ import Testing
             let restore = try BackupCheck.devicectl(["restore", "-q", altered, phone.dir + "/new"])
             #expect(restore.status == 1)
             #expect(restore.stderr.hasPrefix("devicectl: "), "\(restore.stderr)")
-            let backup = try BackupCheck.devicectl(["backup", "-q", phone.dir + "/missing", "-o", phone.dir + "/b.tar"])
+            let backup = try BackupCheck.devicectl(
+                ["backup", "-q", phone.dir + "/missing", "-o", phone.dir + "/b.tar"])
             #expect(backup.status == 1)
             #expect(backup.stderr.contains("missing"), "\(backup.stderr)")
             #expect(verify.stdout.isEmpty && restore.stdout.isEmpty && backup.stdout.isEmpty)

@@ -22,7 +22,7 @@ enum VerifyCommand: Command {
             member (missing, extra, size or digest mismatch), the damage or the truncation; exit 1 too for an
             archive without a manifest (nothing to verify against). An archive holding more file data than
             --max-bytes (64 GiB unless told) is refused at the member that crosses it, as restore refuses one that
-            does not fit on ROOT's file system. -q prints nothing for an intact archive, only the problems of a bad one.
+            does not fit on ROOT's file system. -q prints nothing for an intact archive, and a bad one's problems.
             Example: devicectl verify /tmp/phone.tar.zst
             """
     )
