@@ -52,8 +52,9 @@ struct CommandContext: Sendable {
     }
 
     /// Whether a progress bar should be drawn: stderr is a TTY unless `--no-progress`; `--progress` forces it.
+    /// Never under `--quiet`, nor under `--verbose` (the listing shows the progress, as `tar -v` does).
     func showsProgress(_ arguments: ParsedArguments) -> Bool {
-        if arguments.flag("--no-progress") { return false }
+        if arguments.flag("--no-progress") || arguments.flag("--verbose") || console.isQuiet { return false }
         if arguments.flag("--progress") { return true }
         return console.stderrIsTerminal
     }
@@ -67,6 +68,11 @@ let lockTimeoutOption = OptionSpec(
     help: "Wait at most this long for another devicectl using ROOT (default: DEVICECTL_LOCK_TIMEOUT or forever).")
 /// The `--json` option.
 let jsonOption = OptionSpec(["--json"], help: "Print the result as one JSON object on stdout.")
+/// The `-q/--quiet` option, applied once for every command that takes it (`Devicectl.applyVerbosity`).
+let quietOption = OptionSpec(
+    ["--quiet", "-q"], help: "Print only errors: no summary, notices, warnings or progress (exit status unchanged).")
+/// The `-v/--verbose` option of backup and restore (listing each path, as `tar -v`).
+let verboseOption = OptionSpec(["--verbose", "-v"], help: "List each path as it is stored or restored.")
 /// The `--progress` / `--no-progress` pair.
 let progressOptions = [
     OptionSpec(["--progress"], help: "Draw a progress bar on stderr even when it is not a terminal."),

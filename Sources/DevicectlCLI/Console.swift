@@ -8,6 +8,10 @@ import Synchronization
 /// Under `--json` (`beginJSON(command:)`, called once the arguments parsed) stdout carries the one result
 /// object (`result(_:)`) and every stderr line is a JSON object too: warnings, notices and the final error
 /// (docs/JSON.md).
+///
+/// Under `-q/--quiet` (`beginQuiet()`) stderr carries only errors (`failure(_:exitStatus:path:)`,
+/// `errorLine(_:)`): no notices, warnings, summaries or progress, as restic's `--quiet`. Stdout, the data the
+/// command was asked for, is unchanged; under `--json` the result still lists the warnings.
 final class Console: Sendable {
     let stderrIsTerminal: Bool
     private let state = Mutex(JSONState())
@@ -16,6 +20,7 @@ final class Console: Sendable {
     private struct JSONState {
         var command: String?
         var enabled = false
+        var quiet = false
         var warnings: [JSONMessage] = []
     }
 
@@ -34,6 +39,12 @@ final class Console: Sendable {
     /// Whether `--json` output is on.
     var isJSON: Bool { state.withLock { $0.enabled } }
 
+    /// Switches to `-q/--quiet` output: from now on stderr carries errors only.
+    func beginQuiet() { state.withLock { $0.quiet = true } }
+
+    /// Whether `-q/--quiet` is on.
+    var isQuiet: Bool { state.withLock { $0.quiet } }
+
     /// Prints a line on stdout.
     func out(_ text: String) { write(text + "\n", to: STDOUT_FILENO) }
 
@@ -42,6 +53,13 @@ final class Console: Sendable {
 
     /// Prints a line on stderr; under `--json`, a `{"type":"notice"}` object holding it.
     func err(_ text: String) {
+        guard !isQuiet else { return }
+        errorLine(text)
+    }
+
+    /// Prints a line on stderr that belongs to an error (a failed verification's problems), even under
+    /// `--quiet`; under `--json`, a `{"type":"notice"}` object holding it.
+    func errorLine(_ text: String) {
         guard let command = jsonCommand() else { return write(text + "\n", to: STDERR_FILENO) }
         stderrLine(JSONStderrLine(type: .notice, command: command, path: nil, message: Self.unprefixed(text)))
     }
@@ -50,13 +68,17 @@ final class Console: Sendable {
     /// for the result's `warnings`. `path` is the user's file the warning is about, when there is one.
     func warn(_ text: String, path: String? = nil) {
         guard let command = jsonCommand() else { return err("devicectl: warning: \(text)") }
-        state.withLock { $0.warnings.append(JSONMessage(path: path, text)) }
+        let quiet = state.withLock {
+            $0.warnings.append(JSONMessage(path: path, text))
+            return $0.quiet
+        }
+        guard !quiet else { return }
         stderrLine(JSONStderrLine(type: .warning, command: command, path: path, message: text))
     }
 
-    /// Writes raw text on stderr (for progress bars: no newline). Nothing under `--json`.
+    /// Writes raw text on stderr (for progress bars: no newline). Nothing under `--json` or `--quiet`.
     func errRaw(_ text: String) {
-        guard !isJSON else { return }
+        guard !isJSON, !isQuiet else { return }
         write(text, to: STDERR_FILENO)
     }
 
@@ -70,7 +92,7 @@ final class Console: Sendable {
     /// Prints the error that ends the command: `devicectl: MESSAGE` as text, or under `--json` an
     /// `{"type":"error"}` object with the exit status.
     func failure(_ message: String, exitStatus: Int32, path: String? = nil) {
-        guard let command = jsonCommand() else { return err("devicectl: \(message)") }
+        guard let command = jsonCommand() else { return errorLine("devicectl: \(message)") }
         stderrLine(
             JSONStderrLine(type: .error, command: command, path: path, message: message, exitStatus: exitStatus))
     }

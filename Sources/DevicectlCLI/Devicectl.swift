@@ -90,6 +90,7 @@ public enum Devicectl {
                 console.out(command.spec.help)
                 return 0
             }
+            try applyVerbosity(parsed, console)
             return try command.run(parsed, context)
         } catch let error as UsageError {
             if !console.isJSON && commandName == nil && arguments.contains("--json") {
@@ -106,6 +107,22 @@ public enum Devicectl {
             console.failure(UserMessage.text(for: error), exitStatus: status)
             return status
         }
+    }
+
+    /// `-q/--quiet` switches the console to errors only, for every command that takes it; `-v/--verbose` goes
+    /// with neither `--quiet` nor `--json` (whose result lists no paths).
+    private static func applyVerbosity(_ parsed: ParsedArguments, _ console: Console) throws(UsageError) {
+        let name = parsed.spec.name
+        if parsed.flag("--verbose") {
+            if parsed.flag("--quiet") {
+                throw UsageError("-q/--quiet and -v/--verbose cannot be used together", command: name)
+            }
+            if parsed.flag("--json") {
+                throw UsageError(
+                    "-v/--verbose lists paths as text, so it cannot be used with --json", command: name)
+            }
+        }
+        if parsed.flag("--quiet") { console.beginQuiet() }
     }
 
     /// 1 for a failure; 128 + the signal for SIGINT or SIGTERM, as a shell reports a process the signal ended (a

@@ -57,7 +57,7 @@ import Testing
     static let backupNames = BackupCommand.spec.options.flatMap(\.names)
 
     @Test(arguments: [
-        ("-v", backupNames, nil), ("-x", backupNames, nil), ("--v", backupNames, nil),
+        ("-y", backupNames, nil), ("-x", backupNames, nil), ("--v", backupNames, "-v"),
         ("--ouptut", backupNames, "--output"), ("--jsn", backupNames, "--json"), ("-json", backupNames, "--json"),
         ("--o", backupNames, "-o"), ("--levle", backupNames, "--level"), ("--dry", backupNames, nil),
         ("--compresion", backupNames, "--compression"), ("--progres", backupNames, "--progress"),
@@ -71,8 +71,8 @@ import Testing
     }
 
     @Test func anUnknownShortOptionSuggestsNothingUnrelated() {
-        let error = Self.usageError { _ = try ParsedArguments.parse(["R", "-v"], spec: BackupCommand.spec) }
-        #expect(error?.message == "unknown option '-v' for 'backup'")
+        let error = Self.usageError { _ = try ParsedArguments.parse(["R", "-x"], spec: BackupCommand.spec) }
+        #expect(error?.message == "unknown option '-x' for 'backup'")
     }
 
     // MARK: - Commands, groups, bare devicectl

@@ -25,12 +25,15 @@ public enum BackupEngine {
     /// - Parameters:
     ///   - progress: called about ten times a second with counts, and once at the end.
     ///   - warning: receives each warning (skipped sockets, FIFOs, devices, undecodable names ...).
+    ///   - stored: receives every stored path in archive order, on the calling thread (the manifest, written
+    ///     last, is not one); nil (the default) builds no per-file text at all.
     /// - Returns: what was stored and skipped.
     /// - Throws: `BackupError` naming the path; no file is left at the destination unless the backup completed.
     public static func backup(
-        _ request: BackupRequest, progress: ((BackupProgress) -> Void)? = nil, warning: @escaping (String) -> Void
+        _ request: BackupRequest, progress: ((BackupProgress) -> Void)? = nil, warning: @escaping (String) -> Void,
+        stored: ((StoredPath) -> Void)? = nil
     ) throws -> BackupSummary {
-        try backup(request, progress: progress, warning: warning, afterRead: nil)
+        try backup(request, progress: progress, warning: warning, afterRead: nil, stored: stored)
     }
 
     /// Test hooks: `afterRead` runs after each file's data is read, before its status is rechecked;
@@ -38,7 +41,8 @@ public enum BackupEngine {
     /// `hashing` pins where SHA-256 runs (by default `HashPlacement.default(for:)`).
     static func backup(
         _ request: BackupRequest, progress: ((BackupProgress) -> Void)?, warning: @escaping (String) -> Void,
-        afterRead: ((String) -> Void)?, duringRead: ((String, UInt64) -> Void)? = nil, hashing: HashPlacement? = nil
+        afterRead: ((String) -> Void)?, duringRead: ((String, UInt64) -> Void)? = nil, hashing: HashPlacement? = nil,
+        stored: ((StoredPath) -> Void)? = nil
     ) throws -> BackupSummary {
         // Where the archive goes is settled before the device is read or locked: a directory, a block device or a
         // missing directory fails at once, and a closed standard output cannot be taken by the lock file.
@@ -73,7 +77,7 @@ public enum BackupEngine {
             let run = BackupRun(
                 request: request, deviceRoot: deviceRoot, header: header, spillDirectory: destination.spillDirectory,
                 ownArchive: output?.identity, progress: progress, warning: warning, afterRead: afterRead,
-                duringRead: duringRead, placement: hashing ?? .default(for: request.compression))
+                duringRead: duringRead, placement: hashing ?? .default(for: request.compression), stored: stored)
             return try run.archive(into: sink) {
                 try stream?.finish()
                 try output?.commit()
@@ -121,16 +125,17 @@ public enum BackupEngine {
     private static var temporaryDirectory: String { ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp" }
 
     /// Walks `root` as a backup would, reading no file data and writing nothing. `excluded` receives
-    /// every skipped path (relative to ROOT) with all its reasons, in walk order.
+    /// every skipped path (relative to ROOT) with all its reasons, in walk order; `stored`, when given, every
+    /// path the backup would store, in the same order.
     public static func dryRun(
         root: String, patterns: [ExclusionPattern] = [], engine: AppleBackupEngine = .default,
         excluded: @escaping (ExcludedPath) -> Void,
-        warning: @escaping (String) -> Void
+        warning: @escaping (String) -> Void, stored: ((StoredPath) -> Void)? = nil
     ) throws -> BackupSummary {
         try checkRoot(root)
         let start = ProgressThrottle.now()
         let deviceRoot = Device.isDevice(at: root)
-        let visitor = DryRunVisitor(report: excluded, warn: warning)
+        let visitor = DryRunVisitor(report: excluded, warn: warning, stored: stored)
         let rules = ExclusionRules(deviceRoot: deviceRoot, patterns: patterns, engine: engine)
         try TreeWalker(root: root, rules: rules, visitor: visitor).run()
         let tally = visitor.tally

@@ -17,6 +17,8 @@ struct BackupRun {
     let afterRead: ((String) -> Void)?
     let duringRead: ((String, UInt64) -> Void)?
     let placement: HashPlacement
+    /// Receives each stored path (`backup -v`); nil: nothing is built per file.
+    let stored: ((StoredPath) -> Void)?
 
     /// Archives the tree into `sink`, then the manifest; `commit` runs once the sink has written everything.
     func archive<Sink: FormatSink>(into sink: Sink, commit: () throws -> Void) throws -> BackupSummary {
@@ -30,7 +32,7 @@ struct BackupRun {
         let consumer = BatchConsumer(sink: sink, hasher: hasher, pipe: pipe, members: members)
         let visitor = try ArchivingVisitor(
             pipe: pipe, progress: ProgressThrottle(progress), warn: warning,
-            afterRead: afterRead, duringRead: duringRead, placement: placement)
+            afterRead: afterRead, duringRead: duringRead, placement: placement, stored: stored)
         let rules = ExclusionRules(deviceRoot: deviceRoot, patterns: request.patterns, engine: request.engine)
         if inline {
             consumer.runInline()

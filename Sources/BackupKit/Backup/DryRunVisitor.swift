@@ -5,13 +5,23 @@ import SystemKit
 final class DryRunVisitor: TreeVisitor {
     private let report: (ExcludedPath) -> Void
     private let warn: (String) -> Void
+    /// Receives each path a backup would store (`--dry-run -v`), in archive order.
+    private let stored: ((StoredPath) -> Void)?
     private var hardLinks = HardLinkTable()
     private(set) var tally = BackupTally()
     private(set) var warnings = 0
 
-    init(report: @escaping (ExcludedPath) -> Void, warn: @escaping (String) -> Void) {
+    init(
+        report: @escaping (ExcludedPath) -> Void, warn: @escaping (String) -> Void,
+        stored: ((StoredPath) -> Void)? = nil
+    ) {
         self.report = report
         self.warn = warn
+        self.stored = stored
+    }
+
+    private func list(_ entry: WalkEntry) {
+        if let stored { stored(StoredPath(path: entry.path.string, kind: entry.status.kind)) }
     }
 
     func excluded(_ entry: WalkEntry, reasons: ExclusionReasons) throws {
@@ -21,11 +31,13 @@ final class DryRunVisitor: TreeVisitor {
     }
 
     func directory(_ entry: WalkEntry, attributes: AttributeReader) throws {
+        list(entry)
         tally.directories += 1
     }
 
     func regularFile(_ entry: WalkEntry, attributes: AttributeReader) throws {
         let status = entry.status
+        list(entry)
         if status.linkCount > 1, hardLinks.target(device: status.device, inode: status.inode) != nil {
             tally.hardlinks += 1
             return
@@ -36,6 +48,7 @@ final class DryRunVisitor: TreeVisitor {
     }
 
     func symlink(_ entry: WalkEntry, target: UnsafeBufferPointer<UInt8>) throws {
+        list(entry)
         tally.symlinks += 1
     }
 

@@ -1,6 +1,7 @@
 // RestoreOptions: limits and hooks for one restore.
 import Foundation
 import SystemKit
+import TarKit
 
 /// How a restore runs.
 public struct RestoreOptions {
@@ -17,6 +18,9 @@ public struct RestoreOptions {
     public var interruption: @Sendable () -> Int32? = { InterruptSignal.received }
     /// Called after each member with the running counts, on the calling thread (cheap; throttle in the callback).
     public var progress: ((RestoreProgress) -> Void)?
+    /// Called with each member staged in ROOT (its normalised name and kind), in archive order, on the calling
+    /// thread (`restore -v`); never for the manifest, ROOT itself, DeviceLocal or a path ROOT flags excluded.
+    public var restored: ((MemberPath, ArchiveReader.Kind) -> Void)?
     /// The time a new device's identity is created at (ROOT absent or empty).
     public var now = Date()
     /// Called once, before waiting, when another devicectl holds the device (its lock) and the restore must wait.

@@ -182,6 +182,7 @@ final class RestoreSession {
         case .characterDevice, .blockDevice, .fifo, .socket, .unknown:
             return  // refused by MemberRules
         }
+        if !deviceLocal, let restored = options.restored { restored(path, member.kind) }
     }
 
     private func stageDirectory(_ member: ArchiveReader.Member, _ path: MemberPath) throws {

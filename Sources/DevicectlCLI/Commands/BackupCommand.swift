@@ -20,8 +20,9 @@ enum BackupCommand: Command {
             OptionSpec(
                 ["--exclude-from"], .value("FILE"), repeatable: true,
                 help: "Skip paths matching the patterns in FILE: one GLOB a line, # comments, - for stdin."),
-            OptionSpec(["--dry-run"], help: "Write nothing; list what would be skipped and why."),
-            jsonOption,
+            OptionSpec(
+                ["--dry-run"], help: "Write nothing; list what would be skipped and why (with -v, stored too)."),
+            verboseOption, quietOption, jsonOption,
         ] + progressOptions,
         discussion: """
             Skipped: Apple's exclusion xattr, user.com.apple.MobileBackup=1, user.xdg.robots.backup=false,
@@ -42,6 +43,9 @@ enum BackupCommand: Command {
             ARCHIVE, a file, is replaced only once the backup completed; a FIFO or character device (/dev/null)
             is written in place; a symlink is followed. Directories and block devices are refused.
             DEVICECTL_NOW pins the manifest's creation time (reproducible archives).
+            -v lists each stored path as 'tar -cv' does (relative to ROOT, directories ending in '/', escaped as
+            'list' shows names), in archive order, on stdout (on stderr with -o -); not with --json. -q prints
+            only errors. -v and -q draw no progress bar.
             Example: devicectl backup /tmp/phone -o /tmp/phone.tar.zst
             """
     )
@@ -108,7 +112,8 @@ enum BackupCommand: Command {
                 warning: { message in
                     bar.finish()
                     context.console.warn(message)
-                })
+                },
+                stored: listing(arguments, context.console, onStderr: archive == "-"))
             bar.finish()
         } catch BackupError.archive(let failure) {
             bar.finish()
@@ -196,7 +201,8 @@ enum BackupCommand: Command {
                     context.console.out("\(shown)  (\(reasons.joined(separator: ", ")))")
                 }
             },
-            warning: { context.console.warn($0) })
+            warning: { context.console.warn($0) },
+            stored: listing(arguments, context.console, onStderr: false))
         if json {
             context.console.result(
                 DryRunResult(
@@ -215,6 +221,19 @@ enum BackupCommand: Command {
     }
 
     // MARK: - Output
+
+    /// With `-v`, what prints each stored path (`tar -cv`'s line: a directory ends in `/`, the name escaped as
+    /// `list` shows it): on stdout, or on stderr when stdout carries the archive. Without `-v`, nil, so the
+    /// engine builds no per-file text.
+    private static func listing(
+        _ arguments: ParsedArguments, _ console: Console, onStderr: Bool
+    ) -> ((StoredPath) -> Void)? {
+        guard arguments.flag("--verbose") else { return nil }
+        return { item in
+            let line = ArchiveFormat.name(item.kind == .directory ? item.path + "/" : item.path)
+            if onStderr { console.err(line) } else { console.out(line) }
+        }
+    }
 
     private static func printSummary(
         _ summary: BackupSummary, root: String, archive: String, engine: AppleBackupEngine, _ console: Console

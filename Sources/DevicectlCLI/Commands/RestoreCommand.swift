@@ -3,6 +3,7 @@ import BackupKit
 import DeviceKit
 import Foundation
 import SystemKit
+import TarKit
 
 enum RestoreCommand: Command {
     static let spec = CommandSpec(
@@ -11,7 +12,7 @@ enum RestoreCommand: Command {
             PositionalSpec("ARCHIVE", help: "The archive, or - for stdin."),
             PositionalSpec("ROOT", help: "A fresh device root, or a path that does not exist yet."),
         ],
-        options: [nowOption, jsonOption] + progressOptions,
+        options: [verboseOption, quietOption, nowOption, jsonOption] + progressOptions,
         discussion: """
             ROOT must be a device made by 'devicectl init' with no apps and no user data, an empty directory, or a
             path that does not exist (then it is initialised as a new device). The device keeps its own identity:
@@ -22,6 +23,8 @@ enum RestoreCommand: Command {
             file is checked against the manifest's SHA-256, the manifest's apps are reinstalled, and only then is the tree moved into place. Any failure (a hostile or
             damaged archive, a mismatch, no space, SIGINT/SIGTERM) leaves ROOT exactly as it was.
             Plain tars from GNU tar or bsdtar (any compression) restore with a warning that nothing was verified.
+            -v lists each restored path on stdout as it is staged ('tar -xv'; directories end in '/', names escaped
+            as 'list' shows them; not with --json); -q prints only errors.
             Example: devicectl restore /tmp/phone.tar.zst /tmp/new-phone
             """
     )
@@ -44,6 +47,12 @@ enum RestoreCommand: Command {
         }
         let bar = ProgressBar(console: context.console, enabled: context.showsProgress(arguments), label: "restoring")
         options.progress = { bar.update(files: $0.files, bytes: $0.bytes, seconds: $0.seconds) }
+        if arguments.flag("--verbose") {
+            let console = context.console
+            options.restored = { path, kind in
+                console.out(ArchiveFormat.name(bytes: path.bytes) + (kind == .directory ? "/" : ""))
+            }
+        }
         InterruptSignal.install()
         defer { InterruptSignal.uninstall() }
         let report: RestoreReport

@@ -13,7 +13,7 @@ enum VerifyCommand: Command {
             OptionSpec(
                 ["--max-bytes"], .value("N"),
                 help: "Refuse more than N bytes of file data (K, M, G, T suffixes; default 64G)."),
-            jsonOption,
+            quietOption, jsonOption,
         ],
         discussion: """
             Reads the archive once without extracting: hashes every file and compares it with the manifest
@@ -22,7 +22,7 @@ enum VerifyCommand: Command {
             member (missing, extra, size or digest mismatch), the damage or the truncation; exit 1 too for an
             archive without a manifest (nothing to verify against). An archive holding more file data than
             --max-bytes (64 GiB unless told) is refused at the member that crosses it, as restore refuses one that
-            does not fit on ROOT's file system.
+            does not fit on ROOT's file system. -q prints nothing for an intact archive, and a bad one's problems.
             Example: devicectl verify /tmp/phone.tar.zst
             """
     )
@@ -57,12 +57,12 @@ enum VerifyCommand: Command {
                     + (report.metadataChecked ? "; metadata and manifest verified too" : ""))
             return 0
         }
-        for problem in report.problems { context.console.err("devicectl: verify: \(problem)") }
+        for problem in report.problems { context.console.errorLine("devicectl: verify: \(problem)") }
         if report.problemCount > report.problems.count {
-            context.console.err(
+            context.console.errorLine(
                 "devicectl: verify: ... and \(report.problemCount - report.problems.count) more problems")
         }
-        context.console.err("devicectl: " + failedLine(report, archive: archive))
+        context.console.errorLine("devicectl: " + failedLine(report, archive: archive))
         return report.interruptedBy.map { 128 + $0 } ?? 1
     }
 
