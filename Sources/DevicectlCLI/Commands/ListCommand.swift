@@ -8,8 +8,13 @@ import TarKit
 enum ListCommand: Command {
     static let spec = CommandSpec(
         name: "list", summary: "List an archive's members and its manifest summary.",
-        positionals: [PositionalSpec("ARCHIVE", help: "The archive, or - for stdin.")],
+        positionals: [
+            PositionalSpec("ARCHIVE", help: "The archive, or - for stdin."),
+            PositionalSpec("PATH", help: "Only these members and what is below them, or those a glob matches.",
+                           optional: true, variadic: true),
+        ],
         options: [
+            OptionSpec(["--summary"], help: "Print only the manifest summary, not the members."),
             OptionSpec(
                 ["--max-bytes"], .value("N"),
                 help: "Refuse more than N bytes of file data (K, M, G, T suffixes; default 64G)."),
@@ -19,8 +24,12 @@ enum ListCommand: Command {
             One line per member: type and mode, owner, size, mtime (UTC), path (and link target). Then the
             manifest: the source device, the apps a restore reinstalls, the widgets, and the totals. The archive is
             read by restore's rules: damage, a manifest restore refuses, or more file data than --max-bytes (64 GiB
-            unless told) fails the command after listing what came before.
+            unless told) fails the command after listing what came before. PATH: a name selects that member and
+            everything below it (Library); a glob with *, ? or [ uses the --exclude language ('*.plist'). A PATH
+            that selects nothing fails the command (exit 1) after the listing, as tar -t does. The summary's count
+            is of all members.
             Example: devicectl list /tmp/phone.tar.zst
+            Example: devicectl list /tmp/phone.tar.zst Library/SpringBoard '*.plist' --summary
             """
     )
 
@@ -32,32 +41,35 @@ enum ListCommand: Command {
         let limit = try VerifyCommand.maxBytes(arguments)
         InterruptSignal.install()
         defer { InterruptSignal.uninstall() }
+        var filter = try MemberFilter(Array(arguments.positionals.dropFirst()), command: spec.name)
+        let summaryOnly = arguments.flag("--summary")
         var members: [Member] = []
         let summary: ListSummary
         do {
-            summary = try list(archive, limit: limit, json: json, into: &members, context)
+            summary = try ArchiveListing.list(archive: archive, limit: limit) { member in
+                guard filter.selects(member.path), !summaryOnly else { return }
+                if json {
+                    members.append(Member(member))
+                } else {
+                    context.console.out(line(member))
+                }
+            }
         } catch let error as ArchiveReaderError {
             throw ArchiveFailure(archive: archive, cause: error)
         }
-        return try report(summary, members: members, archive: archive, json: json, context)
-    }
-
-    private static func list(
-        _ archive: String, limit: ExpansionLimit, json: Bool, into members: inout [Member],
-        _ context: CommandContext
-    ) throws -> ListSummary {
-        try ArchiveListing.list(archive: archive, limit: limit) { member in
-            if json {
-                members.append(Member(member))
-            } else {
-                context.console.out(line(member))
-            }
+        let status = try report(
+            summary, members: members, archive: archive, json: json, blankLine: !summaryOnly, context)
+        if status == 0, !filter.unmatched.isEmpty {
+            let names = filter.unmatched.map { "'\($0)'" }.joined(separator: ", ")
+            context.console.failure("\(archive): not found in archive: \(names)", exitStatus: 1, path: archive)
+            return 1
         }
+        return status
     }
 
     /// Prints the manifest summary (or the JSON object); 1 when the manifest is malformed.
     private static func report(
-        _ summary: ListSummary, members: [Member], archive: String, json: Bool,
+        _ summary: ListSummary, members: [Member], archive: String, json: Bool, blankLine: Bool,
         _ context: CommandContext
     ) throws -> Int32 {
         if json {
@@ -67,7 +79,7 @@ enum ListCommand: Command {
                     manifest: summary.header.map { ManifestSummary($0, totals: summary.totals) },
                     manifestProblem: summary.manifestProblem))
         } else {
-            for line in manifestLines(summary) { context.console.out(line) }
+            for line in manifestLines(summary).dropFirst(blankLine ? 0 : 1) { context.console.out(line) }
         }
         if let problem = summary.manifestProblem {
             // Everything readable was listed; a malformed manifest still fails the command, naming it.
