@@ -1,5 +1,6 @@
 // AdoptEndToEndTests: a Simulator-shaped data/ directory built by hand is adopted as a device (only DeviceLocal
-// added), and migrates through backup and restore with its apps, App Group and SpringBoard home screen.
+// added), and migrates through backup and restore with its apps, App Group and SpringBoard home screen; an app
+// whose App Groups live only in its Mach-O executable (a Simulator build) keeps them too.
 import Foundation
 import Testing
 import TestSupport
@@ -99,6 +100,58 @@ import TestSupport
             let refresh = try DevicectlBinary.run(["widget-refresh", newPhone, "--now", "2026-12-02T09:00:00Z"])
             #expect(refresh.stdout.contains("com.example.news: scheduled (restored)"), "\(refresh.stdout)")
             #expect(refresh.stderr.contains("com.apple.weather"), "the system widget is skipped, with a warning")
+        }
+    }
+
+    /// The App Groups `status --json` shows for `app` on the device at `root`, and each group's member apps.
+    static func statusGroups(_ root: String, app: String) throws -> (app: [String], members: [String: [String]]) {
+        let status = try DevicectlBinary.run(["status", root, "--json"])
+        #expect(status.status == 0, "\(status.stderr)")
+        let json = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any] ?? [:]
+        let apps = json["apps"] as? [[String: Any]] ?? []
+        let groups = apps.first { $0["bundleId"] as? String == app }?["groups"] as? [String] ?? []
+        var members: [String: [String]] = [:]
+        for group in json["groups"] as? [[String: Any]] ?? [] {
+            if let id = group["id"] as? String { members[id] = group["apps"] as? [String] ?? [] }
+        }
+        return (groups, members)
+    }
+
+    @Test func anAppWhoseGroupsLiveOnlyInItsExecutableIsAdoptedWithThemAndMigrates() throws {
+        try withTemporaryDirectory { dir in
+            let data = "\(dir)/Devices/UDID/data"
+            try Self.makeDataDirectory(data)
+            let bundle = "\(data)/Containers/Bundle/Application/B0000000-0000-4000-8000-000000000001/News.app"
+            try FileManager.default.removeItem(atPath: "\(bundle)/archived-expanded-entitlements.xcent")
+            let info = try #require(
+                try PropertyListSerialization.propertyList(
+                    from: Data(contentsOf: URL(fileURLWithPath: "\(bundle)/Info.plist")), format: nil)
+                    as? [String: Any])
+            try Self.plist(info.merging(["CFBundleExecutable": "News"]) { $1 }, "\(bundle)/Info.plist")
+            // A Simulator universal build: the entitlements in each slice's __TEXT,__entitlements section.
+            let entitlements = MachOBuilder.entitlements(groups: ["group.com.example.news"])
+            let executable = MachOBuilder.fat([
+                (MachOBuilder.x86_64, MachOBuilder.thin(cpu: MachOBuilder.x86_64, section: entitlements)),
+                (MachOBuilder.arm64, MachOBuilder.thin(section: entitlements)),
+            ])
+            try Data(executable).write(to: URL(fileURLWithPath: "\(bundle)/News"))
+
+            let adopted = try DevicectlBinary.run(["init", "--adopt", data, "--now", "2026-12-01T09:00:00Z"])
+            #expect(adopted.status == 0, "\(adopted.stderr)")
+            let before = try Self.statusGroups(data, app: "com.example.news")
+            #expect(before.app == ["group.com.example.news"], "the group comes from the executable")
+            #expect(before.members["group.com.example.news"] == ["com.example.news"])
+
+            let archive = "\(dir)/phone.tar"
+            let backup = try DevicectlBinary.run(["backup", data, "-o", archive])
+            #expect(backup.status == 0, "\(backup.stderr)")
+            let newPhone = "\(dir)/new"
+            let restore = try DevicectlBinary.run(["restore", archive, newPhone])
+            #expect(restore.status == 0, "\(restore.stderr)")
+            let after = try Self.statusGroups(newPhone, app: "com.example.news")
+            #expect(after.app == before.app && after.members == before.members, "backup and restore keep the group")
+            let refresh = try DevicectlBinary.run(["widget-refresh", newPhone, "--now", "2026-12-02T09:00:00Z"])
+            #expect(refresh.stdout.contains("com.example.news: scheduled (restored)"), "\(refresh.stdout)")
         }
     }
 }

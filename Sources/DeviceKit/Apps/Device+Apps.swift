@@ -48,10 +48,17 @@ extension Device {
                 extensions.append((plist, path(appexInfo)))
             }
         }
+        // The .xcent wins; without it, the entitlements the executable carries (a Simulator build's).
+        var entitlements = try PropertyListFile.readDictionary(entitlementsPath, in: directory)
+        var entitlementsShown = path(entitlementsPath)
+        if entitlements == nil,
+            let found = try executableEntitlements(app: app, info: info, infoPath: path(infoPath))
+        {
+            (entitlements, entitlementsShown) = (found.plist, found.path)
+        }
         let files = InstalledApp.BundleFiles(
             info: info, infoPath: path(infoPath),
-            entitlements: try PropertyListFile.readDictionary(entitlementsPath, in: directory),
-            entitlementsPath: path(entitlementsPath),
+            entitlements: entitlements, entitlementsPath: entitlementsShown,
             nudge: try PropertyListFile.readDictionary(nudgePath, in: directory), nudgePath: path(nudgePath),
             extensions: extensions)
         return try InstalledApp(files: files, appPath: app, bundle: bundle, data: data)

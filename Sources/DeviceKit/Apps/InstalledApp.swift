@@ -4,10 +4,12 @@ import Foundation
 /// An installed app, read from its bundle `Containers/Bundle/Application/<UUID>/<Name>.app/`:
 /// `Info.plist` (`CFBundleIdentifier`, `CFBundleDisplayName`/`CFBundleName`, versions, `CFBundlePackageType`
 /// `APPL`), the App Groups from `archived-expanded-entitlements.xcent` (`com.apple.security.application-groups`,
-/// as a device build carries its entitlements), the nudge behaviour from `NudgeConfiguration.plist`, and the
-/// widget extension from `PlugIns/<Ext>.appex/Info.plist`. Bundles written by earlier devicectl versions
-/// (groups and settings in the private Info.plist keys `DevicectlAppGroups`, `DevicectlNudgeWidget`) are read
-/// the same and rewritten in this layout by the next install.
+/// as a device build carries its entitlements) or, without it, from the `CFBundleExecutable` Mach-O file (its
+/// `__TEXT,__entitlements` section or code signature, as a Simulator or signed build does), the nudge
+/// behaviour from `NudgeConfiguration.plist`, and the widget extension from `PlugIns/<Ext>.appex/Info.plist`.
+/// Bundles written by earlier devicectl versions (groups and settings in the private Info.plist keys
+/// `DevicectlAppGroups`, `DevicectlNudgeWidget`) are read the same and rewritten in this layout by the next
+/// install.
 public struct InstalledApp: Sendable, Equatable {
     public let bundleId: String
     public let name: String
@@ -48,6 +50,8 @@ public struct InstalledApp: Sendable, Equatable {
     }
 
     static let groupsEntitlement = "com.apple.security.application-groups"
+    /// The Info.plist key naming the executable, which carries the entitlements when there is no `.xcent`.
+    static let executableKey = "CFBundleExecutable"
 
     /// The files of `request`'s bundle, relative to its `.app` directory, as plists.
     static func bundleFiles(for request: AppInstallation) throws -> [(String, Any)] {
