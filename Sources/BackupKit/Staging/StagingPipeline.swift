@@ -89,7 +89,12 @@ final class StagingPipeline: @unchecked Sendable {
     private func submit() throws {
         guard handOff.submit(current) else { throw stoppedFailure }
         readerCreates = handOff.backlog > 1
-        guard let spare = handOff.takeSpare() else { throw stoppedFailure }
+        guard let spare = handOff.takeSpare() else {
+            // The submitted batch is the writer's now (it may be resetting it after its failure this moment):
+            // the reader must not touch it again, so `stop` resets an empty batch of its own instead.
+            current = StagingBatch()
+            throw stoppedFailure
+        }
         current = spare
         current.reset()
     }
