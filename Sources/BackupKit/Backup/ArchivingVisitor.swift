@@ -110,6 +110,8 @@ final class ArchivingVisitor: TreeVisitor {
         switch reason {
         case .ownArchive:
             return
+        case .replacedArchive:
+            warn("\(path): file is the archive; not dumped")
         case .special(let kind):
             warn("skipping \(path): a \(Self.kindName(kind)) cannot be stored in a tar archive")
         case .invalidName:

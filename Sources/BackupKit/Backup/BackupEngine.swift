@@ -76,7 +76,7 @@ public enum BackupEngine {
                 name: destination.name)
             let run = BackupRun(
                 request: request, deviceRoot: deviceRoot, header: header, spillDirectory: destination.spillDirectory,
-                ownArchive: output?.identity, progress: progress, warning: warning, afterRead: afterRead,
+                ownArchives: ownArchives(output), progress: progress, warning: warning, afterRead: afterRead,
                 duringRead: duringRead, placement: hashing ?? .default(for: request.compression), stored: stored)
             return try run.archive(into: sink) {
                 try stream?.finish()
@@ -122,14 +122,31 @@ public enum BackupEngine {
         return (BackupDestination(descriptor: STDOUT_FILENO, spillDirectory: temporaryDirectory, name: archive), nil)
     }
 
+    /// The files the walk passes over: the temporary archive being written, and the regular file at the
+    /// destination that it replaces (when ROOT holds them).
+    private static func ownArchives(_ output: AtomicArchiveFile?) -> [IgnoredFile] {
+        guard let output else { return [] }
+        var files = [IgnoredFile(device: output.identity.0, inode: output.identity.1, reason: .ownArchive)]
+        if let replaced = replacedArchive(output.destination) { files.append(replaced) }
+        return files
+    }
+
+    /// The regular file at `path`, which a backup to `path` replaces.
+    private static func replacedArchive(_ path: String) -> IgnoredFile? {
+        var status = stat()
+        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
+        return IgnoredFile(device: UInt64(status.st_dev), inode: UInt64(status.st_ino), reason: .replacedArchive)
+    }
+
     private static var temporaryDirectory: String { ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp" }
 
     /// Walks `root` as a backup would, reading no file data and writing nothing. `excluded` receives
     /// every skipped path (relative to ROOT) with all its reasons, in walk order; `stored`, when given, every
-    /// path the backup would store, in the same order.
+    /// path the backup would store, in the same order. `archive`: the `-o` file, which the
+    /// backup would replace and so not store.
     public static func dryRun(
         root: String, patterns: [ExclusionPattern] = [], engine: AppleBackupEngine = .default,
-        excluded: @escaping (ExcludedPath) -> Void,
+        replacing archive: String? = nil, excluded: @escaping (ExcludedPath) -> Void,
         warning: @escaping (String) -> Void, stored: ((StoredPath) -> Void)? = nil
     ) throws -> BackupSummary {
         try checkRoot(root)
@@ -137,7 +154,8 @@ public enum BackupEngine {
         let deviceRoot = Device.isDevice(at: root)
         let visitor = DryRunVisitor(report: excluded, warn: warning, stored: stored)
         let rules = ExclusionRules(deviceRoot: deviceRoot, patterns: patterns, engine: engine)
-        try TreeWalker(root: root, rules: rules, visitor: visitor).run()
+        let replaced = archive.flatMap(replacedArchive).map { [$0] } ?? []
+        try TreeWalker(root: root, rules: rules, visitor: visitor, ignoring: replaced).run()
         let tally = visitor.tally
         return BackupSummary(
             files: tally.files, bytes: tally.bytes, directories: tally.directories, symlinks: tally.symlinks,

@@ -10,8 +10,8 @@ struct BackupRun {
     let deviceRoot: Bool
     let header: Manifest.Header
     let spillDirectory: String
-    /// The temporary archive file, which the walk must not archive.
-    let ownArchive: (UInt64, UInt64)?
+    /// The temporary archive file and the archive it replaces, which the walk must not archive.
+    let ownArchives: [IgnoredFile]
     let progress: ((BackupProgress) -> Void)?
     let warning: (String) -> Void
     let afterRead: ((String) -> Void)?
@@ -40,7 +40,7 @@ struct BackupRun {
             do { try consumer.start() } catch { throw BackupError.system(error) }
         }
         do {
-            try TreeWalker(root: request.root, rules: rules, visitor: visitor, ignoring: ownArchive).run()
+            try TreeWalker(root: request.root, rules: rules, visitor: visitor, ignoring: ownArchives).run()
             visitor.finish()
         } catch {
             pipe.cancel()

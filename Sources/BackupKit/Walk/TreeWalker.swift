@@ -11,7 +11,9 @@ final class TreeWalker<Visitor: TreeVisitor> {
     private let rules: ExclusionRules
     private let visitor: Visitor
     /// (device, inode) of a file to pass over silently: the archive being written.
-    private let ignored: (UInt64, UInt64)?
+    /// Files passed over by identity (device, inode), each with its reason: the archive being written and the
+    /// one it replaces.
+    private let ignored: [IgnoredFile]
     private let path = PathBuffer()
     private let attributes = AttributeReader()
     private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 8)
@@ -20,7 +22,10 @@ final class TreeWalker<Visitor: TreeVisitor> {
     private let manifestName = Array(Manifest.memberName.utf8)
     private let stagingPrefix = Array(StagingDirectory.prefix.utf8)
 
-    init(root: String, rules: ExclusionRules, visitor: Visitor, ignoring ignored: (UInt64, UInt64)? = nil) {
+    init(
+        root: String, rules: ExclusionRules, visitor: Visitor,
+        ignoring ignored: [IgnoredFile] = []
+    ) {
         self.root = root
         self.rules = rules
         self.visitor = visitor
@@ -90,8 +95,10 @@ final class TreeWalker<Visitor: TreeVisitor> {
         guard let status = statted else {
             throw BackupError.unreadable(path: display, SystemError("statx", path: display))
         }
-        if let ignored, ignored.0 == status.device && ignored.1 == status.inode {
-            visitor.skipped(path: display, reason: .ownArchive)
+        if !ignored.isEmpty,
+            let skip = ignored.first(where: { $0.device == status.device && $0.inode == status.inode })
+        {
+            visitor.skipped(path: display, reason: skip.reason)
             return
         }
         let pathReasons = rules.pathReasons(path: path.base, length: path.length, basename: basename)

@@ -14,4 +14,7 @@ enum WalkSkip: Sendable {
     case restoreStaging
     /// The archive being written (it lies inside ROOT).
     case ownArchive
+    /// The archive this backup replaces (`-o` names a file inside ROOT): GNU tar's "file is the archive; not
+    /// dumped".
+    case replacedArchive
 }

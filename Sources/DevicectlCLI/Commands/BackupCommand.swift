@@ -182,7 +182,7 @@ enum BackupCommand: Command {
         let json = arguments.flag("--json")
         var listed: [DryRunResult.ExcludedPath] = []
         let summary = try BackupEngine.dryRun(
-            root: root, patterns: patterns, engine: engine,
+            root: root, patterns: patterns, engine: engine, replacing: archive == "-" ? nil : archive,
             excluded: { item in
                 // The pattern reason names the --exclude that matched (the first one given, when several do).
                 let pattern = item.reasons.contains(.pattern) ? patterns.first { $0.matches(item.path) } : nil
