@@ -112,6 +112,8 @@ final class ArchivingVisitor: TreeVisitor {
             return
         case .replacedArchive:
             warn("\(path): file is the archive; not dumped")
+        case .otherFileSystem:
+            warn("\(path): file is on a different file system; not dumped")
         case .special(let kind):
             warn("skipping \(path): a \(Self.kindName(kind)) cannot be stored in a tar archive")
         case .invalidName:

@@ -146,7 +146,7 @@ public enum BackupEngine {
     /// backup would replace and so not store.
     public static func dryRun(
         root: String, patterns: [ExclusionPattern] = [], engine: AppleBackupEngine = .default,
-        replacing archive: String? = nil, excluded: @escaping (ExcludedPath) -> Void,
+        replacing archive: String? = nil, oneFileSystem: Bool = false, excluded: @escaping (ExcludedPath) -> Void,
         warning: @escaping (String) -> Void, stored: ((StoredPath) -> Void)? = nil
     ) throws -> BackupSummary {
         try checkRoot(root)
@@ -155,7 +155,8 @@ public enum BackupEngine {
         let visitor = DryRunVisitor(report: excluded, warn: warning, stored: stored)
         let rules = ExclusionRules(deviceRoot: deviceRoot, patterns: patterns, engine: engine)
         let replaced = archive.flatMap(replacedArchive).map { [$0] } ?? []
-        try TreeWalker(root: root, rules: rules, visitor: visitor, ignoring: replaced).run()
+        try TreeWalker(root: root, rules: rules, visitor: visitor, ignoring: replaced, oneFileSystem: oneFileSystem)
+            .run()
         let tally = visitor.tally
         return BackupSummary(
             files: tally.files, bytes: tally.bytes, directories: tally.directories, symlinks: tally.symlinks,

@@ -18,12 +18,16 @@ public struct BackupRequest: Sendable {
     public var tool: String
     /// The Apple engine whose exclusion rules apply, recorded in the manifest.
     public var engine: AppleBackupEngine
+    /// `--one-file-system`: do not descend into directories on other file systems (mount points are stored empty).
+    public var oneFileSystem: Bool
 
     public init(
         root: String, output: BackupOutput, compression: Compression = .none, level: Int? = nil,
-        patterns: [ExclusionPattern] = [], created: Date = Date(), tool: String, engine: AppleBackupEngine = .default
+        patterns: [ExclusionPattern] = [], created: Date = Date(), tool: String, engine: AppleBackupEngine = .default,
+        oneFileSystem: Bool = false
     ) {
         self.engine = engine
+        self.oneFileSystem = oneFileSystem
         self.root = root
         self.output = output
         self.compression = compression

@@ -40,7 +40,8 @@ struct BackupRun {
             do { try consumer.start() } catch { throw BackupError.system(error) }
         }
         do {
-            try TreeWalker(root: request.root, rules: rules, visitor: visitor, ignoring: ownArchives).run()
+            try TreeWalker(root: request.root, rules: rules, visitor: visitor, ignoring: ownArchives,
+                oneFileSystem: request.oneFileSystem).run()
             visitor.finish()
         } catch {
             pipe.cancel()

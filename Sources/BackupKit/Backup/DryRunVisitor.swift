@@ -56,6 +56,7 @@ final class DryRunVisitor: TreeVisitor {
         switch reason {
         case .ownArchive: return
         case .replacedArchive: warn("\(path): file is the archive; would not be dumped")
+        case .otherFileSystem: warn("\(path): file is on a different file system; its contents would not be dumped")
         case .special(let kind): warn("would skip \(path): a \(ArchivingVisitor.kindName(kind)) cannot be stored in a tar archive")
         case .invalidName: warn("would skip \(path): its name is not valid UTF-8")
         case .reservedName: warn("would skip \(path): the name is reserved for the backup manifest")

@@ -10,10 +10,13 @@ final class TreeWalker<Visitor: TreeVisitor> {
     private let root: String
     private let rules: ExclusionRules
     private let visitor: Visitor
-    /// (device, inode) of a file to pass over silently: the archive being written.
     /// Files passed over by identity (device, inode), each with its reason: the archive being written and the
     /// one it replaces.
     private let ignored: [IgnoredFile]
+    /// `--one-file-system`: directories on another device than ROOT's are stored but not entered.
+    private let oneFileSystem: Bool
+    /// ROOT's device, read when the walk starts.
+    private var rootDevice: UInt64 = 0
     private let path = PathBuffer()
     private let attributes = AttributeReader()
     private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 8)
@@ -24,9 +27,10 @@ final class TreeWalker<Visitor: TreeVisitor> {
 
     init(
         root: String, rules: ExclusionRules, visitor: Visitor,
-        ignoring ignored: [IgnoredFile] = []
+        ignoring ignored: [IgnoredFile] = [], oneFileSystem: Bool = false
     ) {
         self.root = root
+        self.oneFileSystem = oneFileSystem
         self.rules = rules
         self.visitor = visitor
         self.ignored = ignored
@@ -42,6 +46,12 @@ final class TreeWalker<Visitor: TreeVisitor> {
         let fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw BackupError.rootNotDirectory(root, SystemError("open", path: root)) }
         defer { close(fd) }
+        if oneFileSystem {
+            guard let status = Kernel.status(ofDescriptor: fd) else {
+                throw BackupError.unreadable(path: root, SystemError("statx", path: root))
+            }
+            rootDevice = status.device
+        }
         let listing: DirectoryListing
         do {
             listing = try DirectoryListing.read(directory: fd, path: self.root, scratch: scratch)
@@ -143,6 +153,11 @@ final class TreeWalker<Visitor: TreeVisitor> {
             // Already skipped: look for the tag directly (no listing) so every reason is reported.
             if CacheDirectoryTag.isPresent(in: fd) { reasons.insert(.cachedirTag) }
             return try visitor.excluded(entry, reasons: reasons)
+        }
+        if oneFileSystem && entry.status.device != rootDevice {
+            // As GNU tar: the mount point is stored (an empty directory), what is mounted on it is not.
+            try visitor.directory(entry, attributes: attributes)
+            return visitor.skipped(path: display, reason: .otherFileSystem)
         }
         let listing: DirectoryListing
         do {

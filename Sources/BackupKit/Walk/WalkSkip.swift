@@ -17,4 +17,6 @@ enum WalkSkip: Sendable {
     /// The archive this backup replaces (`-o` names a file inside ROOT): GNU tar's "file is the archive; not
     /// dumped".
     case replacedArchive
+    /// A directory on another file system than ROOT's (`--one-file-system`): stored, its contents not walked.
+    case otherFileSystem
 }

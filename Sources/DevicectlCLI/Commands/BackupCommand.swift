@@ -21,6 +21,9 @@ enum BackupCommand: Command {
                 ["--exclude-from"], .value("FILE"), repeatable: true,
                 help: "Skip paths matching the patterns in FILE: one GLOB a line, # comments, - for stdin."),
             OptionSpec(
+                ["--one-file-system"],
+                help: "Do not descend into other file systems: a mount point is stored as an empty directory."),
+            OptionSpec(
                 ["--dry-run"], help: "Write nothing; list what would be skipped and why (with -v, stored too)."),
             verboseOption, quietOption, jsonOption,
         ] + progressOptions,
@@ -99,7 +102,8 @@ enum BackupCommand: Command {
         }
         let request = BackupRequest(
             root: root, output: archive == "-" ? .standardOutput : .file(archive), compression: compression,
-            level: level, patterns: patterns, created: created, tool: "devicectl \(Devicectl.version)", engine: engine)
+            level: level, patterns: patterns, created: created, tool: "devicectl \(Devicectl.version)", engine: engine,
+            oneFileSystem: arguments.flag("--one-file-system"))
 
         let bar = ProgressBar(
             console: context.console, enabled: context.showsProgress(arguments), label: "backing up",
@@ -183,6 +187,7 @@ enum BackupCommand: Command {
         var listed: [DryRunResult.ExcludedPath] = []
         let summary = try BackupEngine.dryRun(
             root: root, patterns: patterns, engine: engine, replacing: archive == "-" ? nil : archive,
+            oneFileSystem: arguments.flag("--one-file-system"),
             excluded: { item in
                 // The pattern reason names the --exclude that matched (the first one given, when several do).
                 let pattern = item.reasons.contains(.pattern) ? patterns.first { $0.matches(item.path) } : nil
