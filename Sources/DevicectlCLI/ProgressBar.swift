@@ -2,8 +2,9 @@
 import Foundation
 import Glibc
 
-/// Draws `  1,234 files  56.7 MB  89.0 MB/s  0:03` on stderr, at most ten times a second, with a bar
-/// and percentage when the total is known. Disabled (draws nothing) unless `enabled`.
+/// Draws `  1,234 files  56.7 MB  89.0 MB/s  0:03` on stderr, at most ten times a second, with a bar,
+/// a percentage and the time left (`ETA 0:12`) when the fraction done is known. Disabled (draws nothing)
+/// unless `enabled`.
 /// `finish()` erases the line so the summary prints cleanly.
 final class ProgressBar {
     private let console: Console
@@ -24,27 +25,31 @@ final class ProgressBar {
     }
 
     /// Redraws with the current counts (throttled to 10 Hz unless `force`).
-    func update(files: UInt64, bytes: UInt64, seconds: Double, totalBytes: UInt64? = nil, force: Bool = false) {
+    /// `fraction`: how much of the work is done (0...1), when known.
+    func update(files: UInt64, bytes: UInt64, seconds: Double, fraction: Double? = nil, force: Bool = false) {
         guard enabled else { return }
         guard force || seconds - lastDraw >= 0.1 else { return }
         lastDraw = seconds
         // Measured at every draw, so a resized terminal gets lines of its new width.
         let width = Self.columns(environment: environment)
         let line = Self.line(
-            label: label, files: files, bytes: bytes, seconds: seconds, totalBytes: totalBytes, width: width)
+            label: label, files: files, bytes: bytes, seconds: seconds, fraction: fraction, width: width)
         console.errRaw("\r\u{1B}[2K" + line)
         drawn = true
     }
 
     /// The progress line, fitted to `width` columns less one: a line that reached the last column would
     /// wrap on some terminals, and `\r` then redraws only its last row, leaving the first one stale. What
-    /// does not fit is dropped whole, least useful first: the bar, the rate, the label, the elapsed time.
+    /// does not fit is dropped whole, least useful first: the bar, the rate, the label, the elapsed time. With
+    /// a fraction, the time shown is what is left (from the rate so far, once 1% is done), else the time spent.
     static func line(
-        label: String, files: UInt64, bytes: UInt64, seconds: Double, totalBytes: UInt64?, width: Int
+        label: String, files: UInt64, bytes: UInt64, seconds: Double, fraction: Double?, width: Int
     ) -> String {
         var bar: String?
-        if let totalBytes, totalBytes > 0 {
-            let fraction = min(1, Double(bytes) / Double(totalBytes))
+        var remaining: Double?
+        if let done = fraction, done.isFinite, done >= 0 {
+            let fraction = min(1, done)
+            if fraction >= 0.01 && fraction < 1 { remaining = seconds * (1 - fraction) / fraction }
             let cells = 24
             let filled = Int(fraction * Double(cells))
             bar = "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: cells - filled) + "] "
@@ -52,7 +57,7 @@ final class ProgressBar {
         }
         let counts = "\(count(files)) files  \(Self.bytes(bytes))"
         let rate = seconds > 0 ? "\(Self.bytes(UInt64(Double(bytes) / seconds)))/s" : nil
-        let time = duration(seconds)
+        let time = remaining.map { "ETA " + duration($0) } ?? duration(seconds)
         let layouts: [[String?]] = [
             [label, bar, counts, rate, time], [label, counts, rate, time], [label, counts, time], [counts, time],
             [counts],

@@ -162,14 +162,29 @@ import Testing
 
     @Test(arguments: [1, 2, 10, 20, 30, 40, 50, 60, 80, 120])
     func theProgressLineFitsItsWidth(_ width: Int) {
-        for total in [nil, UInt64(10_000_000_000)] {
+        for fraction in [nil, 0.4] {
             let line = ProgressBar.line(
-                label: "backing up", files: 1_234_567, bytes: 9_876_543_210, seconds: 3_723, totalBytes: total,
+                label: "backing up", files: 1_234_567, bytes: 9_876_543_210, seconds: 3_723, fraction: fraction,
                 width: width)
             #expect(line.count <= width - 1, "\(width): '\(line)'")
         }
-        let wide = ProgressBar.line(label: "backing up", files: 1, bytes: 1, seconds: 1, totalBytes: 2, width: 200)
+        let wide = ProgressBar.line(label: "backing up", files: 1, bytes: 1, seconds: 1, fraction: 0.5, width: 200)
         #expect(wide.hasPrefix("backing up  ["))
+    }
+
+    /// With the fraction done known: a bar, the percentage, and the time left from the rate so far (not before 1%
+    /// is done; never once all is done).
+    @Test func theProgressLineShowsPercentAndTimeLeft() {
+        let quarter = ProgressBar.line(
+            label: "restoring", files: 10, bytes: 1000, seconds: 30, fraction: 0.25, width: 200)
+        #expect(quarter.contains("[######------------------]  25%"), "\(quarter)")
+        #expect(quarter.hasSuffix("ETA 1:30"), "30 s for a quarter: 90 s left: \(quarter)")
+        let early = ProgressBar.line(label: "restoring", files: 1, bytes: 1, seconds: 2, fraction: 0.001, width: 200)
+        #expect(early.hasSuffix("0:02") && !early.contains("ETA"), "\(early)")
+        let done = ProgressBar.line(label: "restoring", files: 1, bytes: 1, seconds: 9, fraction: 1.2, width: 200)
+        #expect(done.contains("100%") && done.hasSuffix("0:09") && !done.contains("ETA"), "\(done)")
+        let unknown = ProgressBar.line(label: "restoring", files: 1, bytes: 1, seconds: 9, fraction: nil, width: 200)
+        #expect(!unknown.contains("%") && unknown.hasSuffix("0:09"), "\(unknown)")
     }
 
     @Test func theWidthComesFromColumnsWhenStderrIsNoTerminal() {

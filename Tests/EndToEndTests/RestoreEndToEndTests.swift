@@ -92,6 +92,9 @@ enum RestoreArchives {
             let drawn = try phone.ok(["restore", archive, phone.root, "--progress"])
             #expect(drawn.stderr.contains("\r\u{1B}[2Krestoring "), "\(drawn.stderr)")
             #expect(drawn.stderr.contains("\r\u{1B}[2Kdevicectl: restored"), "\(drawn.stderr)")
+            // A file archive: the share of it read so far, as a bar and a percentage.
+            #expect(drawn.stderr.range(of: #"restoring  \[[#-]{24}\] +[0-9]{1,3}%"#, options: .regularExpression) != nil,
+                    "\(drawn.stderr)")
             let quiet = phone.dir + "/quiet"
             let silent = try phone.ok(["restore", archive, quiet])
             #expect(!silent.stderr.contains("restoring "))
