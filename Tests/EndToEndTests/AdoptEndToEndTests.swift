@@ -86,12 +86,7 @@ import TestSupport
             let list = try DevicectlBinary.run(["widget", "list", data, "--json"])
             #expect(list.stdout.contains("\"kind\":\"NudgeWidget\"") && list.stdout.contains("com.apple.weather"))
 
-            let archive = "\(dir)/phone.tar"
-            let backup = try DevicectlBinary.run(["backup", data, "-o", archive])
-            #expect(backup.status == 0, "\(backup.stderr)")
-            let newPhone = "\(dir)/new"
-            let restore = try DevicectlBinary.run(["restore", archive, newPhone])
-            #expect(restore.status == 0, "\(restore.stderr)")
+            let newPhone = try Self.migrate(data, in: dir)
             let restored = try DevicectlBinary.run(["widget", "list", newPhone, "--json"])
             #expect(restored.stdout == list.stdout, "the SpringBoard layout survives the migration")
             let notes = try DevicectlBinary.run(["container", newPhone, "--app", "com.example.news", "data"])
@@ -142,16 +137,24 @@ import TestSupport
             #expect(before.app == ["group.com.example.news"], "the group comes from the executable")
             #expect(before.members["group.com.example.news"] == ["com.example.news"])
 
-            let archive = "\(dir)/phone.tar"
-            let backup = try DevicectlBinary.run(["backup", data, "-o", archive])
-            #expect(backup.status == 0, "\(backup.stderr)")
-            let newPhone = "\(dir)/new"
-            let restore = try DevicectlBinary.run(["restore", archive, newPhone])
-            #expect(restore.status == 0, "\(restore.stderr)")
+            let newPhone = try Self.migrate(data, in: dir)
             let after = try Self.statusGroups(newPhone, app: "com.example.news")
             #expect(after.app == before.app && after.members == before.members, "backup and restore keep the group")
             let refresh = try DevicectlBinary.run(["widget-refresh", newPhone, "--now", "2026-12-02T09:00:00Z"])
             #expect(refresh.stdout.contains("com.example.news: scheduled (restored)"), "\(refresh.stdout)")
         }
+    }
+
+    /// Backs `data` up and restores it onto `dir/new` (both must succeed); returns the new phone's root.
+    static func migrate(_ data: String, in dir: String, sourceLocation: SourceLocation = #_sourceLocation) throws
+        -> String
+    {
+        let archive = "\(dir)/phone.tar"
+        let backup = try DevicectlBinary.run(["backup", data, "-o", archive])
+        #expect(backup.status == 0, "\(backup.stderr)", sourceLocation: sourceLocation)
+        let newPhone = "\(dir)/new"
+        let restore = try DevicectlBinary.run(["restore", archive, newPhone])
+        #expect(restore.status == 0, "\(restore.stderr)", sourceLocation: sourceLocation)
+        return newPhone
     }
 }
