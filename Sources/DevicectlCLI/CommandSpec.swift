@@ -76,33 +76,40 @@ public struct CommandSpec: Sendable {
         return parts.joined(separator: " ")
     }
 
-    /// The full `--help` text. Descriptions start in one column: two spaces after the longest spelling, at
-    /// least column 26 (as before any spelling grew past it).
+    /// The widest spelling that still shares a line with its description; a longer one (`--engine
+    /// icloud|computer|...`) stands alone and its description starts the next line, in the same column.
+    static let maxSpellingWidth = 30
+
+    /// The full `--help` text. Descriptions start in one column: two spaces after the longest spelling up to
+    /// `maxSpellingWidth`, at least column 26 (as before any spelling grew past it).
     public var help: String {
         let spellings = options.map { option -> String in
             var spelling = option.names.joined(separator: ", ")
             if case .value(let meta) = option.kind { spelling += " \(meta)" }
             return spelling
         }
-        let width = max(22, (spellings + positionals.map(\.name)).map(\.count).max() ?? 0)
+        let fitting = (spellings + positionals.map(\.name)).map(\.count).filter { $0 <= Self.maxSpellingWidth }
+        let width = max(22, fitting.max() ?? 0)
         var lines = ["\(summary)", "", "Usage: \(usage)"]
         if !positionals.isEmpty {
             lines.append("")
             lines.append("Arguments:")
-            for positional in positionals {
-                lines.append("  " + pad(positional.name, width) + positional.help)
-            }
+            for positional in positionals { lines += row(positional.name, positional.help, width) }
         }
         lines.append("")
         lines.append("Options:")
-        for (option, spelling) in zip(options, spellings) {
-            lines.append("  " + pad(spelling, width) + option.help)
-        }
+        for (option, spelling) in zip(options, spellings) { lines += row(spelling, option.help, width) }
         if !discussion.isEmpty {
             lines.append("")
             lines.append(discussion)
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// One row of the table: `  spelling  description`, or the spelling alone and the description below it.
+    private func row(_ spelling: String, _ help: String, _ width: Int) -> [String] {
+        if spelling.count > width { return ["  " + spelling, String(repeating: " ", count: width + 4) + help] }
+        return ["  " + pad(spelling, width) + help]
     }
 
     /// `text` followed by spaces up to `width`, then two more.
