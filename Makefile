@@ -3,7 +3,7 @@
 
 SWIFT ?= swift
 APT_PACKAGES := libarchive-dev libarchive-tools libssl-dev pkg-config attr e2fsprogs zstd xz-utils gzip python3 tar time \
-	strace util-linux zlib1g-dev file mount groff-base zsh fish
+	strace util-linux zlib1g-dev libsqlite3-dev file mount groff-base zsh fish
 RELEASE_BIN := .build/release/devicectl
 
 .PHONY: all deps build release test demo bench bench-smoke fuzz clean install install-files uninstall

@@ -28,6 +28,12 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        // SQLite: a MobileSync backup's Manifest.db.
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
         .target(name: "CSupport"),
 
         // MARK: - Libraries
@@ -35,8 +41,12 @@ let package = Package(
         .target(name: "DeviceKit", dependencies: ["SystemKit", "CCrypto"]),
         // The tar layer: libarchive's reader and pax writer, the framing audit, decoders, member names.
         .target(name: "TarKit", dependencies: ["SystemKit", "CArchive", "CZlib"]),
+        // The MobileSync layer (Finder/iTunes/idevicebackup2 backups): Manifest.db, MBFile records, binary plists,
+        // the keybag; knows no device.
+        .target(name: "MobileSyncKit", dependencies: ["SystemKit", "CSQLite", "CCrypto"]),
         .target(
-            name: "BackupKit", dependencies: ["DeviceKit", "SystemKit", "TarKit", "CArchive", "CCrypto"]),
+            name: "BackupKit",
+            dependencies: ["DeviceKit", "SystemKit", "TarKit", "MobileSyncKit", "CArchive", "CCrypto"]),
         .target(name: "NudgeWidget", dependencies: ["DeviceKit", "SystemKit"]),
         .target(name: "DevicectlCLI", dependencies: ["DeviceKit", "BackupKit", "TarKit", "NudgeWidget", "SystemKit"]),
 
@@ -46,6 +56,7 @@ let package = Package(
         // MARK: - Tests
         .target(name: "TestSupport", dependencies: ["SystemKit", "CCrypto"], path: "Tests/TestSupport"),
         .testTarget(name: "SystemKitTests", dependencies: ["TestSupport", "SystemKit", "CSupport"]),
+        .testTarget(name: "MobileSyncKitTests", dependencies: ["TestSupport", "MobileSyncKit", "SystemKit"]),
         .testTarget(name: "DeviceKitTests", dependencies: ["TestSupport", "DeviceKit", "SystemKit"]),
         .testTarget(
             name: "BackupKitTests",

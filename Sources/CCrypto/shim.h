@@ -6,4 +6,6 @@
 #define OPENSSL_SUPPRESS_DEPRECATED 1
 #include <openssl/evp.h>
 #include <openssl/sha.h>
+// MobileSync backups: SHA-1 file IDs, PBKDF2, RFC 3394 key wrap, random keys and salts.
+#include <openssl/rand.h>
 #endif

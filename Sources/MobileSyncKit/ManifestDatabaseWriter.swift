@@ -1,0 +1,111 @@
+// ManifestDatabaseWriter: Manifest.db written as a device writes it, in one transaction, closed with no sidecar.
+import CSQLite
+import Glibc
+
+/// Creates `Manifest.db` (reference §2.1): the phone's schema and header (page size 4096, incremental
+/// auto-vacuum, `user_version` 2, WAL mode in bytes 18/19), one row per `insert`. Rows go in one transaction with
+/// no rollback journal (a failed backup discards the whole directory), and `finish()` commits, switches the
+/// file to WAL mode and closes it, which checkpoints and removes the `-wal` and `-shm` files: a single, closed
+/// file is left. Used on one thread.
+public final class ManifestDatabaseWriter {
+    private var database: OpaquePointer?
+    private var insertStatement: OpaquePointer?
+    /// The path given to SQLite (`/proc/self/fd/N/Manifest.db`: bound to the directory's descriptor).
+    private let path: String
+    /// The path messages name.
+    private let shown: String
+
+    /// Creates the database `Manifest.db` in the directory open as `directory` (borrowed), which must not hold
+    /// one; `shown` names it in messages.
+    public init(directory: Int32, shown: String) throws(MobileSyncError) {
+        path = "/proc/self/fd/\(directory)/Manifest.db"
+        self.shown = shown
+        // SQLite would open an existing file (SQLITE_OPEN_EXCLUSIVE is not honoured by sqlite3_open_v2): the file
+        // is created here, empty, with O_EXCL, and SQLite opens what this call made.
+        let created = openat(directory, "Manifest.db", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard created >= 0 else {
+            let code = errno
+            throw .database(
+                path: shown, operation: "openat", code: SQLITE_CANTOPEN, message: String(cString: strerror(code)))
+        }
+        close(created)
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX
+        let status = sqlite3_open_v2(path, &database, flags, nil)
+        guard status == SQLITE_OK else {
+            let failure = failure("sqlite3_open_v2", status)
+            sqlite3_close_v2(database)
+            database = nil
+            throw failure
+        }
+        sqlite3_extended_result_codes(database, 1)
+        try execute("""
+            PRAGMA page_size=4096; PRAGMA auto_vacuum=INCREMENTAL; PRAGMA user_version=2;
+            PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-16384;
+            BEGIN;
+            CREATE TABLE Files (fileID TEXT PRIMARY KEY, domain TEXT, relativePath TEXT, flags INTEGER, file BLOB);
+            CREATE INDEX FilesDomainIdx ON Files(domain);
+            CREATE INDEX FilesRelativePathIdx ON Files(relativePath);
+            CREATE INDEX FilesFlagsIdx ON Files(flags);
+            CREATE TABLE Properties (key TEXT PRIMARY KEY, value BLOB);
+            """)
+        let sql = "INSERT INTO Files (fileID, domain, relativePath, flags, file) VALUES (?1, ?2, ?3, ?4, ?5)"
+        let prepared = sqlite3_prepare_v3(database, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &insertStatement, nil)
+        guard prepared == SQLITE_OK else { throw failure("sqlite3_prepare_v3", prepared) }
+    }
+
+    deinit {
+        sqlite3_finalize(insertStatement)
+        sqlite3_close_v2(database)
+    }
+
+    /// Adds one row. A fileID already present fails (two entries would share one content file).
+    public func insert(
+        fileID: String, domain: String, relativePath: String, kind: BackupFileRecord.Kind, blob: [UInt8]
+    ) throws(MobileSyncError) {
+        guard let statement = insertStatement else { throw closed("sqlite3_step") }
+        // SQLITE_TRANSIENT: SQLite copies each value before the call returns.
+        let transient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
+        sqlite3_bind_text(statement, 1, fileID, -1, transient)
+        sqlite3_bind_text(statement, 2, domain, -1, transient)
+        sqlite3_bind_text(statement, 3, relativePath, -1, transient)
+        sqlite3_bind_int(statement, 4, Int32(kind.rawValue))
+        blob.withUnsafeBytes { bytes in
+            _ = sqlite3_bind_blob(statement, 5, bytes.baseAddress, Int32(bytes.count), transient)
+        }
+        let status = sqlite3_step(statement)
+        sqlite3_reset(statement)
+        guard status == SQLITE_DONE else { throw failure("sqlite3_step", status) }
+    }
+
+    /// Commits the rows, sets WAL mode and closes the database (checkpointed, no `-wal`/`-shm` left).
+    public func finish() throws(MobileSyncError) {
+        guard database != nil else { throw closed("sqlite3_close") }
+        sqlite3_finalize(insertStatement)
+        insertStatement = nil
+        try execute("COMMIT; PRAGMA journal_mode=WAL; PRAGMA wal_checkpoint(TRUNCATE);")
+        let status = sqlite3_close(database)
+        guard status == SQLITE_OK else { throw failure("sqlite3_close", status) }
+        database = nil
+    }
+
+    private func execute(_ sql: String) throws(MobileSyncError) {
+        var message: UnsafeMutablePointer<CChar>?
+        let status = sqlite3_exec(database, sql, nil, nil, &message)
+        defer { sqlite3_free(message) }
+        guard status == SQLITE_OK else {
+            throw .database(
+                path: shown, operation: "sqlite3_exec", code: status,
+                message: message.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(status)))
+        }
+    }
+
+    private func failure(_ operation: String, _ status: Int32) -> MobileSyncError {
+        let message = database.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
+            ?? String(cString: sqlite3_errstr(status))
+        return .database(path: shown, operation: operation, code: status, message: message)
+    }
+
+    private func closed(_ operation: String) -> MobileSyncError {
+        .database(path: shown, operation: operation, code: SQLITE_MISUSE, message: "the database is closed")
+    }
+}

@@ -1,0 +1,29 @@
+// PropertyListObject: a property list value to be written, with NSKeyedArchiver's UIDs and ordered dictionaries.
+import Foundation
+
+/// A value `BinaryPropertyListWriter` writes. Dictionaries keep their keys in the order given (the order a
+/// device writes them), and `uid` is the NSKeyedArchiver object reference Foundation's plist API cannot write.
+public indirect enum PropertyListObject: Sendable, Equatable {
+    case string(String)
+    case integer(Int64)
+    case bool(Bool)
+    case data([UInt8])
+    case date(Date)
+    case uid(UInt64)
+    case array([PropertyListObject])
+    case dictionary([(String, PropertyListObject)])
+
+    public static func == (lhs: PropertyListObject, rhs: PropertyListObject) -> Bool {
+        switch (lhs, rhs) {
+        case let (.string(a), .string(b)): a == b
+        case let (.integer(a), .integer(b)): a == b
+        case let (.bool(a), .bool(b)): a == b
+        case let (.data(a), .data(b)): a == b
+        case let (.date(a), .date(b)): a == b
+        case let (.uid(a), .uid(b)): a == b
+        case let (.array(a), .array(b)): a == b
+        case let (.dictionary(a), .dictionary(b)): a.map(\.0) == b.map(\.0) && a.map(\.1) == b.map(\.1)
+        default: false
+        }
+    }
+}

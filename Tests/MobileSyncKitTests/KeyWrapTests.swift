@@ -1,0 +1,23 @@
+// KeyWrapTests: RFC 3394's own test vector, and a wrong key-encryption key is refused, not garbage.
+import MobileSyncKit
+import SystemKit
+import Testing
+
+@Suite struct KeyWrapTests {
+    // RFC 3394 §4.6: 256 bits of key data with a 256-bit KEK.
+    let kek = Hex.decode(Array("000102030405060708090A0B0C0D0E0F101112131415161718191A1B1C1D1E1F".utf8))!
+    let key = Hex.decode(Array("00112233445566778899AABBCCDDEEFF000102030405060708090A0B0C0D0E0F".utf8))!
+    let wrapped = "28c9f404c4b810f4cbccb35cfb87f8263f5786e2d80ed326cbc7f0e71a99f43bfb988b9b7a02dd21"
+
+    @Test func wrappingMatchesTheRFCVector() throws {
+        #expect(Hex.encode(try KeyWrap.wrap(key, with: kek)) == wrapped)
+        #expect(try KeyWrap.unwrap(Hex.decode(Array(wrapped.utf8))!, with: kek) == key)
+    }
+
+    @Test func theWrongKeyEncryptionKeyUnwrapsNothing() throws {
+        var wrong = kek
+        wrong[0] ^= 1
+        #expect(try KeyWrap.unwrap(Hex.decode(Array(wrapped.utf8))!, with: wrong) == nil)
+        #expect(try KeyWrap.unwrap([1, 2, 3], with: kek) == nil)
+    }
+}
