@@ -3,10 +3,10 @@
 
 SWIFT ?= swift
 APT_PACKAGES := libarchive-dev libarchive-tools libssl-dev pkg-config attr e2fsprogs zstd xz-utils gzip python3 tar time \
-	strace util-linux zlib1g-dev libsqlite3-dev file mount groff-base zsh fish
+	strace util-linux zlib1g-dev libsqlite3-dev python3-venv file mount groff-base zsh fish
 RELEASE_BIN := .build/release/devicectl
 
-.PHONY: all deps build release test demo bench bench-smoke fuzz clean install install-files uninstall
+.PHONY: all deps build release test demo bench bench-smoke fuzz clean install install-files uninstall oracles
 
 all: build
 
@@ -28,7 +28,15 @@ build: deps
 release: deps
 	$(SWIFT) build -c release
 
-test: deps
+# Independent readers the interop tests compare against, from PyPI into a venv (pinned versions).
+ORACLES := .build/oracles
+ORACLE_PACKAGES := pyiosbackup==0.2.4
+oracles:
+	@if ! $(ORACLES)/bin/python -c 'import pyiosbackup' 2>/dev/null; then \
+	  python3 -m venv $(ORACLES) && $(ORACLES)/bin/pip install --quiet --disable-pip-version-check $(ORACLE_PACKAGES); \
+	fi
+
+test: deps oracles
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	$(MAKE) --no-print-directory bench-smoke

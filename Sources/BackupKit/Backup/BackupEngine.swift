@@ -44,6 +44,11 @@ public enum BackupEngine {
         afterRead: ((String) -> Void)?, duringRead: ((String, UInt64) -> Void)? = nil, hashing: HashPlacement? = nil,
         stored: ((StoredPath) -> Void)? = nil
     ) throws -> BackupSummary {
+        if request.format == .mobileSync {
+            return try backupMobileSync(
+                request, progress: progress, warning: warning, afterRead: afterRead, duringRead: duringRead,
+                hashing: hashing, stored: stored)
+        }
         // Where the archive goes is settled before the device is read or locked: a directory, a block device or a
         // missing directory fails at once, and a closed standard output cannot be taken by the lock file.
         let (archive, target) = try resolve(request.output)
@@ -131,10 +136,11 @@ public enum BackupEngine {
         return files
     }
 
-    /// The regular file at `path`, which a backup to `path` replaces.
-    private static func replacedArchive(_ path: String) -> IgnoredFile? {
+    /// The regular file at `path` (for a MobileSync backup, the directory), which a backup to `path` replaces.
+    static func replacedArchive(_ path: String, format: BackupFormat = .tar) -> IgnoredFile? {
         var status = stat()
-        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
+        let kind = format == .tar ? S_IFREG : S_IFDIR
+        guard stat(path, &status) == 0, status.st_mode & S_IFMT == kind else { return nil }
         return IgnoredFile(device: UInt64(status.st_dev), inode: UInt64(status.st_ino), reason: .replacedArchive)
     }
 
@@ -146,7 +152,7 @@ public enum BackupEngine {
     /// backup would replace and so not store.
     public static func dryRun(
         root: String, patterns: [ExclusionPattern] = [], engine: AppleBackupEngine = .default,
-        replacing archive: String? = nil, oneFileSystem: Bool = false, excluded: @escaping (ExcludedPath) -> Void,
+        replacing archive: String? = nil, format: BackupFormat = .tar, oneFileSystem: Bool = false, excluded: @escaping (ExcludedPath) -> Void,
         warning: @escaping (String) -> Void, stored: ((StoredPath) -> Void)? = nil
     ) throws -> BackupSummary {
         try checkRoot(root)
@@ -154,7 +160,7 @@ public enum BackupEngine {
         let deviceRoot = Device.isDevice(at: root)
         let visitor = DryRunVisitor(report: excluded, warn: warning, stored: stored)
         let rules = ExclusionRules(deviceRoot: deviceRoot, patterns: patterns, engine: engine)
-        let replaced = archive.flatMap(replacedArchive).map { [$0] } ?? []
+        let replaced = archive.flatMap { replacedArchive($0, format: format) }.map { [$0] } ?? []
         try TreeWalker(root: root, rules: rules, visitor: visitor, ignoring: replaced, oneFileSystem: oneFileSystem)
             .run()
         let tally = visitor.tally
@@ -166,7 +172,7 @@ public enum BackupEngine {
             seconds: ProgressThrottle.now() - start, warnings: visitor.warnings, deviceRoot: deviceRoot)
     }
 
-    private static func checkRoot(_ root: String) throws {
+    static func checkRoot(_ root: String) throws {
         do {
             var status = stat()
             try SystemError.check("stat", path: root) { stat(root, &status) }

@@ -1,4 +1,6 @@
 // BackupError: why a backup (or a dry run) stopped; every case names the path involved.
+import Glibc
+import MobileSyncKit
 import SystemKit
 import TarKit
 
@@ -14,6 +16,10 @@ public enum BackupError: Error, CustomStringConvertible, Sendable {
     case system(SystemError)
     /// libarchive refused to write.
     case archive(ArchiveWriterError)
+    /// A MobileSync backup's database, keys or plists could not be written.
+    case format(MobileSyncError)
+    /// SIGINT or SIGTERM arrived while a MobileSync backup was written; its temporary directory was removed.
+    case interrupted(signal: Int32)
     /// SHA-256 could not be set up.
     case digest(DigestError)
     /// The output is unusable (a terminal, the writer stopped ...).
@@ -38,6 +44,11 @@ public enum BackupError: Error, CustomStringConvertible, Sendable {
             return error.entry.isEmpty
                 ? "cannot write the archive: \(error.message)"
                 : "cannot write the archive (at \(error.entry)): \(error.message)"
+        case .format(let error):
+            return error.description
+        case .interrupted(let signal):
+            let name = signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "signal \(signal)"
+            return "interrupted by \(name); the backup was not written"
         case .digest(let error):
             return error.description
         case .output(let message):

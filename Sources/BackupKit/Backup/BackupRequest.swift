@@ -20,12 +20,15 @@ public struct BackupRequest: Sendable {
     public var engine: AppleBackupEngine
     /// `--one-file-system`: do not descend into directories on other file systems (mount points are stored empty).
     public var oneFileSystem: Bool
+    /// What is written: a tar archive, or a MobileSync backup directory (`output` is then its path).
+    public var format: BackupFormat
 
     public init(
         root: String, output: BackupOutput, compression: Compression = .none, level: Int? = nil,
         patterns: [ExclusionPattern] = [], created: Date = Date(), tool: String, engine: AppleBackupEngine = .default,
-        oneFileSystem: Bool = false
+        oneFileSystem: Bool = false, format: BackupFormat = .tar
     ) {
+        self.format = format
         self.engine = engine
         self.oneFileSystem = oneFileSystem
         self.root = root

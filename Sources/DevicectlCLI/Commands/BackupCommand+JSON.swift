@@ -9,6 +9,8 @@ extension BackupCommand {
         var dryRun = false
         var root: String
         var archive: String
+        /// `tar` or `mobilesync` (`--format`).
+        var format = BackupFormat.tar.rawValue
         var compression: String
         var deviceRoot: Bool
         /// The Apple engine whose exclusion rules applied (`--engine`), as the manifest records it.
@@ -48,6 +50,7 @@ extension BackupCommand {
         var dryRun = true
         var root: String
         @OrNull var archive: String?
+        var format: String
         var compression: String
         var deviceRoot: Bool
         /// The Apple engine whose exclusion rules applied (`--engine`).

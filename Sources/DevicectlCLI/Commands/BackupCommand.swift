@@ -7,10 +7,13 @@ import TarKit
 
 enum BackupCommand: Command {
     static let spec = CommandSpec(
-        name: "backup", summary: "Archive a tree to tar, skipping everything excluded from backup.",
+        name: "backup", summary: "Archive a tree to tar or a MobileSync backup, skipping what is excluded from backup.",
         positionals: [PositionalSpec("ROOT", help: "The device root or any directory.")],
         options: [
             OptionSpec(["--output", "-o"], .value("ARCHIVE"), help: "The archive to write, or - for stdout (required)."),
+            OptionSpec(
+                ["--format"], .value("tar|mobilesync"),
+                help: "tar (default), or mobilesync: a Finder/iTunes backup directory, -o DIR."),
             OptionSpec(["--compression"], .value("none|gzip|zstd|xz"), help: "Compression (default: from the extension)."),
             OptionSpec(["--level"], .value("N"), help: "Compression level."),
             OptionSpec(
@@ -46,6 +49,12 @@ enum BackupCommand: Command {
             ARCHIVE, a file, is replaced only once the backup completed; a FIFO or character device (/dev/null)
             is written in place; a symlink is followed. Directories and block devices are refused.
             DEVICECTL_NOW pins the manifest's creation time (reproducible archives).
+            --format mobilesync writes the backup Finder, iTunes and idevicebackup2 make of a device (a device root
+            only): DIR gets Info.plist, Manifest.plist, Status.plist, Manifest.db and the files at xx/<SHA-1>, each
+            container a domain (AppDomain-, AppDomainGroup-, AppDomainPlugin-<id>), the rest HomeDomain; app
+            bundles are never stored (Manifest.plist lists the apps). The engine defaults to computer. DIR is
+            written beside itself and renamed into place when complete; an existing DIR is replaced only if it is
+            empty or a MobileSync backup. No compression, no -o -.
             -v lists each stored path as 'tar -cv' does (relative to ROOT, directories ending in '/', escaped as
             'list' shows names), in archive order, on stdout (on stderr with -o -); not with --json. -q prints
             only errors. -v and -q draw no progress bar.
@@ -67,7 +76,8 @@ enum BackupCommand: Command {
 
     static func run(_ arguments: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let root = arguments.positional(0)!
-        let engine = try engine(arguments) ?? .default
+        let format = try arguments.value("--format", as: "tar or mobilesync") { BackupFormat(rawValue: $0) } ?? .tar
+        let engine = try engine(arguments) ?? format.defaultEngine
         var patterns = try arguments.all("--exclude").map { glob throws(UsageError) -> ExclusionPattern in
             guard !glob.isEmpty else { throw UsageError("--exclude needs a non-empty GLOB", command: spec.name) }
             do {
@@ -83,7 +93,8 @@ enum BackupCommand: Command {
         for file in patternFiles { patterns += try PatternFile.patterns(from: file, command: spec.name) }
         // A dry run checks every option exactly as the backup would, so what it shows is what runs.
         let archive = arguments.value("--output")
-        let (compression, level) = try compressionAndLevel(arguments, archive: archive)
+        let (compression, level) = format == .tar
+            ? try compressionAndLevel(arguments, archive: archive) : try mobileSyncOutput(arguments, archive: archive)
         let json = arguments.flag("--json")
         if json && archive == "-" {
             throw UsageError("--json prints on standard output, so it cannot be used with -o -", command: spec.name)
@@ -94,8 +105,8 @@ enum BackupCommand: Command {
         }
         if arguments.flag("--dry-run") {
             return try dryRun(
-                root: root, patterns: patterns, engine: engine, archive: archive, compression: compression, arguments,
-                context)
+                root: root, patterns: patterns, engine: engine, archive: archive, format: format,
+                compression: compression, arguments, context)
         }
         guard let archive else {
             throw UsageError("missing -o ARCHIVE (use -o - for standard output)", command: spec.name)
@@ -103,7 +114,11 @@ enum BackupCommand: Command {
         let request = BackupRequest(
             root: root, output: archive == "-" ? .standardOutput : .file(archive), compression: compression,
             level: level, patterns: patterns, created: created, tool: "devicectl \(Devicectl.version)", engine: engine,
-            oneFileSystem: arguments.flag("--one-file-system"))
+            oneFileSystem: arguments.flag("--one-file-system"), format: format)
+        // A MobileSync backup is a directory, which a signal handler cannot remove: SIGINT and SIGTERM stop it
+        // between members instead, and it removes what it wrote.
+        if format == .mobileSync { InterruptSignal.install() }
+        defer { if format == .mobileSync { InterruptSignal.uninstall() } }
 
         let bar = ProgressBar(
             console: context.console, enabled: context.showsProgress(arguments), label: "backing up",
@@ -136,7 +151,7 @@ enum BackupCommand: Command {
                     details: [
                         "archive": archive == "-" ? "stdout" : archive, "files": String(summary.files),
                         "bytes": String(summary.bytes), "archiveBytes": String(summary.archiveBytes),
-                        "engine": engine.rawValue,
+                        "engine": engine.rawValue, "format": format.rawValue,
                     ]))
             } catch {
                 context.console.warn(
@@ -147,9 +162,10 @@ enum BackupCommand: Command {
         if json {
             var result = Result(summary, root: root, archive: archive, compression: compression)
             result.engine = engine.rawValue
+            result.format = format.rawValue
             context.console.result(result)
         } else {
-            printSummary(summary, root: root, archive: archive, engine: engine, context.console)
+            printSummary(summary, root: root, archive: archive, engine: engine, format: format, context.console)
         }
         return 0
     }
@@ -177,16 +193,31 @@ enum BackupCommand: Command {
         return (compression, level)
     }
 
+    /// A MobileSync backup's `-o DIR`: a directory, never standard output, and never compressed.
+    private static func mobileSyncOutput(
+        _ arguments: ParsedArguments, archive: String?
+    ) throws(UsageError) -> (Compression, Int?) {
+        if archive == "-" {
+            throw UsageError("--format mobilesync writes a directory: give -o DIR, not -o -", command: spec.name)
+        }
+        if arguments.value("--compression") != nil || arguments.value("--level") != nil {
+            throw UsageError(
+                "--format mobilesync is not compressed: --compression and --level go with --format tar",
+                command: spec.name)
+        }
+        return (.none, nil)
+    }
+
     // MARK: - Dry run
 
     private static func dryRun(
-        root: String, patterns: [ExclusionPattern], engine: AppleBackupEngine, archive: String?,
+        root: String, patterns: [ExclusionPattern], engine: AppleBackupEngine, archive: String?, format: BackupFormat,
         compression: Compression, _ arguments: ParsedArguments, _ context: CommandContext
     ) throws -> Int32 {
         let json = arguments.flag("--json")
         var listed: [DryRunResult.ExcludedPath] = []
         let summary = try BackupEngine.dryRun(
-            root: root, patterns: patterns, engine: engine, replacing: archive == "-" ? nil : archive,
+            root: root, patterns: patterns, engine: engine, replacing: archive == "-" ? nil : archive, format: format,
             oneFileSystem: arguments.flag("--one-file-system"),
             excluded: { item in
                 // The pattern reason names the --exclude that matched (the first one given, when several do).
@@ -211,7 +242,8 @@ enum BackupCommand: Command {
         if json {
             context.console.result(
                 DryRunResult(
-                    root: root, archive: archive, compression: compression.rawValue, deviceRoot: summary.deviceRoot,
+                    root: root, archive: archive, format: format.rawValue, compression: compression.rawValue,
+                    deviceRoot: summary.deviceRoot,
                     engine: engine.rawValue, counts: JSONCounts(summary), excluded: JSONExcluded(summary),
                     excludedPaths: listed))
         } else {
@@ -241,9 +273,10 @@ enum BackupCommand: Command {
     }
 
     private static func printSummary(
-        _ summary: BackupSummary, root: String, archive: String, engine: AppleBackupEngine, _ console: Console
+        _ summary: BackupSummary, root: String, archive: String, engine: AppleBackupEngine, format: BackupFormat,
+        _ console: Console
     ) {
-        let target = archive == "-" ? "standard output" : archive
+        let target = archive == "-" ? "standard output" : format == .mobileSync ? "\(archive) (MobileSync backup)" : archive
         // The engine is named on a device root, and on any tree when not the default.
         let rules =
             summary.deviceRoot
@@ -262,7 +295,7 @@ enum BackupCommand: Command {
                 + "\(ProgressBar.bytes(UInt64(Double(summary.bytes) / seconds)))/s"
         }
         console.err(
-            "  archive  \(ProgressBar.bytes(summary.archiveBytes)) written in \(String(format: "%.2f", seconds)) s"
+            "  \(format == .mobileSync ? "backup " : "archive") \(ProgressBar.bytes(summary.archiveBytes)) written in \(String(format: "%.2f", seconds)) s"
                 + rates)
     }
 

@@ -1,0 +1,61 @@
+// BackupEngine+MobileSync: `devicectl backup --format mobilesync`: the same walk, exclusion and batches as a tar
+// backup, into a MobileSync backup directory.
+import DeviceKit
+import MobileSyncKit
+import SystemKit
+import TarKit
+
+extension BackupEngine {
+    /// The iterations of the (unused) keybag an unencrypted backup carries, as devices write it.
+    static let unencryptedKeyBagIterations: UInt32 = 10_000
+
+    /// Writes a MobileSync backup of the device root `request.root` to the directory `request.output` names
+    /// (see `BackupDirectory`); SIGINT/SIGTERM (when `InterruptSignal` is installed) stop it between members.
+    static func backupMobileSync(
+        _ request: BackupRequest, progress: ((BackupProgress) -> Void)?, warning: @escaping (String) -> Void,
+        afterRead: ((String) -> Void)?, duringRead: ((String, UInt64) -> Void)?, hashing: HashPlacement?,
+        stored: ((StoredPath) -> Void)?
+    ) throws -> BackupSummary {
+        guard case .file(let path) = request.output else {
+            throw BackupError.output("a MobileSync backup is a directory: give -o DIR, not standard output")
+        }
+        try checkRoot(request.root)
+        guard Device.isDevice(at: request.root) else {
+            throw BackupError.output(
+                "cannot make a MobileSync backup of \(request.root): it is not a device root "
+                    + "(its domains are a device's containers; see 'devicectl init --adopt')")
+        }
+        guard let rootStatus = try? FileStatus.of(request.root) else {
+            throw BackupError.rootNotDirectory(request.root, nil)
+        }
+        let lock = try? Device.open(request.root).lock(wait: true)
+        defer { try? lock?.release() }
+        let (header, device, applications, map) = try DeviceInventory.mobileSync(
+            root: request.root, created: Timestamp.format(request.created), tool: request.tool, engine: request.engine)
+        let keyBag: BackupKeyBag
+        do {
+            keyBag = try BackupKeyBag.make(password: [], iterations: unencryptedKeyBagIterations, passwordStage: nil).0
+        } catch { throw BackupError.format(error) }
+        let properties = BackupProperties(
+            device: device, applications: applications, date: request.created, keyBag: keyBag, host: request.tool)
+
+        let output = try BackupDirectory(destination: path)
+        do {
+            let sink = try MobileSyncSink(
+                directory: output.descriptor, shown: path, map: map, properties: properties, rootStatus: rootStatus,
+                interruption: { InterruptSignal.received })
+            var own = [IgnoredFile(device: output.identity.0, inode: output.identity.1, reason: .ownArchive)]
+            if let replaced = output.replaced {
+                own.append(IgnoredFile(device: replaced.0, inode: replaced.1, reason: .replacedArchive))
+            }
+            let run = BackupRun(
+                request: request, deviceRoot: true, header: header, spillDirectory: output.parentPath,
+                ownArchives: own, progress: progress, warning: warning, afterRead: afterRead, duringRead: duringRead,
+                placement: hashing ?? .default(for: .none), stored: stored)
+            return try run.archive(into: sink) { try output.commit() }
+        } catch {
+            output.discard()
+            throw error
+        }
+    }
+}

@@ -1,0 +1,95 @@
+// DomainMap: where a device root's paths go in a MobileSync backup: a domain and a path inside it.
+import DeviceKit
+
+/// Maps a path relative to ROOT onto a MobileSync domain (reference §4.1): an app's data container
+/// (`Containers/Data/Application/<UUID>`) is `AppDomain-<bundle id>`, an App Group's container
+/// `AppDomainGroup-<group id>`, an extension's (`Containers/Data/PluginKitPlugin/<UUID>`)
+/// `AppDomainPlugin-<extension id>`, each container directory being its domain's root `""`; everything else a
+/// device root holds is `/var/mobile` and so `HomeDomain`, with its path unchanged (`Library/SpringBoard/...`).
+/// Containers are named by their metadata's identifier (`ContainerIndex`'s listing); their UUIDs are not in a
+/// backup. Not stored: the class directories above the containers, each container's metadata plist (the restore
+/// writes new ones) and anything under `Containers/` that is no container of these three kinds.
+struct DomainMap {
+    /// Where one path goes.
+    enum Placement: Equatable {
+        /// A row of `domain` at `relativePath`.
+        case row(domain: String, relativePath: String)
+        /// Not part of a backup, silently (the directories above the containers, container metadata).
+        case structure
+        /// Not in any domain: a container of no known identifier, or another path under `Containers/`.
+        /// `top` is the directory to name once in the warning.
+        case unmapped(top: String)
+    }
+
+    static let homeDomain = "HomeDomain"
+    static let metadataName = ".com.apple.mobile_container_manager.metadata.plist"
+    /// The kinds that are domains, and the domain prefix of each.
+    static let domainKinds: [(ContainerKind, String)] = [
+        (.data, "AppDomain-"), (.group, "AppDomainGroup-"), (.plugin, "AppDomainPlugin-"),
+    ]
+
+    /// Domain by container directory (`Containers/Shared/AppGroup/<UUID>`).
+    private var domains: [String: String] = [:]
+    /// The directories above containers: `Containers`, `Containers/Data`, each class directory ...
+    private let structure: Set<String>
+
+    /// The map of `device`'s containers. A second container of one identifier is left out (`duplicates`
+    /// names them): two containers cannot share one domain's file IDs.
+    init(device: Device) throws {
+        var structure: Set<String> = ["Containers"]
+        for kind in ContainerKind.allCases {
+            var prefix = ""
+            for component in kind.directory.split(separator: "/") {
+                prefix += prefix.isEmpty ? String(component) : "/" + component
+                structure.insert(prefix)
+            }
+        }
+        self.structure = structure
+        for (kind, domainPrefix) in Self.domainKinds {
+            var seen: Set<String> = []
+            for container in try device.containers(kind) where seen.insert(container.identifier).inserted {
+                domains[container.relativePath] = domainPrefix + container.identifier
+            }
+        }
+    }
+
+    /// The domains of the map, sorted.
+    var allDomains: [String] { [Self.homeDomain] + Set(domains.values).sorted() }
+
+    func placement(of path: String) -> Placement {
+        guard path == "Containers" || path.hasPrefix("Containers/") else {
+            return .row(domain: Self.homeDomain, relativePath: path)
+        }
+        if structure.contains(path) { return .structure }
+        let components = path.split(separator: "/", omittingEmptySubsequences: false)
+        // Containers/<Data|Shared>/<Class>/<UUID>[/rest]
+        if components.count >= 4, let domain = domains[components[0..<4].joined(separator: "/")] {
+            let rest = components.count == 4 ? "" : components[4...].joined(separator: "/")
+            return rest == Self.metadataName ? .structure : .row(domain: domain, relativePath: rest)
+        }
+        // The first directory below the structure names what is left out.
+        var top = ""
+        for component in components {
+            top += top.isEmpty ? String(component) : "/" + component
+            if !structure.contains(top) { break }
+        }
+        return .unmapped(top: top)
+    }
+
+    /// A symlink's target as a device path: `link` (relative to ROOT) resolved from the link's directory, under
+    /// `/var/mobile`; nil when it climbs above ROOT (a backup never stores such a link).
+    static func devicePath(ofLink target: String, at path: String) -> String? {
+        guard !target.hasPrefix("/") else { return nil }
+        var components = path.split(separator: "/").dropLast().map(String.init)
+        for component in target.split(separator: "/") {
+            switch component {
+            case ".": continue
+            case "..":
+                guard !components.isEmpty else { return nil }
+                components.removeLast()
+            default: components.append(String(component))
+            }
+        }
+        return "/var/mobile/" + components.joined(separator: "/")
+    }
+}

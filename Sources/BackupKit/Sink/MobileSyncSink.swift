@@ -1,0 +1,259 @@
+// MobileSyncSink: the MobileSync format behind `FormatSink`: content files named by SHA-1 and Manifest.db rows.
+import Glibc
+import MobileSyncKit
+import SystemKit
+
+/// Writes the members into a backup directory as a device's backup lays them out (reference §5.8 "Write"):
+/// each member's domain and path from `DomainMap`, a Manifest.db row for every file, directory and symlink
+/// (the domain root `""` included: HomeDomain's is ROOT, written first), each file's data at
+/// `<fileID[0:2]>/<fileID>`, a hard link's data copied from the file it names. devicectl's own manifest, the last
+/// member, is kept beside them as `devicectl-manifest.jsonl`. `finish()` closes Manifest.db, then writes
+/// Manifest.plist and Info.plist, and Status.plist (`finished`) last. Every name is created with
+/// `O_CREAT | O_EXCL | O_NOFOLLOW` in a directory the sink made, by descriptor.
+final class MobileSyncSink: FormatSink {
+    /// The name devicectl's manifest takes in the backup directory.
+    static let manifestName = "devicectl-manifest.jsonl"
+    /// Owner and group of every row: `mobile`, as /var/mobile's files are on a device.
+    static let mobile: UInt32 = 501
+    /// The protection class of every file: `NSFileProtectionCompleteUntilFirstUserAuthentication`, an app
+    /// file's default.
+    static let fileProtectionClass = 3
+
+    private let directory: Int32
+    private let shown: String
+    private let map: DomainMap
+    private let database: ManifestDatabaseWriter
+    private let properties: BackupProperties
+    private let interruption: () -> Int32?
+    /// The `xx` directories made so far (by their first byte's value).
+    private var madeDirectories = [Bool](repeating: false, count: 256)
+    /// fileID and attributes by path relative to ROOT, for the files a hard link may name (regular files only):
+    /// a hard link has the inode's attributes, which only the first name's member carries.
+    private var files: [String: (fileID: String, attributes: [(String, [UInt8])])] = [:]
+    /// The content file being written, the bytes it still expects, and its name for messages.
+    private var current: Int32 = -1
+    private var remaining: UInt64 = 0
+    private var currentName = ""
+    /// Containers and paths left out, each named once.
+    private var unmappedTops: Set<String> = []
+    private(set) var notes: [String] = []
+    private(set) var bytesWritten: UInt64 = 0
+
+    /// Starts a backup in `directory` (borrowed, empty, named `shown`): creates Manifest.db and HomeDomain's root
+    /// row from ROOT's `rootStatus`.
+    init(
+        directory: Int32, shown: String, map: DomainMap, properties: BackupProperties, rootStatus: FileStatus,
+        interruption: @escaping () -> Int32?
+    ) throws(BackupError) {
+        self.directory = directory
+        self.shown = shown
+        self.map = map
+        self.properties = properties
+        self.interruption = interruption
+        do {
+            database = try ManifestDatabaseWriter(directory: directory, shown: "\(shown)/Manifest.db")
+        } catch { throw .format(error) }
+        let root = BackupFileRecord(
+            kind: .directory, relativePath: "", mode: rootStatus.mode, userID: Self.mobile, groupID: Self.mobile,
+            inode: 0, size: 0, birth: rootStatus.mtimeSeconds, lastModified: rootStatus.mtimeSeconds,
+            lastStatusChange: rootStatus.mtimeSeconds, protectionClass: 0)
+        try insert(root, domain: DomainMap.homeDomain)
+    }
+
+    deinit {
+        if current >= 0 { close(current) }
+    }
+
+    func begin(_ member: SinkMember) throws(BackupError) {
+        if let signal = interruption() { throw .interrupted(signal: signal) }
+        try closeCurrent()
+        let path = String(decoding: UnsafeRawBufferPointer(member.path), as: UTF8.self)
+        if path == Manifest.memberName {
+            try create(Self.manifestName, in: directory, size: member.size)
+            return
+        }
+        switch map.placement(of: path) {
+        case .structure:
+            return
+        case .unmapped(let top):
+            if unmappedTops.insert(top).inserted {
+                notes.append("\(top): not in any backup domain (no container metadata names it); not stored")
+            }
+            return
+        case .row(let domain, let relativePath):
+            try store(member, path: path, domain: domain, relativePath: relativePath)
+        }
+    }
+
+    func write(_ data: UnsafeRawBufferPointer) throws(BackupError) {
+        guard current >= 0 else { return }
+        guard UInt64(data.count) <= remaining else {
+            throw .output("internal error: more data than \(currentName)'s size")
+        }
+        var offset = 0
+        while offset < data.count {
+            let n = Glibc.write(current, data.baseAddress! + offset, data.count - offset)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .system(SystemError("write", path: currentName))
+            }
+            offset += n
+        }
+        remaining -= UInt64(data.count)
+        bytesWritten += UInt64(data.count)
+    }
+
+    func finish() throws(BackupError) {
+        try closeCurrent()
+        do { try database.finish() } catch { throw .format(error) }
+        let uuid = try uuidString()
+        // Status.plist last: until it says `finished`, nothing here is a complete backup.
+        for (name, bytes) in [
+            ("Manifest.plist", properties.manifestPlist()), ("Info.plist", properties.infoPlist()),
+            ("Status.plist", properties.statusPlist(uuid: uuid)),
+        ] {
+            try create(name, in: directory, size: UInt64(bytes.count))
+            try bytes.withUnsafeBytes { buffer in Result { () throws(BackupError) in try write(buffer) } }.get()
+            try closeCurrent()
+        }
+        var status = stat()
+        if fstatat(directory, "Manifest.db", &status, AT_SYMLINK_NOFOLLOW) == 0 { bytesWritten += UInt64(status.st_size) }
+    }
+
+    // MARK: - Members
+
+    private func store(_ member: SinkMember, path: String, domain: String, relativePath: String) throws(BackupError) {
+        var record = BackupFileRecord(
+            kind: .directory, relativePath: relativePath, mode: member.mode, userID: Self.mobile,
+            groupID: Self.mobile, inode: 0, size: 0, birth: member.mtimeSeconds, lastModified: member.mtimeSeconds,
+            lastStatusChange: member.mtimeSeconds, protectionClass: 0,
+            extendedAttributes: Self.attributes(of: member))
+        let fileID = FileID.of(domain: domain, relativePath: relativePath)
+        switch member.kind {
+        case .directory:
+            break
+        case .symlink:
+            let target = String(decoding: UnsafeRawBufferPointer(member.link!), as: UTF8.self)
+            guard let devicePath = DomainMap.devicePath(ofLink: target, at: path) else {
+                notes.append("\(path): its target \(target) is outside the device; not stored")
+                return
+            }
+            record.kind = .symlink
+            record.target = devicePath
+        case .file:
+            record.kind = .file
+            record.size = member.size
+            record.protectionClass = Self.fileProtectionClass
+            try createContentFile(fileID, size: member.size)
+            files[path] = (fileID, record.extendedAttributes)
+        case .hardlink:
+            let source = String(decoding: UnsafeRawBufferPointer(member.link!), as: UTF8.self)
+            guard let (sourceID, attributes) = files[source] else {
+                notes.append("\(path): a hard link to \(source), which is not stored; not stored")
+                return
+            }
+            record.kind = .file
+            record.mode = (record.mode & ~UInt32(S_IFMT)) | UInt32(S_IFREG)
+            record.protectionClass = Self.fileProtectionClass
+            record.extendedAttributes = attributes
+            record.size = try copyContent(from: sourceID, to: fileID)
+            files[path] = (fileID, attributes)
+        }
+        try insert(record, domain: domain, fileID: fileID)
+    }
+
+    /// The member's `user.*` attributes by their iOS names (without `user.`).
+    private static func attributes(of member: SinkMember) -> [(String, [UInt8])] {
+        var result: [(String, [UInt8])] = []
+        member.forEachAttribute { name, value in
+            let text = String(decoding: UnsafeRawBufferPointer(name), as: UTF8.self)
+            result.append((text.hasPrefix("user.") ? String(text.dropFirst(5)) : text, Array(value)))
+        }
+        return result
+    }
+
+    private func insert(_ record: BackupFileRecord, domain: String, fileID: String? = nil) throws(BackupError) {
+        let id = fileID ?? FileID.of(domain: domain, relativePath: record.relativePath)
+        do {
+            try database.insert(
+                fileID: id, domain: domain, relativePath: record.relativePath, kind: record.kind,
+                blob: record.archived())
+        } catch { throw .format(error) }
+    }
+
+    // MARK: - Content files
+
+    /// The `xx` directory of `fileID`, made on first use; returns it open.
+    private func contentDirectory(_ fileID: String) throws(BackupError) -> Int32 {
+        let name = String(fileID.prefix(2))
+        let index = Int(Hex.decode(Array(name.utf8))?.first ?? 0)
+        if !madeDirectories[index] {
+            if mkdirat(directory, name, 0o755) != 0 && errno != EEXIST {
+                throw .system(SystemError("mkdirat", path: "\(shown)/\(name)"))
+            }
+            madeDirectories[index] = true
+        }
+        let fd = openat(directory, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { throw .system(SystemError("openat", path: "\(shown)/\(name)")) }
+        return fd
+    }
+
+    private func createContentFile(_ fileID: String, size: UInt64) throws(BackupError) {
+        let parent = try contentDirectory(fileID)
+        defer { close(parent) }
+        try create(fileID, in: parent, size: size, shownAs: "\(fileID.prefix(2))/\(fileID)")
+    }
+
+    /// Creates `name` in `parent` for `size` bytes of data; an empty file is closed at once.
+    private func create(_ name: String, in parent: Int32, size: UInt64, shownAs: String? = nil) throws(BackupError) {
+        currentName = "\(shown)/\(shownAs ?? name)"
+        let fd = openat(parent, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw .system(SystemError("openat", path: currentName)) }
+        current = fd
+        remaining = size
+        if size == 0 { try closeCurrent() }
+    }
+
+    private func closeCurrent() throws(BackupError) {
+        guard current >= 0 else { return }
+        let fd = current
+        current = -1
+        guard remaining == 0 else {
+            close(fd)
+            throw .output("internal error: \(currentName) ended \(remaining) bytes short")
+        }
+        if close(fd) != 0 && errno != EINTR { throw .system(SystemError("close", path: currentName)) }
+    }
+
+    /// Copies the content file of `source` to a new content file `fileID`; returns its size.
+    private func copyContent(from source: String, to fileID: String) throws(BackupError) -> UInt64 {
+        let sourceDirectory = try contentDirectory(source)
+        defer { close(sourceDirectory) }
+        let input = openat(sourceDirectory, source, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard input >= 0 else { throw .system(SystemError("openat", path: "\(shown)/\(source.prefix(2))/\(source)")) }
+        defer { close(input) }
+        var status = stat()
+        guard fstat(input, &status) == 0 else { throw .system(SystemError("fstat", path: "\(shown)/\(source)")) }
+        let size = UInt64(status.st_size)
+        try createContentFile(fileID, size: size)
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 16)
+        defer { chunk.deallocate() }
+        while remaining > 0 {
+            let n = read(input, chunk.baseAddress, min(chunk.count, Int(clamping: remaining)))
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { throw .system(SystemError("read", path: "\(shown)/\(source.prefix(2))/\(source)")) }
+            try write(UnsafeRawBufferPointer(rebasing: chunk[0..<n]))
+        }
+        try closeCurrent()
+        return size
+    }
+
+    private func uuidString() throws(BackupError) -> String {
+        var bytes: [UInt8]
+        do { bytes = try SecureRandom.bytes(16) } catch { throw .format(error) }
+        bytes[6] = bytes[6] & 0x0F | 0x40
+        bytes[8] = bytes[8] & 0x3F | 0x80
+        let hex = Array(Hex.encode(bytes).uppercased())
+        return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(hex[$0]) }.joined(separator: "-")
+    }
+}
