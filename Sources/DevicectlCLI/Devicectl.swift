@@ -129,7 +129,9 @@ public enum Devicectl {
     /// backup interrupted while writing dies of the signal itself after removing its temporary file).
     static func exitStatus(for error: any Error) -> Int32 {
         switch error {
-        case RestoreError.interrupted(let signal), ArchiveReaderError.interrupted(let signal): 128 + signal
+        case RestoreError.interrupted(let signal), ArchiveReaderError.interrupted(let signal),
+            BackupError.interrupted(let signal):
+            128 + signal
         case let failure as ArchiveFailure: exitStatus(for: failure.cause)
         default: 1
         }

@@ -48,7 +48,7 @@ public enum BackupError: Error, CustomStringConvertible, Sendable {
             return error.description
         case .interrupted(let signal):
             let name = signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "signal \(signal)"
-            return "interrupted by \(name); the backup was not written"
+            return "interrupted by \(name); the backup did not complete"
         case .digest(let error):
             return error.description
         case .output(let message):

@@ -1,0 +1,77 @@
+// MobileSyncInterruptionTests: a MobileSync backup interrupted (SIGINT, SIGTERM) or killed (SIGKILL) at a fixed
+// step never leaves anything at DIR but the previous backup, whole; an interruption removes its temporary
+// directory and exits 128 + the signal; a kill's leftover is hidden and the next backup removes it.
+import Foundation
+import Glibc
+import TestSupport
+import Testing
+
+@Suite(.serialized) struct MobileSyncInterruptionTests {
+    /// A phone with 60 documents (many fileID prefixes) and a previous backup of it at `out/backup`.
+    struct Fixture {
+        let scratch: FaultScratch
+        let root: String
+        let out: String
+        var backup: String { out + "/backup" }
+        let previous: [String: String]
+
+        init(_ scratch: FaultScratch) throws {
+            self.scratch = scratch
+            root = try scratch.phone(files: 60)
+            out = scratch.base + "/out"
+            try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+            try scratch.ok(["backup", root, "--format", "mobilesync", "-o", out + "/backup"])
+            previous = try FaultScratch.snapshot(out + "/backup")
+            try FaultScratch.fill(try FaultScratch.dataContainer(root) + "/Documents/more", files: 40, size: 8192)
+        }
+
+        func expectPreviousBackupIntact(sourceLocation: SourceLocation = #_sourceLocation) throws {
+            #expect(try FaultScratch.snapshot(backup) == previous, sourceLocation: sourceLocation)
+        }
+    }
+
+    /// The formatting thread makes the content directories (`mkdirat`, one per fileID prefix); the signal arrives
+    /// at its third, with most members still to come. The main thread makes one (the temporary directory).
+    @Test(arguments: [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")])
+    func aSignalRemovesTheTemporaryDirectoryAndKeepsThePreviousBackup(_ signal: Int32, _ name: String) throws {
+        try FaultScratch.with { scratch in
+            let fixture = try Fixture(scratch)
+            let result = try scratch.runInjecting(
+                "mkdirat", "signal=\(name.dropFirst(3))", when: "3",
+                ["backup", fixture.root, "--format", "mobilesync", "-o", fixture.backup])
+            #expect(result.status == 128 + signal, "exit \(result.status): \(result.stderr)")
+            #expect(result.stderr == "devicectl: interrupted by \(name); the backup did not complete\n", "\(result.stderr)")
+            try fixture.expectPreviousBackupIntact()
+            #expect(try directoryNames(in: fixture.out) == ["backup"])
+        }
+    }
+
+    @Test func killedAtTheRenameThePreviousBackupStaysAndTheLeftoverIsHiddenThenRemoved() throws {
+        try FaultScratch.with { scratch in
+            let fixture = try Fixture(scratch)
+            let killed = try scratch.runInjecting(
+                "renameat2", "signal=KILL", when: "1",
+                ["backup", fixture.root, "--format", "mobilesync", "-o", fixture.backup])
+            #expect(killed.status == SIGKILL || killed.status == 128 + SIGKILL, "\(killed.stderr)")
+            try fixture.expectPreviousBackupIntact()
+            let names = try directoryNames(in: fixture.out)
+            #expect(names.count == 2 && names.contains { $0.hasPrefix(".backup.devicectl-tmp-") }, "\(names)")
+            try scratch.ok(["backup", fixture.root, "--format", "mobilesync", "-o", fixture.backup])
+            #expect(try directoryNames(in: fixture.out) == ["backup"])
+        }
+    }
+
+    /// A full disk while a content file is written (the 20th write of the formatting thread fails with ENOSPC):
+    /// the backup fails naming the cause, and only the previous backup is left.
+    @Test func aFullDiskFailsTheBackupAndKeepsThePreviousOne() throws {
+        try FaultScratch.with { scratch in
+            let fixture = try Fixture(scratch)
+            let result = try scratch.runInjecting(
+                "write", "error=ENOSPC", when: "20", path: nil,
+                ["backup", fixture.root, "--format", "mobilesync", "-o", fixture.backup])
+            FaultScratch.expectCleanFailure(result, mentioning: ["No space left on device"])
+            try fixture.expectPreviousBackupIntact()
+            #expect(try directoryNames(in: fixture.out) == ["backup"])
+        }
+    }
+}
