@@ -48,7 +48,9 @@ let package = Package(
             name: "BackupKit",
             dependencies: ["DeviceKit", "SystemKit", "TarKit", "MobileSyncKit", "CArchive", "CCrypto"]),
         .target(name: "NudgeWidget", dependencies: ["DeviceKit", "SystemKit"]),
-        .target(name: "DevicectlCLI", dependencies: ["DeviceKit", "BackupKit", "TarKit", "NudgeWidget", "SystemKit"]),
+        .target(
+            name: "DevicectlCLI",
+            dependencies: ["DeviceKit", "BackupKit", "TarKit", "MobileSyncKit", "NudgeWidget", "SystemKit"]),
 
         // MARK: - Executable
         .executableTarget(name: "devicectl", dependencies: ["DevicectlCLI"]),

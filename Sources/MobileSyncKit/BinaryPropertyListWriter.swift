@@ -59,6 +59,9 @@ public enum BinaryPropertyListWriter {
             bytes.append(value ? 0x09 : 0x08)
         case .integer(let value):
             writeInteger(value, to: &bytes)
+        case .real(let value):
+            bytes.append(0x23)
+            appendBigEndian(value.bitPattern, size: 8, to: &bytes)
         case .date(let date):
             bytes.append(0x33)
             appendBigEndian(date.timeIntervalSinceReferenceDate.bitPattern, size: 8, to: &bytes)

@@ -273,6 +273,23 @@ import Testing
         }
     }
 
+    /// A MobileSync backup's verify and list results, intact and damaged, held to their own tables.
+    @Test func mobileSyncVerifyAndListResults() throws {
+        try withTemporaryDirectory { dir in
+            let (good, bad) = ("\(dir)/good", "\(dir)/bad")
+            try ForeignBackup.make(good)
+            try ForeignBackup.make(bad, mutation: "content-short")
+            let intact = try Self.check(
+                try Self.run(["verify", good], at: nil), "verify (MobileSync backup)", command: "verify")
+            #expect(intact["ok"] as? Bool == true && intact["sourceUdid"] as? String == "00008030-001A2B3C4D5E6F70")
+            let damaged = try Self.check(
+                try Self.run(["verify", bad], at: nil), "verify (MobileSync backup)", command: "verify", status: 1)
+            #expect(damaged["ok"] as? Bool == false && damaged["problemCount"] as? Int == 1)
+            let listed = try Self.check(try Self.run(["list", good], at: nil), "list (MobileSync backup)", command: "list")
+            #expect((listed["members"] as? [Any])?.count == ForeignBackup.rows.count)
+        }
+    }
+
     /// Under --json a failure prints no result, only its error line; a usage error is one too (exit 64),
     /// even for an unknown command; exit statuses are the plain output's.
     @Test(arguments: [

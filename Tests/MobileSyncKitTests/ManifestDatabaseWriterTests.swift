@@ -59,7 +59,7 @@ import Testing
             #expect {
                 try writer.insert(fileID: "a", domain: "HomeDomain", relativePath: "", kind: .directory, blob: [])
             } throws: { error in
-                "\(error)".hasPrefix("cannot write backup/Manifest.db: UNIQUE constraint failed")
+                "\(error)".hasPrefix("cannot use backup/Manifest.db: UNIQUE constraint failed")
             }
         }
     }

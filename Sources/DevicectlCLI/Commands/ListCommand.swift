@@ -9,7 +9,7 @@ enum ListCommand: Command {
     static let spec = CommandSpec(
         name: "list", summary: "List an archive's members and its manifest summary.",
         positionals: [
-            PositionalSpec("ARCHIVE", help: "The archive, or - for stdin."),
+            PositionalSpec("ARCHIVE", help: "The archive, - for stdin, or a MobileSync backup directory."),
             PositionalSpec("PATH", help: "Only these members and what is below them, or those a glob matches.",
                            optional: true, variadic: true),
         ],
@@ -27,7 +27,8 @@ enum ListCommand: Command {
             unless told) fails the command after listing what came before. PATH: a name selects that member and
             everything below it (Library); a glob with *, ? or [ uses the --exclude language ('*.plist'). A PATH
             that selects nothing fails the command (exit 1) after the listing, as tar -t does. The summary's count
-            is of all members.
+            is of all members. A directory is a MobileSync backup (or a MobileSync/Backup folder holding one):
+            one line per Manifest.db row (domain/path), then the device, iOS version, date and apps.
             Example: devicectl list /tmp/phone.tar.zst
             Example: devicectl list /tmp/phone.tar.zst Library/SpringBoard '*.plist' --summary
             """
@@ -43,6 +44,10 @@ enum ListCommand: Command {
         defer { InterruptSignal.uninstall() }
         var filter = try MemberFilter(Array(arguments.positionals.dropFirst()), command: spec.name)
         let summaryOnly = arguments.flag("--summary")
+        if case .mobileSync(let backup) = try BackupLocation.of(archive) {
+            return try listMobileSync(
+                backup, archive: archive, filter: &filter, summaryOnly: summaryOnly, json: json, context)
+        }
         var members: [Member] = []
         let summary: ListSummary
         do {

@@ -29,12 +29,24 @@ enum RestoreCommand: Command {
             """
     )
 
+    /// A MobileSync backup given to restore: not supported yet, said plainly (list and verify read it).
+    struct MobileSyncNotRestorable: Error, CustomStringConvertible {
+        let backup: String
+        var description: String {
+            "\(backup) is a MobileSync backup; devicectl cannot restore MobileSync backups yet "
+                + "('devicectl list' and 'verify' read them); nothing was restored"
+        }
+    }
+
     static func run(_ arguments: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         guard let archive = arguments.positional(0), !archive.isEmpty else {
             throw UsageError("ARCHIVE must not be empty", command: spec.name)
         }
         guard let given = arguments.positional(1), !given.isEmpty else {
             throw UsageError("ROOT must not be empty", command: spec.name)
+        }
+        if case .mobileSync(let backup) = try BackupLocation.of(archive) {
+            throw MobileSyncNotRestorable(backup: backup)
         }
         // Resolved once, as the shell means it: the restore, its messages and its JSON name the same directory.
         let root = try RootPath.resolve(given)

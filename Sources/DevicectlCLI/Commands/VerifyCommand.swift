@@ -8,7 +8,7 @@ import TarKit
 enum VerifyCommand: Command {
     static let spec = CommandSpec(
         name: "verify", summary: "Check an archive's structure and every digest against its manifest.",
-        positionals: [PositionalSpec("ARCHIVE", help: "The archive, or - for stdin.")],
+        positionals: [PositionalSpec("ARCHIVE", help: "The archive, - for stdin, or a MobileSync backup directory.")],
         options: [
             OptionSpec(
                 ["--max-bytes"], .value("N"),
@@ -23,6 +23,9 @@ enum VerifyCommand: Command {
             archive without a manifest (nothing to verify against). An archive holding more file data than
             --max-bytes (64 GiB unless told) is refused at the member that crosses it, as restore refuses one that
             does not fit on ROOT's file system. -q prints nothing for an intact archive, and a bad one's problems.
+            A directory is a MobileSync backup (or a MobileSync/Backup folder holding one): its plists, every
+            Manifest.db row and record as restore would check them, every file's content file and its size, and no
+            stray content file; nothing in it is changed.
             Example: devicectl verify /tmp/phone.tar.zst
             """
     )
@@ -41,6 +44,9 @@ enum VerifyCommand: Command {
         let limit = try maxBytes(arguments)
         InterruptSignal.install()
         defer { InterruptSignal.uninstall() }
+        if case .mobileSync(let backup) = try BackupLocation.of(archive) {
+            return try verifyMobileSync(backup, archive: archive, arguments, context)
+        }
         let report = try ArchiveVerification.verify(archive: archive, limit: limit)
         if arguments.flag("--json") {
             context.console.result(Result(report, archive: archive))

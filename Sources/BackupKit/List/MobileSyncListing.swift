@@ -1,0 +1,65 @@
+// MobileSyncListing: `devicectl list DIR` for a MobileSync backup: each row and what the plists say.
+import Foundation
+import MobileSyncKit
+import SystemKit
+
+/// Lists a MobileSync backup's rows in (domain, path) order with restore's row checks: a row restore would refuse
+/// fails the listing there, after the rows before it. Nothing in the backup is changed.
+public enum MobileSyncListing {
+    public struct Entry: Sendable {
+        public let domain: String
+        public let path: String
+        public let kind: BackupFileRecord.Kind
+        public let mode: UInt32
+        public let userID: UInt32
+        public let groupID: UInt32
+        public let size: UInt64
+        public let modified: Date
+        public let target: String?
+    }
+
+    public struct Summary: Sendable {
+        public let info: BackupInfo
+        public var files: UInt64 = 0
+        public var bytes: UInt64 = 0
+        public var directories: UInt64 = 0
+        public var symlinks: UInt64 = 0
+        public var domains: Set<String> = []
+    }
+
+    public static func list(
+        path: String, interruption: @escaping @Sendable () -> Int32? = { InterruptSignal.received },
+        entry: (Entry) -> Void
+    ) throws(MobileSyncReadError) -> Summary {
+        let source = try MobileSyncSource(path: path)
+        var summary = Summary(info: source.info)
+        do {
+            try source.forEachRow(
+                entry: { row in
+                    if let signal = interruption() { throw MobileSyncReadError.interrupted(signal: signal) }
+                    let record = row.record
+                    summary.domains.insert(row.domain)
+                    switch record.kind {
+                    case .file:
+                        summary.files += 1
+                        summary.bytes += record.size
+                    case .directory: summary.directories += 1
+                    case .symlink: summary.symlinks += 1
+                    }
+                    entry(Entry(
+                        domain: row.domain, path: record.relativePath, kind: record.kind, mode: record.mode,
+                        userID: record.userID, groupID: record.groupID, size: record.size,
+                        modified: Date(timeIntervalSince1970: TimeInterval(record.lastModified)), target: record.target))
+                },
+                refused: { domain, path, reason in
+                    throw MobileSyncReadError.refusedRow(
+                        path: source.path, entry: MobileSyncVerification.display(domain, path), reason: reason.reason)
+                })
+        } catch let error as MobileSyncReadError {
+            throw error
+        } catch {
+            throw .database(path: path, .database(path: path, operation: "read", code: 0, message: "\(error)"))
+        }
+        return summary
+    }
+}

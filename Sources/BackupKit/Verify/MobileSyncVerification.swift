@@ -1,0 +1,176 @@
+// MobileSyncVerification: `devicectl verify DIR` for a MobileSync backup: the index, every row, every content file.
+import DeviceKit
+import Glibc
+import MobileSyncKit
+import SystemKit
+
+/// Checks a MobileSync backup without changing anything in it: the plists are well formed and the snapshot is
+/// finished, every row passes `MobileSyncRowRules` (what a restore would refuse), every directory and file has its
+/// parent directory's row and its domain's root, every file row has its content file `xx/<fileID>` (a regular
+/// file) of the recorded size, and no content file is there that no row names. Entries beside the backup's own
+/// are warnings. SIGINT/SIGTERM stop it between rows.
+public enum MobileSyncVerification {
+    public struct Report: Sendable {
+        public var files: UInt64 = 0
+        public var bytes: UInt64 = 0
+        public var directories: UInt64 = 0
+        public var symlinks: UInt64 = 0
+        public var domains: Set<String> = []
+        /// The first `shownProblems` problems, each naming the domain and path or the file.
+        public var problems: [String] = []
+        public var problemCount = 0
+        public var warnings: [String] = []
+        public var interruptedBy: Int32?
+        public var info: BackupInfo?
+
+        public var isValid: Bool { problemCount == 0 && interruptedBy == nil }
+
+        mutating func problem(_ text: String) {
+            problemCount += 1
+            if problems.count < MobileSyncVerification.shownProblems { problems.append(text) }
+        }
+    }
+
+    static let shownProblems = 100
+    /// The names a backup directory holds besides its `xx` content directories.
+    static let ownNames: Set<String> = [
+        "Info.plist", "Manifest.plist", "Status.plist", "Manifest.db", MobileSyncSink.manifestName,
+    ]
+
+    public static func verify(
+        path: String, interruption: @escaping @Sendable () -> Int32? = { InterruptSignal.received }
+    ) throws(MobileSyncReadError) -> Report {
+        let source = try MobileSyncSource(path: path)
+        var report = Report()
+        report.info = source.info
+        checkState(source, &report)
+        var fileIDs: Set<String> = []
+        var directories: Set<String> = []
+        var parents: [(String, String)] = []
+        do {
+            try source.forEachRow(
+                entry: { entry in
+                    if let signal = interruption() { throw Interrupted(signal: signal) }
+                    let record = entry.record
+                    let name = display(entry.domain, record.relativePath)
+                    report.domains.insert(entry.domain)
+                    if !record.relativePath.isEmpty {
+                        parents.append((entry.domain, parent(of: record.relativePath)))
+                    }
+                    switch record.kind {
+                    case .directory:
+                        report.directories += 1
+                        directories.insert(entry.domain + "\0" + record.relativePath)
+                    case .symlink:
+                        report.symlinks += 1
+                    case .file:
+                        report.files += 1
+                        report.bytes += record.size
+                        guard fileIDs.insert(entry.fileID).inserted else {
+                            report.problem("\(name): listed twice")
+                            return
+                        }
+                        if let problem = contentProblem(source, entry.fileID, size: record.size) {
+                            if source.info.isEncrypted, problem.hasPrefix("its content file is") {
+                                report.warnings.append("\(name): \(problem)")
+                            } else {
+                                report.problem("\(name): \(problem)")
+                            }
+                        }
+                    }
+                },
+                refused: { domain, path, reason in
+                    if let signal = interruption() { throw Interrupted(signal: signal) }
+                    report.problem("\(display(domain, path)): \(reason)")
+                })
+        } catch let interrupted as Interrupted {
+            report.interruptedBy = interrupted.signal
+            return report
+        } catch let error as MobileSyncReadError {
+            throw error
+        } catch {
+            report.problem("\(error)")
+        }
+        for (domain, parent) in parents where !directories.contains(domain + "\0" + parent) {
+            report.problem("\(display(domain, parent)): a directory its entries need has no row")
+        }
+        checkDirectory(source, fileIDs: fileIDs, &report)
+        return report
+    }
+
+    private struct Interrupted: Error {
+        let signal: Int32
+    }
+
+    /// `domain/path`, escaped for a terminal (a hostile name holds control characters).
+    static func display(_ domain: String, _ path: String) -> String {
+        DeviceValueError.display(path.isEmpty ? domain : domain + "/" + path)
+    }
+
+    private static func parent(of path: String) -> String {
+        path.lastIndex(of: "/").map { String(path[..<$0]) } ?? ""
+    }
+
+    private static func checkState(_ source: MobileSyncSource, _ report: inout Report) {
+        let info = source.info
+        if !info.hasStatus {
+            report.warnings.append("\(source.path)/Status.plist is missing (idevicebackup2 and iOSbackup need it)")
+        } else if info.snapshotState != "finished" {
+            report.problem(
+                "\(source.path): the backup is not finished (Status.plist SnapshotState "
+                    + "\(info.snapshotState.map { "'\(DeviceValueError.display($0))'" } ?? "missing"))")
+        }
+        if !info.hasInfo { report.warnings.append("\(source.path)/Info.plist is missing (mvt needs it)") }
+        var status = stat()
+        if fstatat(source.directory, "Snapshot", &status, AT_SYMLINK_NOFOLLOW) == 0 {
+            report.problem("\(source.path)/Snapshot exists: a backup in progress, or one that never finished")
+        }
+    }
+
+    /// Why the content file of `fileID` is not a regular file of `size` bytes; nil when it is.
+    private static func contentProblem(_ source: MobileSyncSource, _ fileID: String, size: UInt64) -> String? {
+        let name = "\(fileID.prefix(2))/\(fileID)"
+        let fd = openat(source.directory, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else {
+            return errno == ENOENT ? "its content file \(name) is missing" : "its content file \(name) cannot be opened "
+                + "(\(SystemError("openat", path: name).reason.lowercased()))"
+        }
+        defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            return "its content file \(name) is not a regular file"
+        }
+        guard UInt64(status.st_size) == size else {
+            return "its content file is \(status.st_size) bytes, the record says \(size)"
+        }
+        return nil
+    }
+
+    /// Content files no row names are problems; other entries beside the backup's own, warnings.
+    private static func checkDirectory(_ source: MobileSyncSource, fileIDs: Set<String>, _ report: inout Report) {
+        guard let top = try? DirectoryEntries.list(source.directory, display: source.path) else { return }
+        for entry in top {
+            let name = String(decoding: entry.name, as: UTF8.self)
+            if ownNames.contains(name) { continue }
+            guard entry.name.count == 2, entry.name.allSatisfy({ Hex.digit($0) != nil && !(0x41...0x46).contains($0) }),
+                entry.isDirectory
+            else {
+                report.warnings.append("\(source.path)/\(DeviceValueError.display(name)): not part of a backup")
+                continue
+            }
+            let fd = openat(source.directory, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            guard fd >= 0, let files = try? DirectoryEntries.list(fd, display: "\(source.path)/\(name)") else {
+                if fd >= 0 { close(fd) }
+                report.problem("\(source.path)/\(name): cannot be listed")
+                continue
+            }
+            close(fd)
+            for file in files {
+                let fileName = String(decoding: file.name, as: UTF8.self)
+                if !fileIDs.contains(fileName) || !fileName.hasPrefix(name) {
+                    report.problem("\(source.path)/\(name)/\(DeviceValueError.display(fileName)): a content file no row names")
+                }
+            }
+        }
+    }
+}

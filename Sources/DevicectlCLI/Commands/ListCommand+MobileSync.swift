@@ -1,0 +1,139 @@
+// ListCommand+MobileSync: `devicectl list DIR` for a MobileSync backup: each row, then what the backup says.
+import BackupKit
+import Foundation
+import MobileSyncKit
+import TarKit
+
+extension ListCommand {
+    /// Lists the backup at `backup` (`archive` as the user named it); PATH filters apply to `domain/path`.
+    static func listMobileSync(
+        _ backup: String, archive: String, filter: inout MemberFilter, summaryOnly: Bool, json: Bool,
+        _ context: CommandContext
+    ) throws -> Int32 {
+        var members: [MobileSyncMember] = []
+        let summary = try MobileSyncListing.list(path: backup) { entry in
+            let name = entry.path.isEmpty ? entry.domain : entry.domain + "/" + entry.path
+            guard filter.selects(name), !summaryOnly else { return }
+            if json {
+                members.append(MobileSyncMember(entry))
+            } else {
+                context.console.out(line(entry))
+            }
+        }
+        if json {
+            context.console.result(MobileSyncResult(archive: archive, backup: backup, summary: summary, members: members))
+        } else {
+            for line in summaryLines(summary, backup: backup).dropFirst(summaryOnly ? 1 : 0) { context.console.out(line) }
+        }
+        if !filter.unmatched.isEmpty {
+            let names = filter.unmatched.map { "'\($0)'" }.joined(separator: ", ")
+            context.console.failure("\(archive): not found in backup: \(names)", exitStatus: 1, path: archive)
+            return 1
+        }
+        return 0
+    }
+
+    static func kind(_ kind: BackupFileRecord.Kind) -> ArchiveReader.Kind {
+        switch kind {
+        case .file: .regular
+        case .directory: .directory
+        case .symlink: .symlink
+        }
+    }
+
+    /// `-rw-r--r--  501/501        69 2026-12-02T04:20:40Z  AppDomainGroup-group.x/Library/Preferences/x.plist`.
+    static func line(_ entry: MobileSyncListing.Entry) -> String {
+        let owner = "\(entry.userID)/\(entry.groupID)"
+        let name = entry.path.isEmpty ? entry.domain : entry.domain + "/" + entry.path
+        var text = ArchiveFormat.mode(kind(entry.kind), entry.mode & 0o7777) + " "
+            + owner + String(repeating: " ", count: max(0, 9 - owner.count)) + " "
+            + String(repeating: " ", count: max(0, 12 - String(entry.size).count)) + String(entry.size) + " "
+            + ArchiveFormat.time(Int64(entry.modified.timeIntervalSince1970), 0) + "  " + ArchiveFormat.name(name)
+        if let target = entry.target { text += " -> " + ArchiveFormat.name(target) }
+        return text
+    }
+
+    static func summaryLines(_ summary: MobileSyncListing.Summary, backup: String) -> [String] {
+        let info = summary.info
+        let shown: (String?) -> String = { $0.map(ArchiveFormat.name) ?? "(not recorded)" }
+        let apps = info.applications.map { ArchiveFormat.name($0.bundleId) }
+        return [
+            "",
+            "MobileSync backup \(ArchiveFormat.name(backup)): \(ProgressBar.count(summary.files + summary.directories + summary.symlinks)) "
+                + "entries in \(summary.domains.count) domains"
+                + (info.isEncrypted ? " (encrypted; decrypted by another tool)" : ""),
+            "  device: \(shown(info.deviceName)), UDID \(shown(info.udid)), \(shown(info.productType)) "
+                + "iOS \(shown(info.productVersion))",
+            "  made: " + (info.date.map { ArchiveFormat.time(Int64($0.timeIntervalSince1970), 0) } ?? "(not recorded)")
+                + ", snapshot \(shown(info.snapshotState))",
+            "  apps: " + (apps.isEmpty ? "none" : apps.joined(separator: ", ")),
+            "  totals: \(BackupCommand.counted(summary.files, "file")) (\(ProgressBar.bytes(summary.bytes))), "
+                + "\(BackupCommand.counted(summary.directories, "directory")), "
+                + "\(BackupCommand.counted(summary.symlinks, "symlink"))",
+        ]
+    }
+
+    /// `list --json` of a MobileSync backup (docs/JSON.md, "list (MobileSync backup)").
+    struct MobileSyncResult: Encodable {
+        struct Backup: Encodable {
+            @OrNull var sourceUdid: String?
+            @OrNull var deviceName: String?
+            @OrNull var productType: String?
+            @OrNull var productVersion: String?
+            @OrNull var date: String?
+            var encrypted: Bool
+            @OrNull var snapshotState: String?
+            var apps: [String]
+        }
+
+        var archive: String
+        var format = "mobilesync"
+        var path: String
+        var backup: Backup
+        var counts: JSONCounts
+        var domains: Int
+        var members: [MobileSyncMember]
+
+        init(archive: String, backup path: String, summary: MobileSyncListing.Summary, members: [MobileSyncMember]) {
+            self.archive = archive
+            self.path = path
+            let info = summary.info
+            backup = Backup(
+                sourceUdid: info.udid, deviceName: info.deviceName, productType: info.productType,
+                productVersion: info.productVersion,
+                date: info.date.map { ArchiveFormat.time(Int64($0.timeIntervalSince1970), 0) },
+                encrypted: info.isEncrypted, snapshotState: info.snapshotState,
+                apps: info.applications.map(\.bundleId))
+            counts = JSONCounts(
+                files: summary.files, bytes: summary.bytes, directories: summary.directories,
+                symlinks: summary.symlinks, hardlinks: 0)
+            domains = summary.domains.count
+            self.members = members
+        }
+    }
+
+    /// One row of a MobileSync backup.
+    struct MobileSyncMember: Encodable {
+        var domain: String
+        var path: String
+        var type: String
+        var mode: String
+        var uid: UInt32
+        var gid: UInt32
+        var size: UInt64
+        var mtime: String
+        @OrNull var link: String?
+
+        init(_ entry: MobileSyncListing.Entry) {
+            domain = entry.domain
+            path = entry.path
+            type = ListCommand.kind(entry.kind).name
+            mode = String(entry.mode & 0o7777, radix: 8)
+            uid = entry.userID
+            gid = entry.groupID
+            size = entry.size
+            mtime = ArchiveFormat.time(Int64(entry.modified.timeIntervalSince1970), 0)
+            link = entry.target
+        }
+    }
+}

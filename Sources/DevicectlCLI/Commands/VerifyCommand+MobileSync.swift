@@ -1,0 +1,63 @@
+// VerifyCommand+MobileSync: `devicectl verify DIR` for a MobileSync backup.
+import BackupKit
+import MobileSyncKit
+import Foundation
+
+extension VerifyCommand {
+    static func verifyMobileSync(
+        _ backup: String, archive: String, _ arguments: ParsedArguments, _ context: CommandContext
+    ) throws -> Int32 {
+        let report = try MobileSyncVerification.verify(path: backup)
+        let status = report.interruptedBy.map { 128 + $0 } ?? (report.isValid ? 0 : 1)
+        let failed = "\(archive) failed verification (\(report.problemCount) problem\(report.problemCount == 1 ? "" : "s"))"
+        if arguments.flag("--json") {
+            for warning in report.warnings { context.console.warn(warning) }
+            context.console.result(MobileSyncResult(report, archive: archive, backup: backup))
+            if status != 0 { context.console.failure(failed, exitStatus: status, path: archive) }
+            return status
+        }
+        for warning in report.warnings { context.console.warn(warning) }
+        if report.isValid {
+            context.console.err(
+                "devicectl: \(archive) is intact: a MobileSync backup of \(BackupCommand.counted(report.files, "file")) "
+                    + "(\(ProgressBar.bytes(report.bytes))), \(BackupCommand.counted(report.directories, "directory")) and "
+                    + "\(BackupCommand.counted(report.symlinks, "symlink")) in "
+                    + "\(BackupCommand.counted(UInt64(report.domains.count), "domain")); every row, record and content "
+                    + "file checked")
+            return 0
+        }
+        for problem in report.problems { context.console.errorLine("devicectl: verify: \(problem)") }
+        if report.problemCount > report.problems.count {
+            context.console.errorLine(
+                "devicectl: verify: ... and \(report.problemCount - report.problems.count) more problems")
+        }
+        context.console.errorLine("devicectl: " + failed)
+        return status
+    }
+
+    /// `verify --json` of a MobileSync backup (docs/JSON.md, "verify (MobileSync backup)").
+    struct MobileSyncResult: Encodable {
+        var archive: String
+        var format = "mobilesync"
+        var path: String
+        var ok: Bool
+        var counts: JSONCounts
+        var domains: Int
+        @OrNull var sourceUdid: String?
+        var problems: [JSONMessage]
+        var problemCount: Int
+
+        init(_ report: MobileSyncVerification.Report, archive: String, backup: String) {
+            self.archive = archive
+            path = backup
+            ok = report.isValid
+            counts = JSONCounts(
+                files: report.files, bytes: report.bytes, directories: report.directories, symlinks: report.symlinks,
+                hardlinks: 0)
+            domains = report.domains.count
+            sourceUdid = report.info?.udid
+            problems = report.problems.map { JSONMessage($0) }
+            problemCount = report.problemCount
+        }
+    }
+}

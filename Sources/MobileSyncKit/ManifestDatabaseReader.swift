@@ -1,0 +1,124 @@
+// ManifestDatabaseReader: a backup's Manifest.db read as someone else's file: read-only, immutable, row by row.
+import CSQLite
+import Glibc
+
+/// Reads `Manifest.db` from a backup directory without ever writing to it (reference §2.4): the file must be an
+/// SQLite database (its header is checked first, so an encrypted one is told apart), it is opened read-only and
+/// immutable (`file:…?mode=ro&immutable=1`: SQLite creates no `-wal`/`-shm` and takes no lock), through the
+/// directory's descriptor (`/proc/self/fd/N/Manifest.db`), in defensive mode with untrusted schema. A `-wal` file
+/// beside it is refused: its rows would be ignored. Rows come one at a time with the types checked; text and blobs
+/// are capped by `sqlite3_limit`.
+public final class ManifestDatabaseReader {
+    /// One `Files` row as stored.
+    public struct Row: Sendable {
+        public let fileID: String
+        public let domain: String
+        public let relativePath: String
+        public let flags: Int64
+        public let blob: [UInt8]
+    }
+
+    private var database: OpaquePointer?
+    private let shown: String
+    /// The longest text or blob SQLite will hand over (a path or a record is far smaller).
+    static let lengthLimit: Int32 = 1 << 20
+
+    /// Why a database cannot be read.
+    public enum OpenFailure: Error, Sendable, Equatable {
+        /// No Manifest.db in the directory.
+        case missing
+        /// Present but not SQLite: an encrypted backup's database, or damage.
+        case notSQLite
+        /// A `Manifest.db-wal` file beside it.
+        case writeAheadLog
+        /// Not a regular file (a symlink, a directory, a FIFO ...).
+        case notRegular
+    }
+
+    /// Opens `Manifest.db` in the directory open as `directory` (borrowed); `shown` names it in messages.
+    public init(directory: Int32, shown: String) throws(MobileSyncError) {
+        self.shown = shown
+        var status = stat()
+        if fstatat(directory, "Manifest.db-wal", &status, AT_SYMLINK_NOFOLLOW) == 0 {
+            throw .unreadable(path: shown, reason: .writeAheadLog)
+        }
+        let fd = openat(directory, "Manifest.db", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else {
+            let code = errno
+            if code == ENOENT { throw .unreadable(path: shown, reason: .missing) }
+            if code == ELOOP { throw .unreadable(path: shown, reason: .notRegular) }
+            throw .database(path: shown, operation: "openat", code: SQLITE_CANTOPEN, message: String(cString: strerror(code)))
+        }
+        defer { close(fd) }
+        guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            throw .unreadable(path: shown, reason: .notRegular)
+        }
+        var header = [UInt8](repeating: 0, count: 16)
+        guard pread(fd, &header, 16, 0) == 16, header == Array("SQLite format 3".utf8) + [0] else {
+            throw .unreadable(path: shown, reason: .notSQLite)
+        }
+        // The descriptor just checked, not the name: what SQLite opens is the file that was examined.
+        let path = "file:/proc/self/fd/\(fd)?mode=ro&immutable=1"
+        let flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX
+        let opened = sqlite3_open_v2(path, &database, flags, nil)
+        guard opened == SQLITE_OK else {
+            let failure = failure("sqlite3_open_v2", opened)
+            sqlite3_close_v2(database)
+            database = nil
+            throw failure
+        }
+        sqlite3_extended_result_codes(database, 1)
+        sqlite3_limit(database, SQLITE_LIMIT_LENGTH, Self.lengthLimit)
+        sqlite3_limit(database, SQLITE_LIMIT_SQL_LENGTH, 1 << 16)
+        sqlite3_limit(database, SQLITE_LIMIT_ATTACHED, 0)
+        csqlite_harden(database)
+    }
+
+    deinit {
+        sqlite3_close_v2(database)
+    }
+
+    /// Calls `body` with each `Files` row in (domain, relativePath) order. A value of the wrong type fails the read.
+    public func forEachRow(_ body: (Row) throws -> Void) throws {
+        var statement: OpaquePointer?
+        let sql = "SELECT fileID, domain, relativePath, flags, file FROM Files ORDER BY domain, relativePath"
+        let prepared = sqlite3_prepare_v2(database, sql, -1, &statement, nil)
+        guard prepared == SQLITE_OK else { throw failure("sqlite3_prepare_v2", prepared) }
+        defer { sqlite3_finalize(statement) }
+        while true {
+            let status = sqlite3_step(statement)
+            if status == SQLITE_DONE { return }
+            guard status == SQLITE_ROW else { throw failure("sqlite3_step", status) }
+            guard sqlite3_column_type(statement, 0) == SQLITE_TEXT, sqlite3_column_type(statement, 1) == SQLITE_TEXT,
+                sqlite3_column_type(statement, 2) == SQLITE_TEXT, sqlite3_column_type(statement, 3) == SQLITE_INTEGER,
+                sqlite3_column_type(statement, 4) == SQLITE_BLOB
+            else {
+                throw MobileSyncError.database(
+                    path: shown, operation: "sqlite3_step", code: SQLITE_MISMATCH,
+                    message: "a Files row has a value of the wrong type")
+            }
+            try body(Row(
+                fileID: text(statement, 0), domain: text(statement, 1), relativePath: text(statement, 2),
+                flags: sqlite3_column_int64(statement, 3), blob: blob(statement, 4)))
+        }
+    }
+
+    /// Text as stored (bytes that are not UTF-8 are kept as replacement characters and then fail the path checks).
+    private func text(_ statement: OpaquePointer?, _ column: Int32) -> String {
+        guard let pointer = sqlite3_column_text(statement, column) else { return "" }
+        let count = Int(sqlite3_column_bytes(statement, column))
+        return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
+    }
+
+    private func blob(_ statement: OpaquePointer?, _ column: Int32) -> [UInt8] {
+        let count = Int(sqlite3_column_bytes(statement, column))
+        guard count > 0, let pointer = sqlite3_column_blob(statement, column) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: pointer, count: count))
+    }
+
+    private func failure(_ operation: String, _ status: Int32) -> MobileSyncError {
+        let message = database.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
+            ?? String(cString: sqlite3_errstr(status))
+        return .database(path: shown, operation: operation, code: status, message: message)
+    }
+}
