@@ -284,6 +284,13 @@ def comparisons(devicectl, work, args):
         pair("backup zstd (like for like)", backup(plain, out("dp.tar.zst"), "--compression", "zstd"),
              peer(out("gp.tar.zst"), "tar", "--zstd", "-cf", out("gp.tar.zst"), "-C", plain, "."), runs, "tar --zstd", 1.0),
     ]
+    # The MobileSync format against devicectl's own tar backup of the same device (issue 17: at most 1.5x).
+    mobilesync = out("mobilesync")
+    rows.append(pair("backup --format mobilesync (device tree)",
+                     {"argv": [devicectl, "backup", tree, "--format", "mobilesync", "-o", mobilesync, "--no-progress"],
+                      "setup": removing(mobilesync)},
+                     backup(tree, out("d.tar")), runs, "devicectl backup (tar)", 1.5))
+    removing(mobilesync)()
     sizes = {name: os.path.getsize(out(name)) for name in ("d.tar", "g.tar", "dp.tar", "gp.tar", "dp.tar.zst", "gp.tar.zst")}
     run(backup(tree, archive)["argv"])
     restored, extracted = out("restored"), out("extracted")

@@ -59,47 +59,6 @@ public struct BackupFileRecord: Sendable, Equatable {
     /// encryption key (an `NSMutableData` followed by its class) and the attributes (a binary plist), and last
     /// the MBFile class.
     public func archived() -> [UInt8] {
-        var objects: [PropertyListObject] = [.string("$null"), .dictionary([]), .string(relativePath)]
-        var root: [(String, PropertyListObject)] = [
-            ("LastModified", .integer(lastModified)),
-            ("Flags", .integer(0)),
-            ("GroupID", .integer(Int64(groupID))),
-            ("LastStatusChange", .integer(lastStatusChange)),
-            ("Birth", .integer(birth)),
-            ("ProtectionClass", .integer(Int64(protectionClass))),
-            ("InodeNumber", .integer(Int64(bitPattern: inode))),
-            ("Mode", .integer(Int64(mode))),
-            ("Size", .integer(Int64(bitPattern: size))),
-            ("UserID", .integer(Int64(userID))),
-            ("RelativePath", .uid(2)),
-        ]
-        if let target {
-            root.append(("Target", .uid(UInt64(objects.count))))
-            objects.append(.string(target))
-        }
-        if let encryptionKey {
-            let keyIndex = UInt64(objects.count)
-            root.append(("EncryptionKey", .uid(keyIndex)))
-            objects.append(.dictionary([("NS.data", .data(encryptionKey)), ("$class", .uid(keyIndex + 1))]))
-            objects.append(Self.classObject("NSMutableData", ["NSMutableData", "NSData", "NSObject"]))
-        }
-        if !extendedAttributes.isEmpty {
-            root.append(("ExtendedAttributes", .uid(UInt64(objects.count))))
-            let attributes = PropertyListObject.dictionary(extendedAttributes.map { ($0.0, .data($0.1)) })
-            objects.append(.data(BinaryPropertyListWriter.encode(attributes)))
-        }
-        root.append(("$class", .uid(UInt64(objects.count))))
-        objects.append(Self.classObject("MBFile", ["MBFile", "NSObject"]))
-        objects[1] = .dictionary(root)
-        return BinaryPropertyListWriter.encode(.dictionary([
-            ("$version", .integer(100_000)),
-            ("$archiver", .string("NSKeyedArchiver")),
-            ("$top", .dictionary([("root", .uid(1))])),
-            ("$objects", .array(objects)),
-        ]))
-    }
-
-    private static func classObject(_ name: String, _ classes: [String]) -> PropertyListObject {
-        .dictionary([("$classes", .array(classes.map { .string($0) })), ("$classname", .string(name))])
+        KeyedRecordEncoder.encode(self)
     }
 }

@@ -113,6 +113,11 @@ public enum BinaryPropertyListWriter {
     }
 
     private static func appendBigEndian(_ value: UInt64, size: Int, to bytes: inout [UInt8]) {
-        for shift in stride(from: (size - 1) * 8, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+        var shift = UInt64(size - 1) * 8
+        while true {
+            bytes.append(UInt8(truncatingIfNeeded: value >> shift))
+            if shift == 0 { return }
+            shift -= 8
+        }
     }
 }

@@ -62,3 +62,63 @@ import Testing
         #expect(uid(root["$class"]) == 7 && (objects[7] as? [String: Any])?["$classname"] as? String == "MBFile")
     }
 }
+
+/// The record's keyed archive as a tree, written by the general writer: what `archived()` must equal byte for byte.
+@Suite struct KeyedRecordEncoderTests {
+    static func tree(_ record: BackupFileRecord) -> PropertyListObject {
+        func classObject(_ name: String, _ classes: [String]) -> PropertyListObject {
+            .dictionary([("$classes", .array(classes.map { .string($0) })), ("$classname", .string(name))])
+        }
+        var objects: [PropertyListObject] = [.string("$null"), .dictionary([]), .string(record.relativePath)]
+        var root: [(String, PropertyListObject)] = [
+            ("LastModified", .integer(record.lastModified)), ("Flags", .integer(0)),
+            ("GroupID", .integer(Int64(record.groupID))), ("LastStatusChange", .integer(record.lastStatusChange)),
+            ("Birth", .integer(record.birth)), ("ProtectionClass", .integer(Int64(record.protectionClass))),
+            ("InodeNumber", .integer(Int64(bitPattern: record.inode))), ("Mode", .integer(Int64(record.mode))),
+            ("Size", .integer(Int64(bitPattern: record.size))), ("UserID", .integer(Int64(record.userID))),
+            ("RelativePath", .uid(2)),
+        ]
+        if let target = record.target {
+            root.append(("Target", .uid(UInt64(objects.count))))
+            objects.append(.string(target))
+        }
+        if let key = record.encryptionKey {
+            let index = UInt64(objects.count)
+            root.append(("EncryptionKey", .uid(index)))
+            objects.append(.dictionary([("NS.data", .data(key)), ("$class", .uid(index + 1))]))
+            objects.append(classObject("NSMutableData", ["NSMutableData", "NSData", "NSObject"]))
+        }
+        if !record.extendedAttributes.isEmpty {
+            root.append(("ExtendedAttributes", .uid(UInt64(objects.count))))
+            objects.append(.data(BinaryPropertyListWriter.encode(
+                .dictionary(record.extendedAttributes.map { ($0.0, .data($0.1)) }))))
+        }
+        root.append(("$class", .uid(UInt64(objects.count))))
+        objects.append(classObject("MBFile", ["MBFile", "NSObject"]))
+        objects[1] = .dictionary(root)
+        return .dictionary([
+            ("$version", .integer(100_000)), ("$archiver", .string("NSKeyedArchiver")),
+            ("$top", .dictionary([("root", .uid(1))])), ("$objects", .array(objects)),
+        ])
+    }
+
+    @Test func everyShapeOfRecordEncodesAsTheGeneralWriterWritesIt() {
+        let paths = ["", "Documents", "Résumé 📱/" + String(repeating: "long name ", count: 40), "a"]
+        var checked = 0
+        for path in paths {
+            for target in [nil, "/var/mobile/x", "/var/mobile/Ünïcode"] as [String?] {
+                for key in [nil, [UInt8](repeating: 7, count: 44)] as [[UInt8]?] {
+                    for attributes in [[], [("com.apple.x", [UInt8](repeating: 1, count: 300))]] as [[(String, [UInt8])]] {
+                        let record = BackupFileRecord(
+                            kind: .file, relativePath: path, mode: 0o100644, userID: 501, groupID: 501,
+                            inode: UInt64.max, size: 1 << 40, birth: -5, lastModified: Int64.max, lastStatusChange: 0,
+                            protectionClass: 3, target: target, extendedAttributes: attributes, encryptionKey: key)
+                        #expect(record.archived() == BinaryPropertyListWriter.encode(Self.tree(record)), "\(path) \(target ?? "-")")
+                        checked += 1
+                    }
+                }
+            }
+        }
+        #expect(checked == 48)
+    }
+}

@@ -25,8 +25,8 @@ final class MobileSyncSink: FormatSink {
     private let database: ManifestDatabaseWriter
     private let properties: BackupProperties
     private let interruption: () -> Int32?
-    /// The `xx` directories made so far (by their first byte's value).
-    private var madeDirectories = [Bool](repeating: false, count: 256)
+    /// The `xx` directories made so far, open (by their first byte's value; -1 until made).
+    private var contentDirectories = [Int32](repeating: -1, count: 256)
     /// fileID and attributes by path relative to ROOT, for the files a hard link may name (regular files only):
     /// a hard link has the inode's attributes, which only the first name's member carries.
     private var files: [String: (fileID: String, attributes: [(String, [UInt8])])] = [:]
@@ -62,6 +62,7 @@ final class MobileSyncSink: FormatSink {
 
     deinit {
         if current >= 0 { close(current) }
+        for fd in contentDirectories where fd >= 0 { close(fd) }
     }
 
     func begin(_ member: SinkMember) throws(BackupError) {
@@ -183,25 +184,22 @@ final class MobileSyncSink: FormatSink {
 
     // MARK: - Content files
 
-    /// The `xx` directory of `fileID`, made on first use; returns it open.
+    /// The `xx` directory of `fileID`, made and opened on first use (kept open: borrowed by the caller).
     private func contentDirectory(_ fileID: String) throws(BackupError) -> Int32 {
         let name = String(fileID.prefix(2))
         let index = Int(Hex.decode(Array(name.utf8))?.first ?? 0)
-        if !madeDirectories[index] {
-            if mkdirat(directory, name, 0o755) != 0 && errno != EEXIST {
-                throw .system(SystemError("mkdirat", path: "\(shown)/\(name)"))
-            }
-            madeDirectories[index] = true
+        if contentDirectories[index] >= 0 { return contentDirectories[index] }
+        if mkdirat(directory, name, 0o755) != 0 && errno != EEXIST {
+            throw .system(SystemError("mkdirat", path: "\(shown)/\(name)"))
         }
         let fd = openat(directory, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else { throw .system(SystemError("openat", path: "\(shown)/\(name)")) }
+        contentDirectories[index] = fd
         return fd
     }
 
     private func createContentFile(_ fileID: String, size: UInt64) throws(BackupError) {
-        let parent = try contentDirectory(fileID)
-        defer { close(parent) }
-        try create(fileID, in: parent, size: size, shownAs: "\(fileID.prefix(2))/\(fileID)")
+        try create(fileID, in: try contentDirectory(fileID), size: size, shownAs: "\(fileID.prefix(2))/\(fileID)")
     }
 
     /// Creates `name` in `parent` for `size` bytes of data; an empty file is closed at once.
@@ -228,7 +226,6 @@ final class MobileSyncSink: FormatSink {
     /// Copies the content file of `source` to a new content file `fileID`; returns its size.
     private func copyContent(from source: String, to fileID: String) throws(BackupError) -> UInt64 {
         let sourceDirectory = try contentDirectory(source)
-        defer { close(sourceDirectory) }
         let input = openat(sourceDirectory, source, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard input >= 0 else { throw .system(SystemError("openat", path: "\(shown)/\(source.prefix(2))/\(source)")) }
         defer { close(input) }
