@@ -74,6 +74,30 @@ import Testing
         }
     }
 
+    /// A container no metadata names, and a directory under Containers/ that is no container: left out, each named
+    /// once in a warning; the rest is stored.
+    @Test func whatNoDomainHoldsIsLeftOutWithAWarning() throws {
+        try withTemporaryDirectory { scratch in
+            let root = scratch + "/phone", backup = scratch + "/backup"
+            try NudgeFixture.phone(root)
+            try BackupCheck.sh(
+                """
+                mkdir -p "$1/Containers/Data/Application/NOMETA/Documents" "$1/Containers/Other/deep"
+                echo x > "$1/Containers/Data/Application/NOMETA/Documents/a"; echo y > "$1/Containers/Other/deep/b"
+                """, root)
+            let result = try BackupCheck.devicectl(["backup", root, "--format", "mobilesync", "-o", backup])
+            #expect(result.status == 0, "\(result.stderr)")
+            for top in ["Containers/Data/Application/NOMETA", "Containers/Other"] {
+                let warning = "\(top): not in any backup domain (no container metadata names it); not stored"
+                #expect(result.stderr.components(separatedBy: warning).count == 2, "\(result.stderr)")
+            }
+            let report = try MobileSyncCheck.read(backup)
+            #expect(report.problems == [])
+            #expect(!report.rows.contains { $0.path.hasSuffix("Documents/a") || $0.path.hasSuffix("deep/b") })
+            #expect(report.row("HomeDomain", "Library/SpringBoard/IconState.plist") != nil)
+        }
+    }
+
     @Test func theFormatIsADirectoryNeverAStreamNorCompressed() throws {
         try withTemporaryDirectory { scratch in
             let root = scratch + "/phone"

@@ -27,9 +27,10 @@ final class MobileSyncSink: FormatSink {
     private let interruption: () -> Int32?
     /// The `xx` directories made so far, open (by their first byte's value; -1 until made).
     private var contentDirectories = [Int32](repeating: -1, count: 256)
-    /// fileID and attributes by path relative to ROOT, for the files a hard link may name (regular files only):
-    /// a hard link has the inode's attributes, which only the first name's member carries.
-    private var files: [String: (fileID: String, attributes: [(String, [UInt8])])] = [:]
+    /// The attributes of stored files that have any, by path relative to ROOT: a hard link has its inode's
+    /// attributes, which only the first name's member carries. (A hard link's content is found by its first
+    /// name's fileID, computed again: no table of every file is kept.)
+    private var fileAttributes: [String: [(String, [UInt8])]] = [:]
     /// The content file being written, the bytes it still expects, and its name for messages.
     private var current: Int32 = -1
     private var remaining: UInt64 = 0
@@ -146,19 +147,20 @@ final class MobileSyncSink: FormatSink {
             record.size = member.size
             record.protectionClass = Self.fileProtectionClass
             try createContentFile(fileID, size: member.size)
-            files[path] = (fileID, record.extendedAttributes)
+            if !record.extendedAttributes.isEmpty { fileAttributes[path] = record.extendedAttributes }
         case .hardlink:
             let source = String(decoding: UnsafeRawBufferPointer(member.link!), as: UTF8.self)
-            guard let (sourceID, attributes) = files[source] else {
+            guard case .row(let sourceDomain, let sourcePath) = map.placement(of: source) else {
                 notes.append("\(path): a hard link to \(source), which is not stored; not stored")
                 return
             }
+            let sourceID = FileID.of(domain: sourceDomain, relativePath: sourcePath)
+            let attributes = fileAttributes[source] ?? []
             record.kind = .file
             record.mode = (record.mode & ~UInt32(S_IFMT)) | UInt32(S_IFREG)
             record.protectionClass = Self.fileProtectionClass
             record.extendedAttributes = attributes
             record.size = try copyContent(from: sourceID, to: fileID)
-            files[path] = (fileID, attributes)
         }
         try insert(record, domain: domain, fileID: fileID)
     }
