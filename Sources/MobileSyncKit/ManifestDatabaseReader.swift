@@ -103,6 +103,20 @@ public final class ManifestDatabaseReader {
         }
     }
 
+    /// Whether a file row (flags 1) has `fileID`.
+    public func hasFileRow(fileID: String) throws -> Bool {
+        var statement: OpaquePointer?
+        let prepared = sqlite3_prepare_v2(
+            database, "SELECT 1 FROM Files WHERE fileID = ?1 AND flags = 1 LIMIT 1", -1, &statement, nil)
+        guard prepared == SQLITE_OK else { throw failure("sqlite3_prepare_v2", prepared) }
+        defer { sqlite3_finalize(statement) }
+        let transient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
+        sqlite3_bind_text(statement, 1, fileID, -1, transient)
+        let status = sqlite3_step(statement)
+        guard status == SQLITE_ROW || status == SQLITE_DONE else { throw failure("sqlite3_step", status) }
+        return status == SQLITE_ROW
+    }
+
     /// Text as stored (bytes that are not UTF-8 are kept as replacement characters and then fail the path checks).
     private func text(_ statement: OpaquePointer?, _ column: Int32) -> String {
         guard let pointer = sqlite3_column_text(statement, column) else { return "" }

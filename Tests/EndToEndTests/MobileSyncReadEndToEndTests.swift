@@ -68,7 +68,7 @@ import Testing
         ("blob-garbage", "not a binary property list", true), ("blob-deep", "nested deeper", true),
         ("blob-huge", "a record over", true), ("blob-class", "not an MBFile", true), ("blob-path", "names another path", true),
         ("blob-mode", "is not a file's", true), ("flags-text", "wrong type", true),
-        ("no-parent", "Orphan/dir: a directory its entries need has no row", false),
+        ("no-parent", "Orphan/dir: a directory AppDomain-com.example.app/Orphan/dir/file needs has no row", false),
         ("content-missing", "is missing", false), ("content-short", "5 bytes, the record says 6", false),
         ("content-long", "7 bytes, the record says 6", false), ("content-symlink", "cannot be opened", false),
         ("content-stray", "a content file no row names", false), ("status-new", "not finished", false),

@@ -44,32 +44,40 @@ public enum MobileSyncVerification {
         var report = Report()
         report.info = source.info
         checkState(source, &report)
-        var fileIDs: Set<String> = []
+        // Rows come in (domain, path) order, so a directory's row comes before its entries' (a path sorts after
+        // its prefix) and a repeated row right after the first: only the directories are remembered.
         var directories: Set<String> = []
-        var parents: [(String, String)] = []
+        var previous = ""
+        var fileRows = 0
         do {
             try source.forEachRow(
                 entry: { entry in
                     if let signal = interruption() { throw Interrupted(signal: signal) }
                     let record = entry.record
                     let name = display(entry.domain, record.relativePath)
+                    let key = entry.domain + "\0" + record.relativePath
+                    guard key != previous else {
+                        report.problem("\(name): listed twice")
+                        return
+                    }
+                    previous = key
                     report.domains.insert(entry.domain)
                     if !record.relativePath.isEmpty {
-                        parents.append((entry.domain, parent(of: record.relativePath)))
+                        let parent = parent(of: record.relativePath)
+                        if !directories.contains(entry.domain + "\0" + parent) {
+                            report.problem("\(display(entry.domain, parent)): a directory \(name) needs has no row")
+                        }
                     }
                     switch record.kind {
                     case .directory:
                         report.directories += 1
-                        directories.insert(entry.domain + "\0" + record.relativePath)
+                        directories.insert(key)
                     case .symlink:
                         report.symlinks += 1
                     case .file:
                         report.files += 1
                         report.bytes += record.size
-                        guard fileIDs.insert(entry.fileID).inserted else {
-                            report.problem("\(name): listed twice")
-                            return
-                        }
+                        fileRows += 1
                         if let problem = contentProblem(source, entry.fileID, size: record.size) {
                             if source.info.isEncrypted, problem.hasPrefix("its content file is") {
                                 report.warnings.append("\(name): \(problem)")
@@ -91,10 +99,7 @@ public enum MobileSyncVerification {
         } catch {
             report.problem("\(error)")
         }
-        for (domain, parent) in parents where !directories.contains(domain + "\0" + parent) {
-            report.problem("\(display(domain, parent)): a directory its entries need has no row")
-        }
-        checkDirectory(source, fileIDs: fileIDs, &report)
+        checkDirectory(source, fileRows: fileRows, &report)
         return report
     }
 
@@ -146,9 +151,13 @@ public enum MobileSyncVerification {
         return nil
     }
 
-    /// Content files no row names are problems; other entries beside the backup's own, warnings.
-    private static func checkDirectory(_ source: MobileSyncSource, fileIDs: Set<String>, _ report: inout Report) {
+    /// Content files no row names are problems; other entries beside the backup's own, warnings. Every file row's
+    /// content file was found, each under its own fileID: as many content files as file rows means none is
+    /// stray, and only otherwise is each name looked up.
+    private static func checkDirectory(_ source: MobileSyncSource, fileRows: Int, _ report: inout Report) {
         guard let top = try? DirectoryEntries.list(source.directory, display: source.path) else { return }
+        var contents: [(String, [String])] = []
+        var count = 0
         for entry in top {
             let name = String(decoding: entry.name, as: UTF8.self)
             if ownNames.contains(name) { continue }
@@ -165,10 +174,16 @@ public enum MobileSyncVerification {
                 continue
             }
             close(fd)
-            for file in files {
-                let fileName = String(decoding: file.name, as: UTF8.self)
-                if !fileIDs.contains(fileName) || !fileName.hasPrefix(name) {
-                    report.problem("\(source.path)/\(name)/\(DeviceValueError.display(fileName)): a content file no row names")
+            count += files.count
+            contents.append((name, files.map { String(decoding: $0.name, as: UTF8.self) }))
+        }
+        guard count != fileRows else { return }
+        for (directory, names) in contents {
+            for name in names {
+                let named = name.hasPrefix(directory) && FileID.isValid(name)
+                    && ((try? source.database.hasFileRow(fileID: name)) ?? false)
+                if !named {
+                    report.problem("\(source.path)/\(directory)/\(DeviceValueError.display(name)): a content file no row names")
                 }
             }
         }
