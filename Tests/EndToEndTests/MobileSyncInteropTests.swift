@@ -1,6 +1,6 @@
-// MobileSyncInteropTests: pyiosbackup (PyPI; its own Manifest.db, NSKeyedArchiver and plist code: an independent
-// implementation) lists and extracts devicectl's MobileSync backups byte for byte, and leaves them unchanged.
-// `make test` installs it into a venv (`make oracles`); DEVICECTL_ORACLES names another venv.
+// MobileSyncInteropTests: pyiosbackup and iOSbackup (PyPI; each with its own Manifest.db, NSKeyedArchiver and plist
+// code: independent implementations) list and extract devicectl's MobileSync backups byte for byte, and leave them
+// unchanged. `make test` installs them into a venv (`make oracles`); DEVICECTL_ORACLES names another venv.
 import DeviceKit
 import Foundation
 import TestSupport
@@ -75,6 +75,54 @@ import Testing
             #expect(
                 try MobileSyncCheck.sha256(of: out + "/HomeDomain/Library/SpringBoard/IconState.plist")
                     == (try MobileSyncCheck.sha256(of: root + "/Library/SpringBoard/IconState.plist")))
+        }
+    }
+
+    static let iOSbackupReader = #"""
+        import json, os, sys
+        from iOSbackup import iOSbackup
+        top, out = sys.argv[1], sys.argv[2]
+        backup = iOSbackup(udid=os.path.basename(top), backuproot=os.path.dirname(top))
+        entries = [[f['domain'], f['name'], f['flags']] for f in backup.getBackupFilesList()]
+        copies = {}
+        for path in sys.argv[3:]:
+            copies[path] = backup.getFileDecryptedCopy(relativePath=path, targetFolder=out)['decryptedFilePath']
+        print(json.dumps({'entries': entries, 'copies': copies, 'udid': backup.manifest['Lockdown']['UniqueDeviceID']}))
+        """#
+
+    struct IOSbackupListing: Decodable {
+        let entries: [[Listing.Value]]
+        let copies: [String: String]
+        let udid: String
+    }
+
+    @Test func iOSbackupListsEveryRowAndExtractsTheFlagAndTheHomeScreen() throws {
+        try #require(
+            FileManager.default.isExecutableFile(atPath: Self.python),
+            "no oracle venv at \(Self.python): run 'make oracles' (make test does)")
+        try withTemporaryDirectory { scratch in
+            let root = scratch + "/phone", backup = scratch + "/backups/UDID", out = scratch + "/out"
+            try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(atPath: scratch + "/backups", withIntermediateDirectories: true)
+            _ = try MobileSyncBackupEndToEndTests.phone(root)
+            let made = try BackupCheck.devicectl(["backup", root, "--format", "mobilesync", "-o", backup, "-q"])
+            #expect(made.status == 0, "\(made.stderr)")
+            let before = try TreeSnapshot.take(backup)
+            let group = MobileSyncBackupEndToEndTests.group
+            let flag = "Library/Preferences/\(group).plist", home = "Library/SpringBoard/IconState.plist"
+            let run = try Shell.run(Self.python, ["-c", Self.iOSbackupReader, backup, out, flag, home], directory: scratch)
+            try #require(run.status == 0, "iOSbackup: \(run.stderr)")
+            let listing = try JSONDecoder().decode(IOSbackupListing.self, from: run.stdoutData)
+            #expect(try TreeSnapshot.take(backup) == before)
+            #expect(listing.udid == (try Device.open(root).identity().udid))
+            let report = try MobileSyncCheck.read(backup)
+            #expect(Set(listing.entries) == Set(report.rows.map { [.text($0.domain), .text($0.path), .number($0.flags)] }))
+            #expect(
+                try MobileSyncCheck.sha256(of: try #require(listing.copies[flag]))
+                    == (try MobileSyncCheck.sha256(of: NudgeFixture.suitePath(root))))
+            #expect(
+                try MobileSyncCheck.sha256(of: try #require(listing.copies[home]))
+                    == (try MobileSyncCheck.sha256(of: root + "/" + home)))
         }
     }
 }
