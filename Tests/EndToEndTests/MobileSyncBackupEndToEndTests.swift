@@ -98,6 +98,22 @@ import Testing
         }
     }
 
+    /// A backup written inside the tree it backs up never stores itself, nor the backup it replaces.
+    @Test func aBackupInsideItsOwnTreeIsNeverStored() throws {
+        try withTemporaryDirectory { scratch in
+            let root = scratch + "/phone", backup = scratch + "/phone/Library/backup"
+            try NudgeFixture.phone(root)
+            for _ in 0..<2 {
+                let result = try BackupCheck.devicectl(["backup", root, "--format", "mobilesync", "-o", backup])
+                #expect(result.status == 0, "\(result.stderr)")
+                let report = try MobileSyncCheck.read(backup)
+                #expect(report.problems == [])
+                #expect(!report.rows.contains { $0.path.hasPrefix("Library/backup") || $0.path.contains("devicectl-tmp") })
+            }
+            #expect(try directoryNames(in: root + "/Library") == ["SpringBoard", "backup"])
+        }
+    }
+
     @Test func theFormatIsADirectoryNeverAStreamNorCompressed() throws {
         try withTemporaryDirectory { scratch in
             let root = scratch + "/phone"
