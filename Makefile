@@ -30,9 +30,9 @@ release: deps
 
 # Independent readers the interop tests compare against, from PyPI into a venv (pinned versions).
 ORACLES := .build/oracles
-ORACLE_PACKAGES := pyiosbackup==0.2.4 iOSbackup==0.9.925
+ORACLE_PACKAGES := pyiosbackup==0.2.4 iOSbackup==0.9.925 iphone-backup-decrypt==0.11.2
 oracles:
-	@if ! $(ORACLES)/bin/python -c 'import pyiosbackup, iOSbackup' 2>/dev/null; then \
+	@if ! $(ORACLES)/bin/python -c 'import pyiosbackup, iOSbackup, iphone_backup_decrypt' 2>/dev/null; then \
 	  python3 -m venv $(ORACLES) && $(ORACLES)/bin/pip install --quiet --disable-pip-version-check $(ORACLE_PACKAGES); \
 	fi
 

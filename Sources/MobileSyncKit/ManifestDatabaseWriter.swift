@@ -73,6 +73,25 @@ public final class ManifestDatabaseWriter {
         guard status == SQLITE_DONE else { throw failure("sqlite3_step", status) }
     }
 
+    /// The record blob of the row `fileID` written so far (a hard link's first name, in an encrypted backup: its
+    /// copy takes the same key); nil when there is none.
+    public func blob(fileID: String) throws(MobileSyncError) -> [UInt8]? {
+        var statement: OpaquePointer?
+        let prepared = sqlite3_prepare_v2(database, "SELECT file FROM Files WHERE fileID = ?1", -1, &statement, nil)
+        guard prepared == SQLITE_OK else { throw failure("sqlite3_prepare_v2", prepared) }
+        defer { sqlite3_finalize(statement) }
+        let transient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
+        sqlite3_bind_text(statement, 1, fileID, -1, transient)
+        let status = sqlite3_step(statement)
+        guard status == SQLITE_ROW else {
+            guard status == SQLITE_DONE else { throw failure("sqlite3_step", status) }
+            return nil
+        }
+        let count = Int(sqlite3_column_bytes(statement, 0))
+        guard count > 0, let pointer = sqlite3_column_blob(statement, 0) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: pointer, count: count))
+    }
+
     /// Commits the rows, sets WAL mode and closes the database (checkpointed, no `-wal`/`-shm` left).
     public func finish() throws(MobileSyncError) {
         guard database != nil else { throw closed("sqlite3_close") }

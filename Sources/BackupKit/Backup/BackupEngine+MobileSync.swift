@@ -33,17 +33,26 @@ extension BackupEngine {
         let (header, device, applications, map) = try DeviceInventory.mobileSync(
             root: request.root, created: Timestamp.format(request.created), tool: request.tool, engine: request.engine)
         let keyBag: BackupKeyBag
+        var encryption: BackupEncryption?
         do {
-            keyBag = try BackupKeyBag.make(password: [], iterations: unencryptedKeyBagIterations, passwordStage: nil).0
+            if let password = request.password {
+                // The key derivation runs once, here: 10,000,000 SHA-256 rounds take seconds.
+                encryption = try BackupEncryption(
+                    password: password.bytes, iterations: (password.sha256Iterations, password.sha1Iterations))
+                keyBag = encryption!.keyBag
+            } else {
+                keyBag = try BackupKeyBag.make(password: [], iterations: unencryptedKeyBagIterations, passwordStage: nil).0
+            }
         } catch { throw BackupError.format(error) }
         let properties = BackupProperties(
-            device: device, applications: applications, date: request.created, keyBag: keyBag, host: request.tool)
+            device: device, applications: applications, date: request.created, keyBag: keyBag,
+            manifestKey: encryption?.wrappedManifestKey, host: request.tool)
 
         let output = try BackupDirectory(destination: path)
         do {
             let sink = try MobileSyncSink(
                 directory: output.descriptor, shown: path, map: map, properties: properties, rootStatus: rootStatus,
-                interruption: { InterruptSignal.received })
+                encryption: encryption, interruption: { InterruptSignal.received })
             var own = [IgnoredFile(device: output.identity.0, inode: output.identity.1, reason: .ownArchive)]
             if let replaced = output.replaced {
                 own.append(IgnoredFile(device: replaced.0, inode: replaced.1, reason: .replacedArchive))

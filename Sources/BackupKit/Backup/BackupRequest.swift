@@ -22,6 +22,8 @@ public struct BackupRequest: Sendable {
     public var oneFileSystem: Bool
     /// What is written: a tar archive, or a MobileSync backup directory (`output` is then its path).
     public var format: BackupFormat
+    /// An encrypted MobileSync backup's password; nil for a plain backup.
+    public var password: BackupPassword?
 
     public init(
         root: String, output: BackupOutput, compression: Compression = .none, level: Int? = nil,

@@ -25,6 +25,11 @@ final class MobileSyncSink: FormatSink {
     private let database: ManifestDatabaseWriter
     private let properties: BackupProperties
     private let interruption: () -> Int32?
+    /// An encrypted backup's keys; nil for a plain backup.
+    private let encryption: BackupEncryption?
+    /// The cipher of the content file being written (encrypted backups), and its output buffer.
+    private var cipher: FileCipher?
+    private var cipherOutput = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 16)
     /// The `xx` directories made so far, open (by their first byte's value; -1 until made).
     private var contentDirectories = [Int32](repeating: -1, count: 256)
     /// The attributes of stored files that have any, by path relative to ROOT: a hard link has its inode's
@@ -44,8 +49,9 @@ final class MobileSyncSink: FormatSink {
     /// row from ROOT's `rootStatus`.
     init(
         directory: Int32, shown: String, map: DomainMap, properties: BackupProperties, rootStatus: FileStatus,
-        interruption: @escaping () -> Int32?
+        encryption: BackupEncryption? = nil, interruption: @escaping () -> Int32?
     ) throws(BackupError) {
+        self.encryption = encryption
         self.directory = directory
         self.shown = shown
         self.map = map
@@ -64,6 +70,7 @@ final class MobileSyncSink: FormatSink {
     deinit {
         if current >= 0 { close(current) }
         for fd in contentDirectories where fd >= 0 { close(fd) }
+        cipherOutput.deallocate()
     }
 
     func begin(_ member: SinkMember) throws(BackupError) {
@@ -71,7 +78,8 @@ final class MobileSyncSink: FormatSink {
         try closeCurrent()
         let path = String(decoding: UnsafeRawBufferPointer(member.path), as: UTF8.self)
         if path == Manifest.memberName {
-            try create(Self.manifestName, in: directory, size: member.size)
+            // An encrypted backup keeps no plain list of its paths and digests beside it.
+            if encryption == nil { try create(Self.manifestName, in: directory, size: member.size) }
             return
         }
         switch map.placement(of: path) {
@@ -92,6 +100,21 @@ final class MobileSyncSink: FormatSink {
         guard UInt64(data.count) <= remaining else {
             throw .output("internal error: more data than \(currentName)'s size")
         }
+        remaining -= UInt64(data.count)
+        guard let cipher else { return try writeAll(data) }
+        var offset = 0
+        while offset < data.count {
+            // Chunks the buffer can take with the block the cipher may add.
+            let chunk = UnsafeRawBufferPointer(rebasing: data[offset..<min(data.count, offset + cipherOutput.count - 32)])
+            let produced: Int
+            do { produced = try cipher.update(chunk, into: cipherOutput) } catch { throw .format(error) }
+            try writeAll(UnsafeRawBufferPointer(rebasing: cipherOutput[0..<produced]))
+            offset += chunk.count
+        }
+    }
+
+    /// Writes all of `data` to the current content file.
+    private func writeAll(_ data: UnsafeRawBufferPointer) throws(BackupError) {
         var offset = 0
         while offset < data.count {
             let n = Glibc.write(current, data.baseAddress! + offset, data.count - offset)
@@ -101,13 +124,13 @@ final class MobileSyncSink: FormatSink {
             }
             offset += n
         }
-        remaining -= UInt64(data.count)
         bytesWritten += UInt64(data.count)
     }
 
     func finish() throws(BackupError) {
         try closeCurrent()
         do { try database.finish() } catch { throw .format(error) }
+        if let encryption { try encryptDatabase(with: encryption.manifestKey) }
         let uuid = try uuidString()
         // Status.plist last: until it says `finished`, nothing here is a complete backup.
         for (name, bytes) in [
@@ -119,7 +142,9 @@ final class MobileSyncSink: FormatSink {
             try closeCurrent()
         }
         var status = stat()
-        if fstatat(directory, "Manifest.db", &status, AT_SYMLINK_NOFOLLOW) == 0 { bytesWritten += UInt64(status.st_size) }
+        if encryption == nil, fstatat(directory, "Manifest.db", &status, AT_SYMLINK_NOFOLLOW) == 0 {
+            bytesWritten += UInt64(status.st_size)
+        }
     }
 
     // MARK: - Members
@@ -146,7 +171,7 @@ final class MobileSyncSink: FormatSink {
             record.kind = .file
             record.size = member.size
             record.protectionClass = Self.fileProtectionClass
-            try createContentFile(fileID, size: member.size)
+            record.encryptionKey = try createContentFile(fileID, size: member.size)
             if !record.extendedAttributes.isEmpty { fileAttributes[path] = record.extendedAttributes }
         case .hardlink:
             let source = String(decoding: UnsafeRawBufferPointer(member.link!), as: UTF8.self)
@@ -160,7 +185,26 @@ final class MobileSyncSink: FormatSink {
             record.mode = (record.mode & ~UInt32(S_IFMT)) | UInt32(S_IFREG)
             record.protectionClass = Self.fileProtectionClass
             record.extendedAttributes = attributes
-            record.size = try copyContent(from: sourceID, to: fileID)
+            // An encrypted copy is the same ciphertext under the same key: the first name's record says which.
+            if encryption != nil {
+                do {
+                    guard let blob = try database.blob(fileID: sourceID) else {
+                        throw BackupError.output("internal error: no row for \(source)")
+                    }
+                    let first = try KeyedArchiveReader.record(blob, kind: .file)
+                    record.encryptionKey = first.encryptionKey
+                    record.size = first.size
+                } catch let error as MobileSyncError {
+                    throw .format(error)
+                } catch let error as BackupError {
+                    throw error
+                } catch {
+                    throw .output("internal error: \(error)")
+                }
+                _ = try copyContent(from: sourceID, to: fileID)
+            } else {
+                record.size = try copyContent(from: sourceID, to: fileID)
+            }
         }
         try insert(record, domain: domain, fileID: fileID)
     }
@@ -200,8 +244,21 @@ final class MobileSyncSink: FormatSink {
         return fd
     }
 
-    private func createContentFile(_ fileID: String, size: UInt64) throws(BackupError) {
+    /// Creates the content file of `fileID` for `size` bytes of plaintext; returns its `EncryptionKey` (the
+    /// class and the wrapped file key) in an encrypted backup, whose data is then encrypted as it is written.
+    @discardableResult
+    private func createContentFile(_ fileID: String, size: UInt64) throws(BackupError) -> [UInt8]? {
+        var encryptionKey: [UInt8]?
+        if let encryption {
+            do {
+                var (key, wrapped) = try encryption.fileKey(protectionClass: UInt32(Self.fileProtectionClass))
+                defer { BackupEncryption.clear(&key) }
+                cipher = try FileCipher(key: key)
+                encryptionKey = wrapped
+            } catch { throw .format(error) }
+        }
         try create(fileID, in: try contentDirectory(fileID), size: size, shownAs: "\(fileID.prefix(2))/\(fileID)")
+        return encryptionKey
     }
 
     /// Creates `name` in `parent` for `size` bytes of data; an empty file is closed at once.
@@ -216,16 +273,52 @@ final class MobileSyncSink: FormatSink {
 
     private func closeCurrent() throws(BackupError) {
         guard current >= 0 else { return }
-        let fd = current
-        current = -1
         guard remaining == 0 else {
-            close(fd)
+            close(current)
+            current = -1
+            cipher = nil
             throw .output("internal error: \(currentName) ended \(remaining) bytes short")
         }
+        if let cipher {
+            self.cipher = nil
+            let last: [UInt8]
+            do { last = try cipher.finish() } catch { throw .format(error) }
+            try last.withUnsafeBytes { buffer in Result { () throws(BackupError) in try writeAll(buffer) } }.get()
+        }
+        let fd = current
+        current = -1
         if close(fd) != 0 && errno != EINTR { throw .system(SystemError("close", path: currentName)) }
     }
 
-    /// Copies the content file of `source` to a new content file `fileID`; returns its size.
+    /// Replaces the closed Manifest.db by its encryption under `key` (AES-256-CBC, PKCS#7), written beside it and
+    /// renamed over it.
+    private func encryptDatabase(with key: [UInt8]) throws(BackupError) {
+        let name = "\(shown)/Manifest.db"
+        let input = openat(directory, "Manifest.db", O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard input >= 0 else { throw .system(SystemError("openat", path: name)) }
+        defer { close(input) }
+        let plainCipher: FileCipher
+        do { plainCipher = try FileCipher(key: key) } catch { throw .format(error) }
+        try create("Manifest.db.encrypted", in: directory, size: UInt64.max)
+        cipher = plainCipher
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 128 << 10, alignment: 16)
+        defer { chunk.deallocate() }
+        while true {
+            let n = read(input, chunk.baseAddress, chunk.count)
+            if n < 0 && errno == EINTR { continue }
+            guard n >= 0 else { throw .system(SystemError("read", path: name)) }
+            if n == 0 { break }
+            try write(UnsafeRawBufferPointer(rebasing: chunk[0..<n]))
+        }
+        remaining = 0
+        try closeCurrent()
+        guard renameat(directory, "Manifest.db.encrypted", directory, "Manifest.db") == 0 else {
+            throw .system(SystemError("renameat", path: name))
+        }
+    }
+
+    /// Copies the content file of `source` byte for byte (in an encrypted backup, the ciphertext) to a new content
+    /// file `fileID`; returns its size.
     private func copyContent(from source: String, to fileID: String) throws(BackupError) -> UInt64 {
         let sourceDirectory = try contentDirectory(source)
         let input = openat(sourceDirectory, source, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
@@ -234,14 +327,15 @@ final class MobileSyncSink: FormatSink {
         var status = stat()
         guard fstat(input, &status) == 0 else { throw .system(SystemError("fstat", path: "\(shown)/\(source)")) }
         let size = UInt64(status.st_size)
-        try createContentFile(fileID, size: size)
+        try create(fileID, in: try contentDirectory(fileID), size: size, shownAs: "\(fileID.prefix(2))/\(fileID)")
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 16)
         defer { chunk.deallocate() }
         while remaining > 0 {
             let n = read(input, chunk.baseAddress, min(chunk.count, Int(clamping: remaining)))
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else { throw .system(SystemError("read", path: "\(shown)/\(source.prefix(2))/\(source)")) }
-            try write(UnsafeRawBufferPointer(rebasing: chunk[0..<n]))
+            remaining -= UInt64(n)
+            try writeAll(UnsafeRawBufferPointer(rebasing: chunk[0..<n]))
         }
         try closeCurrent()
         return size

@@ -14,6 +14,12 @@ enum BackupCommand: Command {
             OptionSpec(
                 ["--format"], .value("tar|mobilesync"),
                 help: "tar (default), or mobilesync: a Finder/iTunes backup directory, -o DIR."),
+            OptionSpec(
+                ["--encrypt"], help: "mobilesync: an encrypted backup (password: --password-file, the environment, a prompt)."),
+            OptionSpec(["--password-file"], .value("FILE"), help: "The backup password: FILE's first line (- for stdin)."),
+            OptionSpec(
+                ["--kdf-iterations"], .value("SHA256,SHA1"),
+                help: "For tests only: fewer key-derivation rounds than a device's 10000000,10000 (weaker)."),
             OptionSpec(["--compression"], .value("none|gzip|zstd|xz"), help: "Compression (default: from the extension)."),
             OptionSpec(["--level"], .value("N"), help: "Compression level."),
             OptionSpec(
@@ -55,6 +61,11 @@ enum BackupCommand: Command {
             bundles are never stored (Manifest.plist lists the apps). The engine defaults to computer. DIR is
             written beside itself and renamed into place when complete; an existing DIR is replaced only if it is
             empty or a MobileSync backup. No compression, no -o -.
+            --encrypt (mobilesync) encrypts as a device does: every file under its own key, Manifest.db under class 4,
+            the keys in a keybag unlocked by the password (PBKDF2-SHA256 10,000,000 rounds, then PBKDF2-SHA1 10,000:
+            seconds, once). The password comes from --password-file FILE, DEVICECTL_BACKUP_PASSWORD, or a prompt on
+            the terminal, never from the command line. The engine defaults to computer-encrypted. An encrypted
+            backup keeps no devicectl-manifest.jsonl (it would list the paths in the clear).
             -v lists each stored path as 'tar -cv' does (relative to ROOT, directories ending in '/', escaped as
             'list' shows names), in archive order, on stdout (on stderr with -o -); not with --json. -q prints
             only errors. -v and -q draw no progress bar.
@@ -77,7 +88,21 @@ enum BackupCommand: Command {
     static func run(_ arguments: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let root = arguments.positional(0)!
         let format = try arguments.value("--format", as: "tar or mobilesync") { BackupFormat(rawValue: $0) } ?? .tar
-        let engine = try engine(arguments) ?? format.defaultEngine
+        let encrypt = arguments.flag("--encrypt")
+        if encrypt && format != .mobileSync {
+            throw UsageError("--encrypt goes with --format mobilesync (a tar archive is not encrypted)", command: spec.name)
+        }
+        if !encrypt && (arguments.value("--password-file") != nil || arguments.value("--kdf-iterations") != nil) {
+            throw UsageError("--password-file and --kdf-iterations go with --encrypt", command: spec.name)
+        }
+        let iterations = try arguments.value("--kdf-iterations", as: "two counts, SHA256,SHA1 (e.g. 1000,100)") {
+            text -> (UInt32, UInt32)? in
+            let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+            guard parts.count == 2, let first = UInt32(parts[0]), let second = UInt32(parts[1]), first > 0, second > 0
+            else { return nil }
+            return (first, second)
+        }
+        let engine = try engine(arguments) ?? (encrypt ? .computerEncrypted : format.defaultEngine)
         var patterns = try arguments.all("--exclude").map { glob throws(UsageError) -> ExclusionPattern in
             guard !glob.isEmpty else { throw UsageError("--exclude needs a non-empty GLOB", command: spec.name) }
             do {
@@ -111,10 +136,19 @@ enum BackupCommand: Command {
         guard let archive else {
             throw UsageError("missing -o ARCHIVE (use -o - for standard output)", command: spec.name)
         }
-        let request = BackupRequest(
+        var request = BackupRequest(
             root: root, output: archive == "-" ? .standardOutput : .file(archive), compression: compression,
             level: level, patterns: patterns, created: created, tool: "devicectl \(Devicectl.version)", engine: engine,
             oneFileSystem: arguments.flag("--one-file-system"), format: format)
+        if encrypt {
+            var password = BackupPassword(
+                bytes: try PasswordSource.password(arguments, environment: context.environment, command: spec.name))
+            if let (sha256, sha1) = iterations {
+                password.sha256Iterations = sha256
+                password.sha1Iterations = sha1
+            }
+            request.password = password
+        }
         // A MobileSync backup is a directory, which a signal handler cannot remove: SIGINT and SIGTERM stop it
         // between members instead, and it removes what it wrote.
         if format == .mobileSync { InterruptSignal.install() }

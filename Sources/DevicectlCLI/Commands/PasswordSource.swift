@@ -1,0 +1,82 @@
+// PasswordSource: an encrypted backup's password: a file, the environment, or asked twice on the terminal.
+import BackupKit
+import Foundation
+import Glibc
+
+/// Where `backup --encrypt` gets its password, never from the command line (other users see it in `ps`):
+/// `--password-file FILE` (its first line; `-` is standard input), else `DEVICECTL_BACKUP_PASSWORD`, else a prompt
+/// on the terminal (twice, without echo) when standard input is one. An empty password is refused.
+enum PasswordSource {
+    static let environmentName = "DEVICECTL_BACKUP_PASSWORD"
+    /// A password file longer than this is not a password file.
+    static let fileLimit = 4096
+
+    static func password(
+        _ arguments: ParsedArguments, environment: [String: String], command: String
+    ) throws -> [UInt8] {
+        var password: [UInt8]
+        if let file = arguments.value("--password-file") {
+            password = try read(file, command: command)
+        } else if let value = environment[environmentName] {
+            password = Array(value.utf8)
+        } else if isatty(STDIN_FILENO) == 1 {
+            password = try prompt(command: command)
+        } else {
+            throw UsageError(
+                "--encrypt needs a password: --password-file FILE or \(environmentName) (standard input is not a "
+                    + "terminal to ask on)", command: command)
+        }
+        guard !password.isEmpty else { throw UsageError("the backup password is empty", command: command) }
+        return password
+    }
+
+    /// The file's first line (without its newline).
+    private static func read(_ file: String, command: String) throws -> [UInt8] {
+        let fd = file == "-" ? dup(STDIN_FILENO) : open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else {
+            throw UsageError("cannot read the password file \(file): \(String(cString: strerror(errno)))", command: command)
+        }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: fileLimit + 1)
+        var count = 0
+        while count < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + count, $0.count - count) }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 && errno == EAGAIN { continue }
+            guard n > 0 else { break }
+            count += n
+        }
+        guard count <= fileLimit else {
+            throw UsageError("the password file \(file) is over \(fileLimit) bytes; it holds more than a password",
+                             command: command)
+        }
+        var line = Array(bytes[0..<count])
+        if let newline = line.firstIndex(of: 0x0A) { line = Array(line[..<newline]) }
+        if line.last == 0x0D { line.removeLast() }
+        return line
+    }
+
+    /// Asks twice on the terminal with echo off; the two must match.
+    private static func prompt(command: String) throws -> [UInt8] {
+        var saved = termios()
+        guard tcgetattr(STDIN_FILENO, &saved) == 0 else {
+            throw UsageError("cannot ask for the password on this terminal", command: command)
+        }
+        var quiet = saved
+        quiet.c_lflag &= ~tcflag_t(ECHO)
+        tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet)
+        defer { tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved) }
+        func ask(_ text: String) -> [UInt8] {
+            FileHandle.standardError.write(Data(text.utf8))
+            var line: [UInt8] = []
+            var byte: UInt8 = 0
+            while Glibc.read(STDIN_FILENO, &byte, 1) == 1, byte != 0x0A, line.count <= fileLimit { line.append(byte) }
+            FileHandle.standardError.write(Data("\n".utf8))
+            return line
+        }
+        let first = ask("Backup password: ")
+        let second = ask("Again: ")
+        guard first == second else { throw UsageError("the two passwords differ", command: command) }
+        return first
+    }
+}

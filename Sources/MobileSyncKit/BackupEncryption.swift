@@ -1,0 +1,53 @@
+// BackupEncryption: the keys of one encrypted backup: the keybag, the class keys, Manifest.db's key, file keys.
+
+/// Makes an encrypted backup's keys (reference §5.6): a keybag whose class keys are wrapped under the key the
+/// password derives (PBKDF2-SHA256 with `passwordIterations`, then PBKDF2-SHA1 with `iterations`), a Manifest.db
+/// key wrapped with class 4 (`ManifestKey`), and for each file a fresh random key wrapped with its protection
+/// class's key (`EncryptionKey`: the class, little-endian, then the 40-byte wrapped key). Keys come from
+/// `RAND_bytes`; the plain class keys are cleared when this is released.
+public final class BackupEncryption {
+    public let keyBag: BackupKeyBag
+    private var classKeys: [UInt32: [UInt8]]
+    /// Manifest.db's key and `ManifestKey`.
+    public private(set) var manifestKey: [UInt8]
+    public let wrappedManifestKey: [UInt8]
+
+    /// The device's counts: 10,000,000 SHA-256 rounds, then 10,000 SHA-1 rounds.
+    public static let deviceIterations: (sha256: UInt32, sha1: UInt32) = (10_000_000, 10_000)
+    /// Manifest.db's protection class (always 4: `NSFileProtectionNone`).
+    public static let manifestClass: UInt32 = 4
+
+    public init(password: [UInt8], iterations: (sha256: UInt32, sha1: UInt32) = deviceIterations) throws(MobileSyncError) {
+        let (bag, keys) = try BackupKeyBag.make(
+            password: password, iterations: iterations.sha1, passwordStage: iterations.sha256)
+        keyBag = bag
+        classKeys = keys
+        manifestKey = try SecureRandom.bytes(32)
+        wrappedManifestKey = Self.littleEndian(Self.manifestClass)
+            + (try KeyWrap.wrap(manifestKey, with: keys[Self.manifestClass]!))
+    }
+
+    deinit {
+        for key in classKeys.keys { Self.clear(&classKeys[key]!) }
+        Self.clear(&manifestKey)
+    }
+
+    /// Overwrites key material with zeros.
+    public static func clear(_ bytes: inout [UInt8]) {
+        bytes.withUnsafeMutableBytes { buffer in
+            for index in buffer.indices { buffer[index] = 0 }
+        }
+    }
+
+    /// A new file key and its `EncryptionKey` value for `protectionClass`.
+    public func fileKey(protectionClass: UInt32) throws(MobileSyncError) -> (key: [UInt8], encryptionKey: [UInt8]) {
+        guard let classKey = classKeys[protectionClass] else { throw .crypto(call: "class \(protectionClass)") }
+        let key = try SecureRandom.bytes(32)
+        return (key, Self.littleEndian(protectionClass) + (try KeyWrap.wrap(key, with: classKey)))
+    }
+
+    static func littleEndian(_ value: UInt32) -> [UInt8] {
+        [UInt8(truncatingIfNeeded: value), UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value >> 16),
+         UInt8(truncatingIfNeeded: value >> 24)]
+    }
+}

@@ -1,0 +1,162 @@
+// MobileSyncEncryptedEndToEndTests: `backup --format mobilesync --encrypt` writes what two independent readers
+// decrypt byte for byte (iphone-backup-decrypt, strict about padding and classes; pyiosbackup, its own crypto), at
+// test iteration counts and once at a device's; the password never comes from the command line.
+import DeviceKit
+import Foundation
+import TestSupport
+import Testing
+
+@Suite struct MobileSyncEncryptedEndToEndTests {
+    static let password = "correct horse battery staple"
+    static let documents = ["sub/a.txt", "empty", "Résumé 📱.txt", "hard.txt"]
+
+    /// Decrypts with iphone-backup-decrypt: every row (domain, path, flags) and, for each `domain|path` asked, the
+    /// SHA-256 of the extracted bytes; `wrong` is whether a wrong password was refused.
+    static let decrypter = #"""
+        import hashlib, json, sys
+        from iphone_backup_decrypt import EncryptedBackup
+        from iphone_backup_decrypt.exceptions import IncorrectPassphraseError
+        top, password = sys.argv[1], sys.argv[2]
+        try:
+            EncryptedBackup(backup_directory=top, passphrase='not ' + password).test_decryption()
+            wrong = False
+        except IncorrectPassphraseError:
+            wrong = True
+        backup = EncryptedBackup(backup_directory=top, passphrase=password)
+        with backup.manifest_db_cursor() as cursor:
+            cursor.execute('SELECT domain, relativePath, flags FROM Files')
+            rows = sorted('%s|%s|%d' % row for row in cursor.fetchall())
+        digests = {}
+        for item in sys.argv[3:]:
+            domain, path = item.split('|', 1)
+            digests[item] = hashlib.sha256(backup.extract_file_as_bytes(path, domain_like=domain)).hexdigest()
+        print(json.dumps({'rows': rows, 'digests': digests, 'wrong': wrong}))
+        """#
+
+    struct Decrypted: Decodable {
+        let rows: [String]
+        let digests: [String: String]
+        let wrong: Bool
+    }
+
+    static func backUp(_ root: String, to backup: String, iterations: String? = "1000,100") throws {
+        let result = try BackupCheck.devicectl(
+            ["backup", root, "--format", "mobilesync", "--encrypt", "-o", backup, "-q"]
+                + (iterations.map { ["--kdf-iterations", $0] } ?? []),
+            environment: ["DEVICECTL_BACKUP_PASSWORD": password])
+        #expect(result.status == 0, "\(result.stderr)")
+    }
+
+    static func requireOracles() throws {
+        try #require(
+            FileManager.default.isExecutableFile(atPath: MobileSyncInteropTests.python),
+            "no oracle venv at \(MobileSyncInteropTests.python): run 'make oracles' (make test does)")
+    }
+
+    @Test func iphoneBackupDecryptDecryptsEveryFileAndRefusesAWrongPassword() throws {
+        try Self.requireOracles()
+        try withTemporaryDirectory { scratch in
+            let root = scratch + "/phone", encrypted = scratch + "/encrypted", plain = scratch + "/plain"
+            let data = try MobileSyncBackupEndToEndTests.phone(root)
+            try Self.backUp(root, to: encrypted)
+            let made = try BackupCheck.devicectl(["backup", root, "--format", "mobilesync", "-o", plain, "-q"])
+            #expect(made.status == 0, "\(made.stderr)")
+            let app = "AppDomain-\(NudgeFixture.news)", group = MobileSyncBackupEndToEndTests.group
+            let flag = "AppDomainGroup-\(group)|Library/Preferences/\(group).plist"
+            let wanted = Self.documents.map { "\(app)|Documents/\($0)" } + [flag, "HomeDomain|Library/SpringBoard/IconState.plist"]
+            let before = try TreeSnapshot.take(encrypted)
+            let run = try Shell.run(
+                MobileSyncInteropTests.python, ["-c", Self.decrypter, encrypted, Self.password] + wanted, directory: scratch)
+            try #require(run.status == 0, "iphone-backup-decrypt: \(run.stderr)")
+            let decrypted = try JSONDecoder().decode(Decrypted.self, from: run.stdoutData)
+            #expect(decrypted.wrong)
+            #expect(try TreeSnapshot.take(encrypted) == before)
+            // The same rows as the plain backup of the same device (read with Python's standard library).
+            let plainRows = try MobileSyncCheck.read(plain).rows.map { "\($0.domain)|\($0.path)|\($0.flags)" }.sorted()
+            #expect(decrypted.rows == plainRows)
+            for name in Self.documents {
+                #expect(decrypted.digests["\(app)|Documents/\(name)"] == (try MobileSyncCheck.sha256(of: data + "/Documents/" + name)), "\(name)")
+            }
+            #expect(decrypted.digests[flag] == (try MobileSyncCheck.sha256(of: NudgeFixture.suitePath(root))))
+            // Nothing in the clear beside it: no devicectl manifest, an encrypted Manifest.db, the keybag's counts.
+            #expect(!FileManager.default.fileExists(atPath: encrypted + "/devicectl-manifest.jsonl"))
+            let check = try Shell.run("python3", ["-c", """
+                import plistlib, sys
+                top = sys.argv[1]
+                m = plistlib.load(open(top + '/Manifest.plist', 'rb'))
+                bag, items, i = m['BackupKeyBag'], {}, 0
+                while i < len(bag):
+                    tag, n = bag[i:i+4].decode(), int.from_bytes(bag[i+4:i+8], 'big')
+                    items.setdefault(tag, bag[i+8:i+8+n]); i += 8 + n
+                print(m['IsEncrypted'], len(m['ManifestKey']), m['ManifestKey'][:4].hex(),
+                      int.from_bytes(items['DPIC'], 'big'), int.from_bytes(items['ITER'], 'big'),
+                      open(top + '/Manifest.db', 'rb').read(16).startswith(b'SQLite format 3'))
+                """, encrypted])
+            #expect(check.stdout == "True 44 04000000 1000 100 False\n", "\(check.stderr)")
+            let verify = try BackupCheck.devicectl(["verify", encrypted])
+            #expect(verify.status == 1 && verify.stderr.contains("is an encrypted backup"), "\(verify.stderr)")
+        }
+    }
+
+    @Test func pyiosbackupDecryptsWithItsOwnCrypto() throws {
+        try Self.requireOracles()
+        try withTemporaryDirectory { scratch in
+            let root = scratch + "/phone", encrypted = scratch + "/encrypted"
+            let data = try MobileSyncBackupEndToEndTests.phone(root)
+            try Self.backUp(root, to: encrypted)
+            let run = try Shell.run(MobileSyncInteropTests.python, ["-c", """
+                import hashlib, sys
+                from pyiosbackup import Backup
+                backup = Backup.from_path(sys.argv[1], password=sys.argv[2])
+                for name in sys.argv[3:]:
+                    entry = backup.get_entry_by_domain_and_path('AppDomain-com.example.news', 'Documents/' + name)
+                    print(hashlib.sha256(entry.read_bytes()).hexdigest())
+                """, encrypted, Self.password] + Self.documents)
+            try #require(run.status == 0, "pyiosbackup: \(run.stderr)")
+            let expected = try Self.documents.map { try MobileSyncCheck.sha256(of: data + "/Documents/" + $0) }
+            #expect(run.stdout.split(separator: "\n").map(String.init) == expected)
+        }
+    }
+
+    /// The device's counts (10,000,000 SHA-256 rounds, then 10,000 SHA-1): once, as a test of the default.
+    @Test func aBackupAtTheDevicesIterationCountsDecrypts() throws {
+        try Self.requireOracles()
+        try withTemporaryDirectory { scratch in
+            let root = scratch + "/phone", encrypted = scratch + "/encrypted"
+            try NudgeFixture.phone(root)
+            try Self.backUp(root, to: encrypted, iterations: nil)
+            let home = "HomeDomain|Library/SpringBoard/IconState.plist"
+            let run = try Shell.run(
+                MobileSyncInteropTests.python, ["-c", Self.decrypter, encrypted, Self.password, home], directory: scratch)
+            try #require(run.status == 0, "iphone-backup-decrypt: \(run.stderr)")
+            let decrypted = try JSONDecoder().decode(Decrypted.self, from: run.stdoutData)
+            #expect(decrypted.wrong)
+            #expect(decrypted.digests[home] == (try MobileSyncCheck.sha256(of: root + "/Library/SpringBoard/IconState.plist")))
+        }
+    }
+
+    @Test func thePasswordNeverComesFromTheCommandLine() throws {
+        try withTemporaryDirectory { scratch in
+            let root = scratch + "/phone", out = scratch + "/b"
+            try NudgeFixture.phone(root)
+            for (arguments, environment, message) in [
+                (["--encrypt"], [:], "--encrypt needs a password"),
+                (["--encrypt", "--format", "tar", "-o", scratch + "/x.tar"], ["DEVICECTL_BACKUP_PASSWORD": "x"], "--encrypt goes with --format mobilesync"),
+                (["--password-file", "/dev/null"], [:], "--password-file and --kdf-iterations go with --encrypt"),
+                (["--encrypt", "--kdf-iterations", "10"], ["DEVICECTL_BACKUP_PASSWORD": "x"], "two counts"),
+                (["--encrypt"], ["DEVICECTL_BACKUP_PASSWORD": ""], "the backup password is empty"),
+            ] as [([String], [String: String], String)] {
+                let base = arguments.contains("tar") ? ["backup", root] : ["backup", root, "--format", "mobilesync", "-o", out]
+                let result = try BackupCheck.devicectl(base + arguments, environment: environment)
+                #expect(result.status == 64 && result.stderr.contains(message), "\(arguments): \(result.stderr)")
+            }
+            #expect(try directoryNames(in: scratch) == ["phone"])
+            // A password file: its first line.
+            try Data("\(Self.password)\nignored\n".utf8).write(to: URL(fileURLWithPath: scratch + "/password"))
+            let made = try BackupCheck.devicectl(
+                ["backup", root, "--format", "mobilesync", "--encrypt", "--kdf-iterations", "1000,100", "-o", out, "-q",
+                 "--password-file", scratch + "/password"])
+            #expect(made.status == 0, "\(made.stderr)")
+        }
+    }
+}
