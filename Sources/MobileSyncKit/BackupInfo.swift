@@ -15,7 +15,11 @@ public struct BackupInfo: Sendable {
     }
 
     public var isEncrypted: Bool
-    public var hasManifestKey: Bool
+    public var hasManifestKey: Bool { manifestKey != nil }
+    /// `ManifestKey`: Manifest.db's class (little-endian) and wrapped key, in an encrypted backup from iOS 10.2.
+    public var manifestKey: [UInt8]?
+    /// `BackupKeyBag`, as stored.
+    public var keyBag: [UInt8]?
     public var productVersion: String?
     public var productType: String?
     public var udid: String?
@@ -38,6 +42,11 @@ public struct BackupInfo: Sendable {
         public let file: String
         public let reason: String
         public var description: String { "\(file): \(reason)" }
+
+        public init(file: String, reason: String) {
+            self.file = file
+            self.reason = reason
+        }
     }
 
     /// Reads the plists in the directory open as `directory` (borrowed), named `shown` in messages.
@@ -69,7 +78,7 @@ public struct BackupInfo: Sendable {
             installed = array.compactMap(\.string)
         }
         return BackupInfo(
-            isEncrypted: encrypted, hasManifestKey: manifest["ManifestKey"]?.data != nil,
+            isEncrypted: encrypted, manifestKey: manifest["ManifestKey"]?.data, keyBag: manifest["BackupKeyBag"]?.data,
             productVersion: lockdown?["ProductVersion"]?.string, productType: lockdown?["ProductType"]?.string,
             udid: lockdown?["UniqueDeviceID"]?.string, deviceName: lockdown?["DeviceName"]?.string,
             date: manifest["Date"]?.date, applications: applications.sorted { $0.bundleId < $1.bundleId },

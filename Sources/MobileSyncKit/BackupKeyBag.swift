@@ -92,4 +92,79 @@ public struct BackupKeyBag: Sendable {
         [UInt8(value >> 24), UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 8),
          UInt8(truncatingIfNeeded: value)]
     }
+
+    // MARK: - Reading
+
+    /// The largest counts a keybag may ask for: each unlock runs them (iphone-backup-decrypt refuses the same as a
+    /// time bomb); a device's are 10,000,000 and 10,000.
+    public static let maximumIterations: (sha256: UInt32, sha1: UInt32) = (20_000_000, 1_000_000)
+
+    /// Parses a backup's keybag (someone else's bytes): every length checked, the header's items up to the second
+    /// `UUID`, then `UUID CLAS WRAP KTYP WPKY` blocks; unknown tags are skipped. Iteration counts over
+    /// `maximumIterations`, or none, are refused before any key is derived.
+    public static func parse(_ bytes: [UInt8]) throws(PropertyListReadError) -> BackupKeyBag {
+        var header: [String: [UInt8]] = [:]
+        var classes: [ClassKey] = []
+        var current: ClassKey?
+        var offset = 0
+        func number(_ value: [UInt8]) throws(PropertyListReadError) -> UInt32 {
+            guard value.count == 4 else { throw PropertyListReadError("a keybag number that is not 4 bytes") }
+            return value.reduce(0) { $0 << 8 | UInt32($1) }
+        }
+        while offset < bytes.count {
+            guard bytes.count - offset >= 8 else { throw PropertyListReadError("the keybag ends inside an item") }
+            let tag = String(decoding: bytes[offset..<offset + 4], as: UTF8.self)
+            let length = Int(bytes[offset + 4..<offset + 8].reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
+            guard length <= bytes.count - offset - 8 else { throw PropertyListReadError("a keybag item runs past its end") }
+            let value = Array(bytes[offset + 8..<offset + 8 + length])
+            offset += 8 + length
+            if tag == "UUID" && header["UUID"] != nil {
+                if let done = current { classes.append(done) }
+                current = ClassKey(uuid: value, protectionClass: 0, wrap: 0, wrappedKey: [])
+                continue
+            }
+            if current != nil {
+                switch tag {
+                case "CLAS": current!.protectionClass = try number(value)
+                case "WRAP": current!.wrap = try number(value)
+                case "WPKY": current!.wrappedKey = value
+                default: break
+                }
+            } else if header[tag] == nil {
+                header[tag] = value
+            }
+        }
+        if let done = current { classes.append(done) }
+        guard let uuid = header["UUID"], let salt = header["SALT"], let iterationBytes = header["ITER"] else {
+            throw PropertyListReadError("the keybag has no UUID, SALT or ITER")
+        }
+        let iterations = try number(iterationBytes)
+        guard iterations > 0, iterations <= maximumIterations.sha1 else {
+            throw PropertyListReadError("the keybag asks for \(iterations) SHA-1 rounds")
+        }
+        var stage: (UInt32, [UInt8])?
+        if let dpic = header["DPIC"], let dpsl = header["DPSL"] {
+            let count = try number(dpic)
+            guard count > 0, count <= maximumIterations.sha256 else {
+                throw PropertyListReadError("the keybag asks for \(count) SHA-256 rounds")
+            }
+            stage = (count, dpsl)
+        }
+        return BackupKeyBag(
+            version: header["VERS"].flatMap { try? number($0) } ?? 0, uuid: uuid, salt: salt, iterations: iterations,
+            passwordStage: stage, classes: classes)
+    }
+
+    /// The class keys the password unlocks (every class wrapped with the password's key, WRAP bit 2); nil when a
+    /// wrapped key fails its integrity check: the wrong password.
+    public func unlock(password: [UInt8]) throws(MobileSyncError) -> [UInt32: [UInt8]]? {
+        var kek = try keyEncryptionKey(password: password)
+        defer { BackupEncryption.clear(&kek) }
+        var keys: [UInt32: [UInt8]] = [:]
+        for key in classes where key.wrap & 2 != 0 {
+            guard let unwrapped = try KeyWrap.unwrap(key.wrappedKey, with: kek) else { return nil }
+            keys[key.protectionClass] = unwrapped
+        }
+        return keys.isEmpty ? nil : keys
+    }
 }

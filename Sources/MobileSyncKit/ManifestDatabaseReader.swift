@@ -53,25 +53,63 @@ public final class ManifestDatabaseReader {
         guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
             throw .unreadable(path: shown, reason: .notRegular)
         }
+        database = try Self.open(fd, shown: shown)
+    }
+
+    /// Opens the database in the open unnamed file `descriptor` (borrowed: a decrypted copy made with `O_TMPFILE`).
+    /// SQLite opens files by name and resolves `/proc/self/fd` links to their (deleted) targets, so the file gets a
+    /// name for the moment SQLite opens it: a hard link in a new 0700 directory under `temporary`, removed with the
+    /// directory as soon as SQLite holds the file (with `immutable=1` it never opens it again). Only a kill inside
+    /// that moment leaves the directory (`devicectl-manifest-*`, readable by the user alone).
+    public init(descriptor: Int32, shown: String, temporary: String) throws(MobileSyncError) {
+        self.shown = shown
+        var template = Array("\(temporary)/devicectl-manifest-XXXXXX".utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            let code = errno
+            throw .database(path: shown, operation: "mkdtemp", code: SQLITE_CANTOPEN, message: String(cString: strerror(code)))
+        }
+        let directory = String(cString: made)
+        defer { rmdir(directory) }
+        let name = directory + "/Manifest.db"
+        guard linkat(AT_FDCWD, "/proc/self/fd/\(descriptor)", AT_FDCWD, name, AT_SYMLINK_FOLLOW) == 0 else {
+            let code = errno
+            throw .database(path: shown, operation: "linkat", code: SQLITE_CANTOPEN, message: String(cString: strerror(code)))
+        }
+        defer { unlink(name) }
+        database = try Self.open(descriptor, shown: shown, path: name)
+        // Reading the schema makes SQLite open the file now, while it has its name.
+        var statement: OpaquePointer?
+        let prepared = sqlite3_prepare_v2(database, "SELECT count(*) FROM sqlite_master", -1, &statement, nil)
+        defer { sqlite3_finalize(statement) }
+        guard prepared == SQLITE_OK, sqlite3_step(statement) == SQLITE_ROW else {
+            throw failure("sqlite3_prepare_v2", prepared)
+        }
+    }
+
+    /// Checks the SQLite header of `fd` and opens it (by `path`, or through `/proc/self/fd`) read-only and
+    /// immutable, hardened.
+    private static func open(_ fd: Int32, shown: String, path name: String? = nil) throws(MobileSyncError) -> OpaquePointer? {
         var header = [UInt8](repeating: 0, count: 16)
         guard pread(fd, &header, 16, 0) == 16, header == Array("SQLite format 3".utf8) + [0] else {
             throw .unreadable(path: shown, reason: .notSQLite)
         }
         // The descriptor just checked, not the name: what SQLite opens is the file that was examined.
-        let path = "file:/proc/self/fd/\(fd)?mode=ro&immutable=1"
+        var database: OpaquePointer?
+        let path = "file:\(name ?? "/proc/self/fd/\(fd)")?mode=ro&immutable=1"
         let flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX
         let opened = sqlite3_open_v2(path, &database, flags, nil)
         guard opened == SQLITE_OK else {
-            let failure = failure("sqlite3_open_v2", opened)
+            let message = database.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
+                ?? String(cString: sqlite3_errstr(opened))
             sqlite3_close_v2(database)
-            database = nil
-            throw failure
+            throw .database(path: shown, operation: "sqlite3_open_v2", code: opened, message: message)
         }
         sqlite3_extended_result_codes(database, 1)
-        sqlite3_limit(database, SQLITE_LIMIT_LENGTH, Self.lengthLimit)
+        sqlite3_limit(database, SQLITE_LIMIT_LENGTH, lengthLimit)
         sqlite3_limit(database, SQLITE_LIMIT_SQL_LENGTH, 1 << 16)
         sqlite3_limit(database, SQLITE_LIMIT_ATTACHED, 0)
         csqlite_harden(database)
+        return database
     }
 
     deinit {

@@ -128,4 +128,72 @@ enum ForeignBackup {
         if mutation == 'info-entity':
             open(os.path.join(out, 'Info.plist'), 'wb').write(b'<?xml version="1.0"?><!DOCTYPE plist [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]><plist version="1.0"><dict><key>Device Name</key><string>&b;</string></dict></plist>')
         """#
+
+    /// Encrypts the plain backup at `directory` in place as a device would, with Python's `cryptography` (the
+    /// oracle venv's): a keybag (two stages, or one when `stages` is 1: pre-iOS 10.2), class keys wrapped with the
+    /// password's key, every file under its own key, Manifest.db under class 4. `mutation` "truncated" cuts one
+    /// content file short by a byte.
+    static func encrypt(
+        _ directory: String, password: String, stages: Int = 2, mutation: String = "none",
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let result = try Shell.run(
+            MobileSyncInteropTests.python, ["-c", encryptor, directory, password, String(stages), mutation])
+        #expect(result.status == 0, "python: \(result.stderr)", sourceLocation: sourceLocation)
+    }
+
+    static let encryptor = #"""
+        import hashlib, os, plistlib, sqlite3, struct, sys
+        from cryptography.hazmat.primitives import padding
+        from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+        from cryptography.hazmat.primitives.keywrap import aes_key_wrap
+        top, password, stages, mutation = sys.argv[1], sys.argv[2].encode(), int(sys.argv[3]), sys.argv[4]
+        def cbc(key, data):
+            p = padding.PKCS7(128).padder(); data = p.update(data) + p.finalize()
+            e = Cipher(algorithms.AES(key), modes.CBC(b'\0' * 16)).encryptor()
+            return e.update(data) + e.finalize()
+        def tlv(tag, value):
+            if isinstance(value, int): value = struct.pack('>I', value)
+            return tag.encode() + struct.pack('>I', len(value)) + value
+        salt, dpsl = os.urandom(20), os.urandom(20)
+        secret = hashlib.pbkdf2_hmac('sha256', password, dpsl, 1000, 32) if stages == 2 else password
+        kek = hashlib.pbkdf2_hmac('sha1', secret, salt, 100, 32)
+        bag = tlv('VERS', 4) + tlv('TYPE', 1) + tlv('UUID', os.urandom(16)) + tlv('HMCK', bytes(40)) + tlv('WRAP', 0)
+        bag += tlv('SALT', salt) + tlv('ITER', 100)
+        if stages == 2: bag += tlv('DPWT', 1) + tlv('DPIC', 1000) + tlv('DPSL', dpsl)
+        keys = {}
+        for number in range(1, 12):
+            keys[number] = os.urandom(32)
+            bag += tlv('UUID', os.urandom(16)) + tlv('CLAS', number) + tlv('WRAP', 2 if number <= 4 else 3)
+            bag += tlv('KTYP', 0) + tlv('WPKY', aes_key_wrap(kek, keys[number]))
+        db = sqlite3.connect(os.path.join(top, 'Manifest.db'))
+        rows = db.execute('SELECT fileID, file FROM Files WHERE flags = 1').fetchall()
+        for index, (fid, blob) in enumerate(rows):
+            archive = plistlib.loads(blob)
+            objects = archive['$objects']
+            root = objects[1]
+            key = os.urandom(32)
+            objects.append({'NS.data': struct.pack('<I', 3) + aes_key_wrap(keys[3], key), '$class': plistlib.UID(len(objects) + 1)})
+            root['EncryptionKey'] = plistlib.UID(len(objects) - 1)
+            objects.append({'$classes': ['NSMutableData', 'NSData', 'NSObject'], '$classname': 'NSMutableData'})
+            root['ProtectionClass'] = 3
+            db.execute('UPDATE Files SET file = ? WHERE fileID = ?', (plistlib.dumps(archive, fmt=plistlib.FMT_BINARY), fid))
+            name = os.path.join(top, fid[:2], fid)
+            encrypted = cbc(key, open(name, 'rb').read())
+            if mutation == 'truncated' and index == 0: encrypted = encrypted[:-1]
+            open(name, 'wb').write(encrypted)
+        db.commit(); db.close()
+        manifest = plistlib.load(open(os.path.join(top, 'Manifest.plist'), 'rb'))
+        manifest['BackupKeyBag'] = bag
+        manifest['IsEncrypted'] = True
+        if stages == 2:
+            mkey = os.urandom(32)
+            manifest['ManifestKey'] = struct.pack('<I', 4) + aes_key_wrap(keys[4], mkey)
+            path = os.path.join(top, 'Manifest.db')
+            data = open(path, 'rb').read()
+            open(path, 'wb').write(cbc(mkey, data))
+        else:
+            manifest['Lockdown']['ProductVersion'] = '10.1'
+        open(os.path.join(top, 'Manifest.plist'), 'wb').write(plistlib.dumps(manifest, fmt=plistlib.FMT_BINARY))
+        """#
 }

@@ -94,7 +94,7 @@ import Testing
                 """, encrypted])
             #expect(check.stdout == "True 44 04000000 1000 100 False\n", "\(check.stderr)")
             let verify = try BackupCheck.devicectl(["verify", encrypted])
-            #expect(verify.status == 1 && verify.stderr.contains("is an encrypted backup"), "\(verify.stderr)")
+            #expect(verify.status == 1 && verify.stderr.contains("is an encrypted backup: give its password"), "\(verify.stderr)")
         }
     }
 
@@ -157,6 +157,59 @@ import Testing
                 ["backup", root, "--format", "mobilesync", "--encrypt", "--kdf-iterations", "1000,100", "-o", out, "-q",
                  "--password-file", scratch + "/password"])
             #expect(made.status == 0, "\(made.stderr)")
+        }
+    }
+
+    /// devicectl reads encrypted backups: its own, and ones encrypted with Python's `cryptography` (two-stage, and
+    /// pre-iOS 10.2's one stage with a plain Manifest.db); a wrong password, or none, is one clear line; the
+    /// decrypted Manifest.db leaves nothing in the temporary directory; the backup is unchanged.
+    @Test func listAndVerifyDecryptTheirOwnAndOthersEncryptedBackups() throws {
+        try Self.requireOracles()
+        try withTemporaryDirectory { scratch in
+            let root = scratch + "/phone", own = scratch + "/own", temporary = scratch + "/tmp"
+            try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
+            _ = try MobileSyncBackupEndToEndTests.phone(root)
+            try Self.backUp(root, to: own)
+            let twoStage = scratch + "/two", oneStage = scratch + "/one"
+            try ForeignBackup.make(twoStage)
+            try ForeignBackup.encrypt(twoStage, password: Self.password)
+            try ForeignBackup.make(oneStage)
+            try ForeignBackup.encrypt(oneStage, password: Self.password, stages: 1)
+            for backup in [own, twoStage, oneStage] {
+                let before = try TreeSnapshot.take(backup)
+                let environment = ["DEVICECTL_BACKUP_PASSWORD": Self.password, "TMPDIR": temporary]
+                let verified = try BackupCheck.devicectl(["verify", backup], environment: environment)
+                #expect(verified.status == 0 && verified.stderr.contains("is intact"), "\(backup): \(verified.stderr)")
+                let listed = try BackupCheck.devicectl(["list", backup, "--summary"], environment: environment)
+                #expect(listed.status == 0 && listed.stdout.contains("(encrypted)"), "\(listed.stdout)")
+                let wrong = try BackupCheck.devicectl(
+                    ["verify", backup], environment: ["DEVICECTL_BACKUP_PASSWORD": "wrong", "TMPDIR": temporary])
+                #expect(wrong.status == 1 && wrong.stderr == "devicectl: wrong password for backup \(backup)\n", "\(wrong.stderr)")
+                #expect(try TreeSnapshot.take(backup) == before)
+                #expect(try directoryNames(in: temporary) == [])
+            }
+            let none = try BackupCheck.devicectl(["list", own])
+            #expect(none.status == 1 && none.stderr.contains("is an encrypted backup: give its password"), "\(none.stderr)")
+            // pyiosbackup's decrypted copy (IsEncrypted and ManifestKey kept, Manifest.db and files plain) reads
+            // without a password, as mvt reads one.
+            let copy = scratch + "/copy"
+            let extracted = try Shell.run(MobileSyncInteropTests.python, ["-c", """
+                import sys
+                from pyiosbackup import Backup
+                Backup.from_path(sys.argv[1], password=sys.argv[2]).extract_all(sys.argv[3])
+                """, own, Self.password, copy])
+            try #require(extracted.status == 0, "pyiosbackup: \(extracted.stderr)")
+            let plainCopy = try BackupCheck.devicectl(["verify", copy])
+            #expect(plainCopy.status == 0 && plainCopy.stderr.contains("is intact"), "\(plainCopy.stderr)")
+            let copyList = try BackupCheck.devicectl(["list", copy, "--summary"])
+            #expect(copyList.stdout.contains("(encrypted; decrypted by another tool)"), "\(copyList.stdout)")
+            // A content file cut short does not decrypt, named.
+            let cut = scratch + "/cut"
+            try ForeignBackup.make(cut)
+            try ForeignBackup.encrypt(cut, password: Self.password, mutation: "truncated")
+            let damaged = try BackupCheck.devicectl(
+                ["verify", cut], environment: ["DEVICECTL_BACKUP_PASSWORD": Self.password])
+            #expect(damaged.status == 1 && damaged.stderr.contains("does not decrypt"), "\(damaged.stderr)")
         }
     }
 }

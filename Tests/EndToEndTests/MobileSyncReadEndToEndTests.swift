@@ -72,7 +72,7 @@ import Testing
         ("content-missing", "is missing", false), ("content-short", "5 bytes, the record says 6", false),
         ("content-long", "7 bytes, the record says 6", false), ("content-symlink", "cannot be opened", false),
         ("content-stray", "a content file no row names", false), ("status-new", "not finished", false),
-        ("db-garbage", "is not an SQLite database", true), ("db-encrypted", "is an encrypted backup", true),
+        ("db-garbage", "is not an SQLite database", true), ("db-encrypted", "is an encrypted backup: give its password", true),
         ("db-wal", "-wal file beside it", true), ("db-symlink", "not a regular file", true),
         ("manifest-garbage", "Manifest.plist is unusable", true), ("manifest-huge", "larger than", true),
         ("info-entity", "declares entities", true),

@@ -4,7 +4,9 @@ import MobileSyncKit
 import SystemKit
 
 /// Lists a MobileSync backup's rows in (domain, path) order with restore's row checks: a row restore would refuse
-/// fails the listing there, after the rows before it. Nothing in the backup is changed.
+/// fails the listing there, after the rows before it. Nothing in the backup is changed. An encrypted backup's
+/// Manifest.db is decrypted (`password` is asked for then) into a private unnamed file. Throws
+/// `MobileSyncReadError`.
 public enum MobileSyncListing {
     public struct Entry: Sendable {
         public let domain: String
@@ -20,6 +22,8 @@ public enum MobileSyncListing {
 
     public struct Summary: Sendable {
         public let info: BackupInfo
+        /// Whether devicectl decrypted it (an encrypted backup; false for a copy another tool decrypted).
+        public var decrypted = false
         public var files: UInt64 = 0
         public var bytes: UInt64 = 0
         public var directories: UInt64 = 0
@@ -28,11 +32,12 @@ public enum MobileSyncListing {
     }
 
     public static func list(
-        path: String, interruption: @escaping @Sendable () -> Int32? = { InterruptSignal.received },
-        entry: (Entry) -> Void
-    ) throws(MobileSyncReadError) -> Summary {
-        let source = try MobileSyncSource(path: path)
+        path: String, password: () throws -> [UInt8]? = { nil },
+        interruption: @escaping @Sendable () -> Int32? = { InterruptSignal.received }, entry: (Entry) -> Void
+    ) throws -> Summary {
+        let source = try MobileSyncSource(path: path, password: password)
         var summary = Summary(info: source.info)
+        summary.decrypted = source.classKeys != nil
         do {
             try source.forEachRow(
                 entry: { row in
@@ -55,10 +60,6 @@ public enum MobileSyncListing {
                     throw MobileSyncReadError.refusedRow(
                         path: source.path, entry: MobileSyncVerification.display(domain, path), reason: reason.reason)
                 })
-        } catch let error as MobileSyncReadError {
-            throw error
-        } catch {
-            throw .database(path: path, .database(path: path, operation: "read", code: 0, message: "\(error)"))
         }
         return summary
     }

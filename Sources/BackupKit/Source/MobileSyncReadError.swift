@@ -12,8 +12,10 @@ public enum MobileSyncReadError: Error, CustomStringConvertible, Sendable {
     case refusedRow(path: String, entry: String, reason: String)
     /// SIGINT or SIGTERM arrived.
     case interrupted(signal: Int32)
-    /// Encrypted (IsEncrypted, and Manifest.db is not SQLite): devicectl reads no encrypted backup yet.
+    /// Encrypted (IsEncrypted, and Manifest.db is not SQLite), and no password was given.
     case encrypted(path: String)
+    /// The password does not unlock the backup's keybag.
+    case wrongPassword(path: String)
 
     public var description: String {
         switch self {
@@ -28,12 +30,14 @@ public enum MobileSyncReadError: Error, CustomStringConvertible, Sendable {
             }
             return error.description
         case .refusedRow(let path, let entry, let reason):
-            return "\(path): \(entry): \(reason)"
+            return entry.isEmpty ? "\(path) \(reason)" : "\(path): \(entry): \(reason)"
         case .interrupted(let signal):
             return "interrupted by \(signal == 2 ? "SIGINT" : signal == 15 ? "SIGTERM" : "signal \(signal)")"
         case .encrypted(let path):
-            return "\(path) is an encrypted backup; devicectl cannot read encrypted MobileSync backups yet "
-                + "(a copy decrypted by mvt-ios decrypt-backup or pyiosbackup extract-all reads)"
+            return "\(path) is an encrypted backup: give its password with --password-file FILE or "
+                + "DEVICECTL_BACKUP_PASSWORD (or run on a terminal to be asked)"
+        case .wrongPassword(let path):
+            return "wrong password for backup \(path)"
         }
     }
 }

@@ -1,4 +1,5 @@
 // MobileSyncSource: an open MobileSync backup directory: its plists and its Manifest.db rows, each checked.
+import Foundation
 import Glibc
 import MobileSyncKit
 import SystemKit
@@ -19,28 +20,151 @@ final class MobileSyncSource {
     let directory: Int32
     let info: BackupInfo
     let database: ManifestDatabaseReader
+    /// An encrypted backup's class keys (its files are decrypted with them); nil for a plain one, or a copy another
+    /// tool decrypted.
+    private(set) var classKeys: [UInt32: [UInt8]]?
+    /// The decrypted Manifest.db: an unnamed file (`O_TMPFILE`, 0600), gone when it is closed or the process ends.
+    private var decryptedDatabase: Int32 = -1
 
-    init(path: String) throws(MobileSyncReadError) {
+    /// Opens the backup at `path`; `password` is asked for only when the backup is encrypted (nil: none given).
+    init(path: String, password: () throws -> [UInt8]? = { nil }) throws {
         self.path = path
         directory = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard directory >= 0 else { throw .open(path: path, SystemError("open", path: path)) }
+        guard directory >= 0 else { throw MobileSyncReadError.open(path: path, SystemError("open", path: path)) }
         do {
             info = try BackupInfo.read(directory: directory, shown: path)
         } catch {
             close(directory)
-            throw .properties(error)
+            throw MobileSyncReadError.properties(error)
         }
         do {
             database = try ManifestDatabaseReader(directory: directory, shown: "\(path)/Manifest.db")
         } catch {
-            close(directory)
-            if case .unreadable(_, .notSQLite) = error, info.isEncrypted { throw .encrypted(path: path) }
-            throw .database(path: path, error)
+            guard case .unreadable(_, .notSQLite) = error, info.isEncrypted else {
+                close(directory)
+                throw MobileSyncReadError.database(path: path, error)
+            }
+            do {
+                guard var secret = try password() else { throw MobileSyncReadError.encrypted(path: path) }
+                defer { BackupEncryption.clear(&secret) }
+                let keys = try Self.unlock(info, password: secret, path: path)
+                classKeys = keys
+                decryptedDatabase = try Self.decryptDatabase(directory: directory, info: info, keys: keys, path: path)
+                database = try ManifestDatabaseReader(
+                    descriptor: decryptedDatabase, shown: "\(path)/Manifest.db", temporary: Self.temporaryDirectory)
+            } catch {
+                if decryptedDatabase >= 0 { close(decryptedDatabase) }
+                close(directory)
+                if let failure = error as? MobileSyncError { throw MobileSyncReadError.database(path: path, failure) }
+                throw error
+            }
+        }
+        // iOS 10.0 and 10.1 left Manifest.db plain in an encrypted backup (no ManifestKey) while its files are
+        // encrypted; a copy another tool decrypted keeps its ManifestKey, and its files are plain. (A throw from here
+        // on releases everything through deinit.)
+        if info.isEncrypted && !info.hasManifestKey && classKeys == nil {
+            guard var secret = try password() else { throw MobileSyncReadError.encrypted(path: path) }
+            defer { BackupEncryption.clear(&secret) }
+            classKeys = try Self.unlock(info, password: secret, path: path)
         }
     }
 
     deinit {
         close(directory)
+        if decryptedDatabase >= 0 { close(decryptedDatabase) }
+        if var keys = classKeys {
+            for number in keys.keys { BackupEncryption.clear(&keys[number]!) }
+        }
+    }
+
+    static var temporaryDirectory: String { ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp" }
+
+    /// The class keys `password` unlocks in the backup's keybag; a failed unwrap is the wrong password.
+    private static func unlock(_ info: BackupInfo, password: [UInt8], path: String) throws -> [UInt32: [UInt8]] {
+        guard let bytes = info.keyBag else {
+            throw MobileSyncReadError.properties(.init(file: "\(path)/Manifest.plist", reason: "no BackupKeyBag"))
+        }
+        let bag: BackupKeyBag
+        do { bag = try BackupKeyBag.parse(bytes) } catch {
+            throw MobileSyncReadError.properties(
+                .init(file: "\(path)/Manifest.plist", reason: "its BackupKeyBag is unusable: \(error.reason)"))
+        }
+        guard let keys = try bag.unlock(password: password) else { throw MobileSyncReadError.wrongPassword(path: path) }
+        return keys
+    }
+
+    /// Decrypts Manifest.db (AES-256-CBC under the ManifestKey, strict padding) into an unnamed private file in
+    /// the temporary directory; returns its descriptor.
+    private static func decryptDatabase(
+        directory: Int32, info: BackupInfo, keys: [UInt32: [UInt8]], path: String
+    ) throws -> Int32 {
+        let shown = "\(path)/Manifest.db"
+        guard let wrapped = info.manifestKey, wrapped.count == 44 else {
+            throw MobileSyncReadError.properties(
+                .init(file: "\(path)/Manifest.plist", reason: "an encrypted Manifest.db needs a 44-byte ManifestKey"))
+        }
+        let number = wrapped[0..<4].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        guard let classKey = keys[number], var key = try KeyWrap.unwrap(Array(wrapped[4...]), with: classKey) else {
+            throw MobileSyncReadError.refusedRow(path: path, entry: "Manifest.db", reason: "its ManifestKey does not unwrap")
+        }
+        defer { BackupEncryption.clear(&key) }
+        let input = openat(directory, "Manifest.db", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard input >= 0 else { throw MobileSyncReadError.open(path: shown, SystemError("openat", path: shown)) }
+        defer { close(input) }
+        var status = stat()
+        guard fstat(input, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            throw MobileSyncReadError.database(path: path, .unreadable(path: shown, reason: .notRegular))
+        }
+        let temporary = temporaryDirectory
+        let output = open(temporary, O_RDWR | Kernel.temporaryFile | O_CLOEXEC, 0o600)
+        guard output >= 0 else {
+            throw MobileSyncReadError.open(path: temporary, SystemError("open(O_TMPFILE)", path: temporary))
+        }
+        do {
+            let decipher = try FileDecipher(key: key)
+            try decrypt(input, into: output, with: decipher, shown: shown)
+            return output
+        } catch {
+            close(output)
+            throw error
+        }
+    }
+
+    /// Decrypts all of `input` into `output` (a file, or nil to discard); returns the plaintext's length.
+    @discardableResult
+    static func decrypt(_ input: Int32, into output: Int32?, with decipher: FileDecipher, shown: String) throws -> UInt64 {
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 128 << 10, alignment: 16)
+        let plain = UnsafeMutableRawBufferPointer.allocate(byteCount: (128 << 10) + 32, alignment: 16)
+        defer {
+            chunk.deallocate()
+            plain.deallocate()
+        }
+        var total: UInt64 = 0
+        func emit(_ bytes: UnsafeRawBufferPointer) throws {
+            total += UInt64(bytes.count)
+            guard let output else { return }
+            var offset = 0
+            while offset < bytes.count {
+                let n = write(output, bytes.baseAddress! + offset, bytes.count - offset)
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { throw MobileSyncReadError.open(path: shown, SystemError("write", path: "a temporary file")) }
+                offset += n
+            }
+        }
+        while true {
+            let n = read(input, chunk.baseAddress, chunk.count)
+            if n < 0 && errno == EINTR { continue }
+            guard n >= 0 else { throw MobileSyncReadError.open(path: shown, SystemError("read", path: shown)) }
+            if n == 0 { break }
+            let produced = try decipher.update(UnsafeRawBufferPointer(rebasing: chunk[0..<n]), into: plain)
+            try emit(UnsafeRawBufferPointer(rebasing: plain[0..<produced]))
+        }
+        guard let last = decipher.finish() else {
+            throw MobileSyncReadError.refusedRow(
+                path: shown, entry: "", reason: "does not decrypt (bad padding: damaged, or not encrypted with its key)")
+        }
+        try last.withUnsafeBytes { try emit($0) }
+        return total
     }
 
     /// Each row in (domain, path) order: `entry` with the checked record, or `refused` with the row's domain, path

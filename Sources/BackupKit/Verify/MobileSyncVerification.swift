@@ -38,9 +38,10 @@ public enum MobileSyncVerification {
     ]
 
     public static func verify(
-        path: String, interruption: @escaping @Sendable () -> Int32? = { InterruptSignal.received }
-    ) throws(MobileSyncReadError) -> Report {
-        let source = try MobileSyncSource(path: path)
+        path: String, password: () throws -> [UInt8]? = { nil },
+        interruption: @escaping @Sendable () -> Int32? = { InterruptSignal.received }
+    ) throws -> Report {
+        let source = try MobileSyncSource(path: path, password: password)
         var report = Report()
         report.info = source.info
         checkState(source, &report)
@@ -78,7 +79,13 @@ public enum MobileSyncVerification {
                         report.files += 1
                         report.bytes += record.size
                         fileRows += 1
-                        if let problem = contentProblem(source, entry.fileID, size: record.size) {
+                        if let keys = source.classKeys {
+                            switch decryptionProblem(source, entry.fileID, record: record, keys: keys) {
+                            case .none: break
+                            case .warning(let text): report.warnings.append("\(name): \(text)")
+                            case .problem(let text): report.problem("\(name): \(text)")
+                            }
+                        } else if let problem = contentProblem(source, entry.fileID, size: record.size) {
                             if source.info.isEncrypted, problem.hasPrefix("its content file is") {
                                 report.warnings.append("\(name): \(problem)")
                             } else {
@@ -130,6 +137,46 @@ public enum MobileSyncVerification {
         if fstatat(source.directory, "Snapshot", &status, AT_SYMLINK_NOFOLLOW) == 0 {
             report.problem("\(source.path)/Snapshot exists: a backup in progress, or one that never finished")
         }
+    }
+
+    private enum Finding {
+        case none, warning(String), problem(String)
+    }
+
+    /// An encrypted backup's file: its key unwraps with its class's key (the class in `EncryptionKey` agreeing with
+    /// `ProtectionClass`, as readers take one or the other), its content file decrypts with valid padding, and a
+    /// plaintext length other than the record's `Size` is a warning (live databases do this in real backups).
+    private static func decryptionProblem(
+        _ source: MobileSyncSource, _ fileID: String, record: BackupFileRecord, keys: [UInt32: [UInt8]]
+    ) -> Finding {
+        guard let wrapped = record.encryptionKey, wrapped.count == 44 else {
+            return .problem("its record has no 44-byte EncryptionKey")
+        }
+        let number = wrapped[0..<4].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        guard Int(number) == record.protectionClass else {
+            return .problem("its EncryptionKey is of class \(number), its ProtectionClass \(record.protectionClass)")
+        }
+        guard let classKey = keys[number], var key = try? KeyWrap.unwrap(Array(wrapped[4...]), with: classKey) else {
+            return .problem("its key does not unwrap with class \(number)'s key")
+        }
+        defer { BackupEncryption.clear(&key) }
+        let name = "\(fileID.prefix(2))/\(fileID)"
+        let fd = openat(source.directory, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else {
+            return .problem(errno == ENOENT ? "its content file \(name) is missing" : "its content file \(name) cannot be opened")
+        }
+        defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            return .problem("its content file \(name) is not a regular file")
+        }
+        guard let decipher = try? FileDecipher(key: key),
+            let length = try? MobileSyncSource.decrypt(fd, into: nil, with: decipher, shown: name)
+        else { return .problem("its content file \(name) does not decrypt (bad padding: damaged, or another key)") }
+        guard length == record.size else {
+            return .warning("decrypts to \(length) bytes, the record says \(record.size)")
+        }
+        return .none
     }
 
     /// Why the content file of `fileID` is not a regular file of `size` bytes; nil when it is.

@@ -8,10 +8,11 @@ extension ListCommand {
     /// Lists the backup at `backup` (`archive` as the user named it); PATH filters apply to `domain/path`.
     static func listMobileSync(
         _ backup: String, archive: String, filter: inout MemberFilter, summaryOnly: Bool, json: Bool,
-        _ context: CommandContext
+        _ arguments: ParsedArguments, _ context: CommandContext
     ) throws -> Int32 {
         var members: [MobileSyncMember] = []
-        let summary = try MobileSyncListing.list(path: backup) { entry in
+        let password = PasswordSource.forReading(arguments, environment: context.environment, command: spec.name)
+        let summary = try MobileSyncListing.list(path: backup, password: password) { entry in
             let name = entry.path.isEmpty ? entry.domain : entry.domain + "/" + entry.path
             guard filter.selects(name), !summaryOnly else { return }
             if json {
@@ -61,7 +62,7 @@ extension ListCommand {
             "",
             "MobileSync backup \(ArchiveFormat.name(backup)): \(ProgressBar.count(summary.files + summary.directories + summary.symlinks)) "
                 + "entries in \(summary.domains.count) domains"
-                + (info.isEncrypted ? " (encrypted; decrypted by another tool)" : ""),
+                + (summary.decrypted ? " (encrypted)" : info.isEncrypted ? " (encrypted; decrypted by another tool)" : ""),
             "  device: \(shown(info.deviceName)), UDID \(shown(info.udid)), \(shown(info.productType)) "
                 + "iOS \(shown(info.productVersion))",
             "  made: " + (info.date.map { ArchiveFormat.time(Int64($0.timeIntervalSince1970), 0) } ?? "(not recorded)")

@@ -18,7 +18,7 @@ enum ListCommand: Command {
             OptionSpec(
                 ["--max-bytes"], .value("N"),
                 help: "Refuse more than N bytes of file data (K, M, G, T suffixes; default 64G)."),
-            jsonOption,
+            VerifyCommand.passwordFileOption, jsonOption,
         ],
         discussion: """
             One line per member: type and mode, owner, size, mtime (UTC), path (and link target). Then the
@@ -46,7 +46,7 @@ enum ListCommand: Command {
         let summaryOnly = arguments.flag("--summary")
         if case .mobileSync(let backup) = try BackupLocation.of(archive) {
             return try listMobileSync(
-                backup, archive: archive, filter: &filter, summaryOnly: summaryOnly, json: json, context)
+                backup, archive: archive, filter: &filter, summaryOnly: summaryOnly, json: json, arguments, context)
         }
         var members: [Member] = []
         let summary: ListSummary

@@ -20,7 +20,7 @@ enum PasswordSource {
         } else if let value = environment[environmentName] {
             password = Array(value.utf8)
         } else if isatty(STDIN_FILENO) == 1 {
-            password = try prompt(command: command)
+            password = try prompt(command: command, confirm: true)
         } else {
             throw UsageError(
                 "--encrypt needs a password: --password-file FILE or \(environmentName) (standard input is not a "
@@ -28,6 +28,20 @@ enum PasswordSource {
         }
         guard !password.isEmpty else { throw UsageError("the backup password is empty", command: command) }
         return password
+    }
+
+    /// For reading an encrypted backup (list, verify): what asks for the password only when the backup turns out
+    /// to be encrypted: the file, the environment or the terminal (once); nil when there is none of them.
+    static func forReading(
+        _ arguments: ParsedArguments, environment: [String: String], command: String
+    ) -> () throws -> [UInt8]? {
+        let file = arguments.value("--password-file")
+        return {
+            if let file { return try read(file, command: command) }
+            if let value = environment[environmentName] { return Array(value.utf8) }
+            if isatty(STDIN_FILENO) == 1 { return try prompt(command: command, confirm: false) }
+            return nil
+        }
     }
 
     /// The file's first line (without its newline).
@@ -56,8 +70,8 @@ enum PasswordSource {
         return line
     }
 
-    /// Asks twice on the terminal with echo off; the two must match.
-    private static func prompt(command: String) throws -> [UInt8] {
+    /// Asks on the terminal with echo off (twice, when `confirm`; the two must match).
+    private static func prompt(command: String, confirm: Bool) throws -> [UInt8] {
         var saved = termios()
         guard tcgetattr(STDIN_FILENO, &saved) == 0 else {
             throw UsageError("cannot ask for the password on this terminal", command: command)
@@ -75,6 +89,7 @@ enum PasswordSource {
             return line
         }
         let first = ask("Backup password: ")
+        guard confirm else { return first }
         let second = ask("Again: ")
         guard first == second else { throw UsageError("the two passwords differ", command: command) }
         return first

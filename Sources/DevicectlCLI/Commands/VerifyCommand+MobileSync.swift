@@ -7,7 +7,9 @@ extension VerifyCommand {
     static func verifyMobileSync(
         _ backup: String, archive: String, _ arguments: ParsedArguments, _ context: CommandContext
     ) throws -> Int32 {
-        let report = try MobileSyncVerification.verify(path: backup)
+        let report = try MobileSyncVerification.verify(
+            path: backup,
+            password: PasswordSource.forReading(arguments, environment: context.environment, command: spec.name))
         let status = report.interruptedBy.map { 128 + $0 } ?? (report.isValid ? 0 : 1)
         let failed = "\(archive) failed verification (\(report.problemCount) problem\(report.problemCount == 1 ? "" : "s"))"
         if arguments.flag("--json") {

@@ -13,7 +13,7 @@ enum VerifyCommand: Command {
             OptionSpec(
                 ["--max-bytes"], .value("N"),
                 help: "Refuse more than N bytes of file data (K, M, G, T suffixes; default 64G)."),
-            quietOption, jsonOption,
+            passwordFileOption, quietOption, jsonOption,
         ],
         discussion: """
             Reads the archive once without extracting: hashes every file and compares it with the manifest
@@ -25,10 +25,17 @@ enum VerifyCommand: Command {
             does not fit on ROOT's file system. -q prints nothing for an intact archive, and a bad one's problems.
             A directory is a MobileSync backup (or a MobileSync/Backup folder holding one): its plists, every
             Manifest.db row and record as restore would check them, every file's content file and its size, and no
-            stray content file; nothing in it is changed.
+            stray content file; nothing in it is changed. An encrypted one needs its password (--password-file,
+            DEVICECTL_BACKUP_PASSWORD, or a prompt on a terminal): Manifest.db is decrypted into a private unnamed
+            file, and every file is decrypted and its padding checked (a length other than the record's is a warning).
             Example: devicectl verify /tmp/phone.tar.zst
             """
     )
+
+    /// `--password-file FILE` for reading an encrypted MobileSync backup (list, verify).
+    static let passwordFileOption = OptionSpec(
+        ["--password-file"], .value("FILE"),
+        help: "An encrypted MobileSync backup's password: FILE's first line (else DEVICECTL_BACKUP_PASSWORD, a prompt).")
 
     /// `--max-bytes` as a limit (`ExpansionLimit.reading` without it), shared with `list`.
     static func maxBytes(_ arguments: ParsedArguments) throws(UsageError) -> ExpansionLimit {
