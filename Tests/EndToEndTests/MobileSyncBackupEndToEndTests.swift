@@ -178,7 +178,14 @@ import Testing
             let result = try #require(try JSONSerialization.jsonObject(with: run.stdoutData) as? [String: Any])
             #expect(result["format"] as? String == "mobilesync" && result["engine"] as? String == "computer")
             #expect(result["archive"] as? String == backup)
-            #expect(try MobileSyncCheck.read(backup).row("AppDomain-\(Self.news)", "Documents/empty") == nil)
+            let report = try MobileSyncCheck.read(backup)
+            #expect(report.row("AppDomain-\(Self.news)", "Documents/empty") == nil)
+            // The counts are of what the backup holds: its rows (hard links as files), not every member walked.
+            let counts = try #require(result["counts"] as? [String: Any])
+            #expect(counts["files"] as? Int == report.rows.filter { $0.flags == 1 }.count)
+            #expect(counts["bytes"] as? Int == report.rows.filter { $0.flags == 1 }.map(\.size).reduce(0, +))
+            #expect(counts["directories"] as? Int == report.rows.filter { $0.flags == 2 }.count)
+            #expect(counts["symlinks"] as? Int == 1 && counts["hardlinks"] as? Int == 0)
             let encrypted = try BackupCheck.devicectl(
                 ["backup", root, "--format", "mobilesync", "-o", backup, "--engine", "computer-encrypted", "-q"])
             #expect(encrypted.status == 0, "\(encrypted.stderr)")

@@ -64,9 +64,11 @@ struct BackupRun {
         try commit()
         visitor.finishProgress()
         let tally = visitor.tally
+        let stored = sink.storedCounts
         return BackupSummary(
-            files: tally.files, bytes: tally.bytes, directories: tally.directories, symlinks: tally.symlinks,
-            hardlinks: tally.hardlinks, excluded: tally.excluded,
+            files: stored?.files ?? tally.files, bytes: stored?.bytes ?? tally.bytes,
+            directories: stored?.directories ?? tally.directories, symlinks: stored?.symlinks ?? tally.symlinks,
+            hardlinks: stored == nil ? tally.hardlinks : 0, excluded: tally.excluded,
             excludedDirectories: tally.excludedDirectories,
             excludedDirectoriesByReason: tally.excludedDirectoriesByReason,
             archiveBytes: sink.bytesWritten,

@@ -43,6 +43,9 @@ final class MobileSyncSink: FormatSink {
     /// Containers and paths left out, each named once.
     private var unmappedTops: Set<String> = []
     private(set) var notes: [String] = []
+    /// The rows stored, the domains' roots included (HomeDomain's is ROOT).
+    private(set) var counts = StoredCounts()
+    var storedCounts: StoredCounts? { counts }
     private(set) var bytesWritten: UInt64 = 0
 
     /// Starts a backup in `directory` (borrowed, empty, named `shown`): creates Manifest.db and HomeDomain's root
@@ -220,6 +223,13 @@ final class MobileSyncSink: FormatSink {
     }
 
     private func insert(_ record: BackupFileRecord, domain: String, fileID: String? = nil) throws(BackupError) {
+        switch record.kind {
+        case .file:
+            counts.files += 1
+            counts.bytes += record.size
+        case .directory: counts.directories += 1
+        case .symlink: counts.symlinks += 1
+        }
         let id = fileID ?? FileID.of(domain: domain, relativePath: record.relativePath)
         do {
             try database.insert(
