@@ -212,4 +212,54 @@ import Testing
             #expect(damaged.status == 1 && damaged.stderr.contains("does not decrypt"), "\(damaged.stderr)")
         }
     }
+
+    /// On a terminal, with no file and no environment variable, the password is asked for twice without echo;
+    /// two different answers are refused, two equal ones encrypt (driven through a pseudo-terminal).
+    @Test func aTerminalIsAskedTwiceWithoutEcho() throws {
+        try Self.requireOracles()
+        try withTemporaryDirectory { scratch in
+            let root = scratch + "/phone"
+            try NudgeFixture.phone(root)
+            let driver = #"""
+                import os, pty, sys, time
+                binary, root, out, first, second = sys.argv[1:6]
+                pid, fd = pty.fork()
+                if pid == 0:
+                    env = {k: v for k, v in os.environ.items() if k != 'DEVICECTL_BACKUP_PASSWORD'}
+                    os.execve(binary, [binary, 'backup', root, '--format', 'mobilesync', '--encrypt',
+                                       '--kdf-iterations', '1000,100', '-o', out, '-q'], env)
+                seen = b''
+                def until(text):
+                    global seen
+                    while text not in seen:
+                        chunk = os.read(fd, 1024)
+                        if not chunk: raise SystemExit('closed before ' + text.decode())
+                        seen += chunk
+                until(b'Backup password: '); os.write(fd, first.encode() + b'\n')
+                until(b'Again: '); os.write(fd, second.encode() + b'\n')
+                while True:
+                    try:
+                        chunk = os.read(fd, 1024)
+                    except OSError:
+                        break
+                    if not chunk: break
+                    seen += chunk
+                _, status = os.waitpid(pid, 0)
+                print(os.waitstatus_to_exitcode(status))
+                print(first.encode() in seen)
+                sys.stdout.write(seen.decode(errors='replace'))
+                """#
+            let mismatch = try Shell.run(
+                "python3", ["-c", driver, DevicectlBinary.path, root, scratch + "/a", "one", "two"])
+            #expect(mismatch.stdout.hasPrefix("64\nFalse\n") && mismatch.stdout.contains("the two passwords differ"),
+                    "\(mismatch.stdout) \(mismatch.stderr)")
+            let matched = try Shell.run(
+                "python3", ["-c", driver, DevicectlBinary.path, root, scratch + "/b", Self.password, Self.password])
+            #expect(matched.stdout.hasPrefix("0\nFalse\n"), "\(matched.stdout) \(matched.stderr)")
+            let home = "HomeDomain|Library/SpringBoard/IconState.plist"
+            let run = try Shell.run(
+                MobileSyncInteropTests.python, ["-c", Self.decrypter, scratch + "/b", Self.password, home], directory: scratch)
+            #expect(run.status == 0, "\(run.stderr)")
+        }
+    }
 }
