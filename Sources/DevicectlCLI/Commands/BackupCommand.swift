@@ -76,7 +76,7 @@ enum BackupCommand: Command {
     /// `--engine icloud|computer|computer-encrypted|quick-start` (backup and `exclude check`).
     static let engineOption = OptionSpec(
         ["--engine"], .value(AppleBackupEngine.names),
-        help: "Apple's backup engine whose exclusion rules apply (default: icloud).")
+        help: "Apple's backup engine whose exclusion rules apply (default: icloud; mobilesync: computer).")
 
     /// The `--engine` given, or nil.
     static func engine(_ arguments: ParsedArguments) throws(UsageError) -> AppleBackupEngine? {
