@@ -292,7 +292,8 @@ final class MobileSyncSink: FormatSink {
         if let cipher {
             self.cipher = nil
             let last: [UInt8]
-            do { last = try cipher.finish() } catch { throw .format(error) }
+            guard let block = cipher.finish() else { throw .format(.crypto(call: "EVP_CipherFinal_ex")) }
+            last = block
             try last.withUnsafeBytes { buffer in Result { () throws(BackupError) in try writeAll(buffer) } }.get()
         }
         let fd = current

@@ -121,7 +121,7 @@ final class MobileSyncSource {
             throw MobileSyncReadError.open(path: temporary, SystemError("open(O_TMPFILE)", path: temporary))
         }
         do {
-            let decipher = try FileDecipher(key: key)
+            let decipher = try FileCipher(key: key, encrypting: false)
             try decrypt(input, into: output, with: decipher, shown: shown)
             return output
         } catch {
@@ -132,7 +132,7 @@ final class MobileSyncSource {
 
     /// Decrypts all of `input` into `output` (a file, or nil to discard); returns the plaintext's length.
     @discardableResult
-    static func decrypt(_ input: Int32, into output: Int32?, with decipher: FileDecipher, shown: String) throws -> UInt64 {
+    static func decrypt(_ input: Int32, into output: Int32?, with decipher: FileCipher, shown: String) throws -> UInt64 {
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 128 << 10, alignment: 16)
         let plain = UnsafeMutableRawBufferPointer.allocate(byteCount: (128 << 10) + 32, alignment: 16)
         defer {

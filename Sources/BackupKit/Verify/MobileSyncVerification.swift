@@ -170,7 +170,7 @@ public enum MobileSyncVerification {
         guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
             return .problem("its content file \(name) is not a regular file")
         }
-        guard let decipher = try? FileDecipher(key: key),
+        guard let decipher = try? FileCipher(key: key, encrypting: false),
             let length = try? MobileSyncSource.decrypt(fd, into: nil, with: decipher, shown: name)
         else { return .problem("its content file \(name) does not decrypt (bad padding: damaged, or another key)") }
         guard length == record.size else {
