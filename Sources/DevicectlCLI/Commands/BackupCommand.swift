@@ -148,6 +148,12 @@ enum BackupCommand: Command {
                 password.sha1Iterations = sha1
             }
             request.password = password
+            // The derivation is seconds of silence at the device's counts: say so where progress is drawn.
+            if context.showsProgress(arguments) {
+                context.console.err(
+                    "devicectl: deriving the backup's keys from the password "
+                        + "(\(password.sha256Iterations) rounds of PBKDF2-SHA256: a few seconds)")
+            }
         }
         // A MobileSync backup is a directory, which a signal handler cannot remove: SIGINT and SIGTERM stop it
         // between members instead, and it removes what it wrote.
