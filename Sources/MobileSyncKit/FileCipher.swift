@@ -50,7 +50,4 @@ public final class FileCipher {
         guard EVP_CipherFinal_ex(context, &block, &written) == 1 else { return nil }
         return Array(block[0..<Int(written)])
     }
-
-    /// The ciphertext's length for `size` bytes of plaintext.
-    public static func encryptedSize(_ size: UInt64) -> UInt64 { (size / 16 + 1) * 16 }
 }

@@ -1,4 +1,5 @@
 // MobileSyncSink: the MobileSync format behind `FormatSink`: content files named by SHA-1 and Manifest.db rows.
+import Foundation
 import Glibc
 import MobileSyncKit
 import SystemKit
@@ -134,7 +135,7 @@ final class MobileSyncSink: FormatSink {
         try closeCurrent()
         do { try database.finish() } catch { throw .format(error) }
         if let encryption { try encryptDatabase(with: encryption.manifestKey) }
-        let uuid = try uuidString()
+        let uuid = UUID().uuidString
         // Status.plist last: until it says `finished`, nothing here is a complete backup.
         for (name, bytes) in [
             ("Manifest.plist", properties.manifestPlist()), ("Info.plist", properties.infoPlist()),
@@ -350,14 +351,5 @@ final class MobileSyncSink: FormatSink {
         }
         try closeCurrent()
         return size
-    }
-
-    private func uuidString() throws(BackupError) -> String {
-        var bytes: [UInt8]
-        do { bytes = try SecureRandom.bytes(16) } catch { throw .format(error) }
-        bytes[6] = bytes[6] & 0x0F | 0x40
-        bytes[8] = bytes[8] & 0x3F | 0x80
-        let hex = Array(Hex.encode(bytes).uppercased())
-        return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(hex[$0]) }.joined(separator: "-")
     }
 }

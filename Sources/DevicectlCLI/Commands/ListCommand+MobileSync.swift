@@ -46,9 +46,8 @@ extension ListCommand {
     static func line(_ entry: MobileSyncListing.Entry) -> String {
         let owner = "\(entry.userID)/\(entry.groupID)"
         let name = entry.path.isEmpty ? entry.domain : entry.domain + "/" + entry.path
-        var text = ArchiveFormat.mode(kind(entry.kind), entry.mode & 0o7777) + " "
-            + owner + String(repeating: " ", count: max(0, 9 - owner.count)) + " "
-            + String(repeating: " ", count: max(0, 12 - String(entry.size).count)) + String(entry.size) + " "
+        var text = ArchiveFormat.mode(kind(entry.kind), entry.mode & 0o7777) + " " + owner.padding(9) + " "
+            + String(entry.size).leftPadding(12) + " "
             + ArchiveFormat.time(Int64(entry.modified.timeIntervalSince1970), 0) + "  " + ArchiveFormat.name(name)
         if let target = entry.target { text += " -> " + ArchiveFormat.name(target) }
         return text

@@ -163,11 +163,11 @@ enum ListCommand: Command {
 
 extension String {
     /// Right-aligned in `width` columns.
-    fileprivate func leftPadding(_ width: Int) -> String {
+    func leftPadding(_ width: Int) -> String {
         count >= width ? self : String(repeating: " ", count: width - count) + self
     }
     /// Left-aligned in `width` columns.
-    fileprivate func padding(_ width: Int) -> String {
+    func padding(_ width: Int) -> String {
         count >= width ? self : self + String(repeating: " ", count: width - count)
     }
 }
