@@ -50,4 +50,26 @@ public final class FileCipher {
         guard EVP_CipherFinal_ex(context, &block, &written) == 1 else { return nil }
         return Array(block[0..<Int(written)])
     }
+    /// The plaintext length of a file encrypted so (zero IV), `ciphertextLength` bytes long, told from its last one
+    /// or two blocks (`tail`: the last 32 bytes, or all 16 of a one-block file) without decrypting the rest: CBC
+    /// decrypts the last block with the one before it as its IV. Nil when the length is not whole blocks or the
+    /// padding is wrong (damage, or another key). A restore knows each file's size before it streams the data.
+    public static func plaintextLength(ciphertextLength: UInt64, tail: [UInt8], key: [UInt8]) -> UInt64? {
+        guard ciphertextLength >= 16, ciphertextLength % 16 == 0, key.count == 32,
+            tail.count == (ciphertextLength == 16 ? 16 : 32), let context = EVP_CIPHER_CTX_new()
+        else { return nil }
+        defer { EVP_CIPHER_CTX_free(context) }
+        let iv = tail.count == 32 ? Array(tail[0..<16]) : [UInt8](repeating: 0, count: 16)
+        let last = Array(tail.suffix(16))
+        guard EVP_CipherInit_ex(context, EVP_aes_256_cbc(), nil, key, iv, 0) == 1 else { return nil }
+        var output = [UInt8](repeating: 0, count: 48)
+        var written: Int32 = 0
+        guard EVP_CipherUpdate(context, &output, &written, last, 16) == 1 else { return nil }
+        var final: Int32 = 0
+        let status = output.withUnsafeMutableBufferPointer {
+            EVP_CipherFinal_ex(context, $0.baseAddress! + Int(written), &final)
+        }
+        guard status == 1 else { return nil }
+        return ciphertextLength - 16 + UInt64(written + final)
+    }
 }

@@ -118,26 +118,59 @@ public final class ManifestDatabaseReader {
 
     /// Calls `body` with each `Files` row in (domain, relativePath) order. A value of the wrong type fails the read.
     public func forEachRow(_ body: (Row) throws -> Void) throws {
+        let cursor = try rows()
+        while let row = try cursor.next() { try body(row) }
+    }
+
+    /// The `Files` rows in (domain, relativePath) order, one at a time (`RowCursor`): a restore pulls them as it
+    /// stages members.
+    public func rows() throws(MobileSyncError) -> RowCursor {
         var statement: OpaquePointer?
         let sql = "SELECT fileID, domain, relativePath, flags, file FROM Files ORDER BY domain, relativePath"
         let prepared = sqlite3_prepare_v2(database, sql, -1, &statement, nil)
-        guard prepared == SQLITE_OK else { throw failure("sqlite3_prepare_v2", prepared) }
-        defer { sqlite3_finalize(statement) }
-        while true {
+        guard prepared == SQLITE_OK else {
+            sqlite3_finalize(statement)
+            throw failure("sqlite3_prepare_v2", prepared)
+        }
+        return RowCursor(reader: self, statement: statement)
+    }
+
+    /// One pass over the rows: owns its prepared statement (finalized in `deinit`) and keeps its reader open.
+    public final class RowCursor {
+        private let reader: ManifestDatabaseReader
+        private var statement: OpaquePointer?
+
+        init(reader: ManifestDatabaseReader, statement: OpaquePointer?) {
+            self.reader = reader
+            self.statement = statement
+        }
+
+        deinit {
+            sqlite3_finalize(statement)
+        }
+
+        /// The next row, or nil after the last. A value of the wrong type fails the read.
+        public func next() throws(MobileSyncError) -> Row? {
+            guard let statement else { return nil }
             let status = sqlite3_step(statement)
-            if status == SQLITE_DONE { return }
-            guard status == SQLITE_ROW else { throw failure("sqlite3_step", status) }
+            if status == SQLITE_DONE {
+                sqlite3_finalize(statement)
+                self.statement = nil
+                return nil
+            }
+            guard status == SQLITE_ROW else { throw reader.failure("sqlite3_step", status) }
             guard sqlite3_column_type(statement, 0) == SQLITE_TEXT, sqlite3_column_type(statement, 1) == SQLITE_TEXT,
                 sqlite3_column_type(statement, 2) == SQLITE_TEXT, sqlite3_column_type(statement, 3) == SQLITE_INTEGER,
                 sqlite3_column_type(statement, 4) == SQLITE_BLOB
             else {
                 throw MobileSyncError.database(
-                    path: shown, operation: "sqlite3_step", code: SQLITE_MISMATCH,
+                    path: reader.shown, operation: "sqlite3_step", code: SQLITE_MISMATCH,
                     message: "a Files row has a value of the wrong type")
             }
-            try body(Row(
-                fileID: text(statement, 0), domain: text(statement, 1), relativePath: text(statement, 2),
-                flags: sqlite3_column_int64(statement, 3), blob: blob(statement, 4)))
+            return Row(
+                fileID: reader.text(statement, 0), domain: reader.text(statement, 1),
+                relativePath: reader.text(statement, 2), flags: sqlite3_column_int64(statement, 3),
+                blob: reader.blob(statement, 4))
         }
     }
 
@@ -156,19 +189,19 @@ public final class ManifestDatabaseReader {
     }
 
     /// Text as stored (bytes that are not UTF-8 are kept as replacement characters and then fail the path checks).
-    private func text(_ statement: OpaquePointer?, _ column: Int32) -> String {
+    fileprivate func text(_ statement: OpaquePointer?, _ column: Int32) -> String {
         guard let pointer = sqlite3_column_text(statement, column) else { return "" }
         let count = Int(sqlite3_column_bytes(statement, column))
         return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
     }
 
-    private func blob(_ statement: OpaquePointer?, _ column: Int32) -> [UInt8] {
+    fileprivate func blob(_ statement: OpaquePointer?, _ column: Int32) -> [UInt8] {
         let count = Int(sqlite3_column_bytes(statement, column))
         guard count > 0, let pointer = sqlite3_column_blob(statement, column) else { return [] }
         return Array(UnsafeRawBufferPointer(start: pointer, count: count))
     }
 
-    private func failure(_ operation: String, _ status: Int32) -> MobileSyncError {
+    fileprivate func failure(_ operation: String, _ status: Int32) -> MobileSyncError {
         let message = database.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
             ?? String(cString: sqlite3_errstr(status))
         return .database(path: shown, operation: operation, code: status, message: message)

@@ -25,7 +25,7 @@ public enum ArchiveRestore {
         _ = OPENSSL_init_crypto(UInt64(OPENSSL_INIT_NO_LOAD_CONFIG), nil)
         let reader: any FormatSource
         do {
-            reader = try ArchiveSource.open(archive, interruption: options.interruption)
+            reader = try ArchiveSource.open(archive, password: options.password, interruption: options.interruption)
         } catch let error as ArchiveReaderError {
             throw translate(error)
         }

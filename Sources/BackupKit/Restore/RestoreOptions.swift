@@ -25,6 +25,8 @@ public struct RestoreOptions {
     public var now = Date()
     /// Called once, before waiting, when another devicectl holds the device (its lock) and the restore must wait.
     public var waitingForDevice: (() -> Void)?
+    /// An encrypted MobileSync backup's password, asked for only when one is opened (nil: none given).
+    public var password: () throws -> [UInt8]? = { nil }
     /// Which thread creates regular files (tests pin one of them).
     var fileCreation = FileCreation.adaptive
 

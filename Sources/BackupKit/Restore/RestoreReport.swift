@@ -25,6 +25,10 @@ public struct RestoreReport: Sendable, Equatable {
     public var archiveBytes: UInt64 = 0
     public var seconds: Double = 0
     public var warnings: [String] = []
+    /// The backup's format: `tar`, or `mobilesync`.
+    public var format = "tar"
+    /// A MobileSync backup's rows in domains outside `/var/mobile` (not restored), by domain family.
+    public var notPlaced: [RestoreNotPlacedDomain] = []
     /// Paths of the target device flagged excluded from backup, not restored over (in path order).
     public var skipped: [RestoreSkippedPath] = []
 }

@@ -18,7 +18,12 @@ extension RestoreSession {
         let homeScreen = DeviceLayout.homeScreen
         try tree.ensureDirectory(String(homeScreen[..<(homeScreen.lastIndex(of: "/") ?? homeScreen.startIndex)]))
         try keepFlaggedTargetDirectories()
-        if let header = outcome?.header { try reinstallApps(header) }
+        if let plan = reader.restorePlan {
+            try adoptContainers(plan)
+            try reinstallApps(plan.header)
+        } else if let header = outcome?.header {
+            try reinstallApps(header)
+        }
         // The kernel's check on the tree as it will be in ROOT: skeleton, reinstalled apps, DeviceLocal.
         try tree.checkSymlinkChains(deviceLocal: RestoreSession.deviceLocal)
         // Modes last: a directory restored as 0500 or 0000 must not stop the writes above or the move below.
@@ -67,6 +72,22 @@ extension RestoreSession {
             try device.placeWidgets(apps: header.widgets.map(\.app), installed: installed)
         } catch {
             throw RestoreError.aborted("cannot place the restored widgets: \(archiveNamed(error))")
+        }
+    }
+
+    /// Gives each container a MobileSync backup staged (named by identifier in the backup, by a new UUID here) the
+    /// metadata containermanagerd writes, so the apps reinstalled next find their data, groups and extensions.
+    private func adoptContainers(_ plan: RestorePlan) throws {
+        let device = Device.assembling(in: try staging.containedRoot())
+        for container in plan.containers {
+            try checkInterruption()
+            do {
+                try device.adoptContainer(
+                    container.kind, identifier: container.identifier, uuid: container.uuid, parent: container.parent)
+            } catch {
+                throw RestoreError.aborted(
+                    "cannot make the \(container.kind.rawValue) container of '\(container.identifier)': \(archiveNamed(error))")
+            }
         }
     }
 

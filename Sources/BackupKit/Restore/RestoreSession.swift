@@ -128,6 +128,15 @@ final class RestoreSession {
             report.metadataVerified = outcome.checkedMembers
             report.sourceUDID = outcome.header.source.udid
             report.engine = outcome.header.appliedEngine
+        } else if let plan = reader.restorePlan {
+            // A MobileSync backup: no digests to check, but every row's record and content file was (its size, and
+            // an encrypted file's padding).
+            report.format = "mobilesync"
+            report.sourceUDID = plan.header.source.udid
+            report.notPlaced = plan.notPlaced.sorted { $0.key < $1.key }.map {
+                RestoreNotPlacedDomain(domain: $0.key, entries: $0.value)
+            }
+            warnings.source = plan.warnings
         } else {
             warnings.noManifest = true
         }

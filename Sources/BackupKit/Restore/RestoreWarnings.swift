@@ -11,6 +11,8 @@ struct RestoreWarnings {
     var symlinkXattrs = 0
     /// The archive has no manifest.
     var noManifest = false
+    /// What the backup's source found (a MobileSync backup: links not restored, sizes other than recorded).
+    var source: [String] = []
     /// Staging directories of killed restores removed first.
     var staleStaging: [String] = []
     /// Top-level directories whose mode or mtime could not be set after the move (the errors).
@@ -26,6 +28,7 @@ struct RestoreWarnings {
         if noManifest {
             lines.append("the archive has no devicectl manifest (\(Manifest.memberName)): nothing could be verified")
         }
+        lines += source
         if deviceLocal > 0 {
             lines.append(
                 "skipped \(deviceLocal) DeviceLocal/ members: device-local state is never restored "

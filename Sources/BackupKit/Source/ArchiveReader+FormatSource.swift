@@ -8,4 +8,6 @@ extension ArchiveReader: FormatSource {
         guard count > 0 else { return nil }
         return "\(count) pax header keys no backup writes (\(keys.joined(separator: ", "))): the archive was altered"
     }
+
+    var restorePlan: RestorePlan? { nil }
 }

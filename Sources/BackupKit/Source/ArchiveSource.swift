@@ -1,12 +1,19 @@
-// ArchiveSource: opens the backup restore, verify or list reads, with the source for its format.
+// ArchiveSource: opens the backup restore reads, with the source for its format.
 import TarKit
 
-/// Opens a backup with the source for its format (today every backup is a tar stream: `ArchiveReader`).
+/// Opens a backup with the source for its format, told from the path (`BackupLocation`): a tar stream
+/// (`ArchiveReader`) or a MobileSync backup directory (`MobileSyncMemberReader`).
 enum ArchiveSource {
-    /// Opens `archive` (a path or `-`) with the reader's defaults, the manifest named as the metadata member.
+    /// Opens `archive` (a path or `-`) with the reader's defaults, the manifest named as the metadata member;
+    /// `password` is asked for only by an encrypted MobileSync backup.
     static func open(
-        _ archive: String, limit: ExpansionLimit = .reading, interruption: @escaping @Sendable () -> Int32?
+        _ archive: String, limit: ExpansionLimit = .reading, password: () throws -> [UInt8]? = { nil },
+        interruption: @escaping @Sendable () -> Int32?
     ) throws -> any FormatSource {
+        if case .mobileSync(let directory) = try BackupLocation.of(archive) {
+            let source = try MobileSyncSource(path: directory, password: password)
+            return try MobileSyncMemberReader(source: source, limit: limit, interruption: interruption)
+        }
         var options = ArchiveReader.Options(metadataMember: Manifest.memberName)
         options.interruption = interruption
         options.limit = limit

@@ -4,7 +4,7 @@ import TarKit
 /// A backup read front to back: each member's header (`ArchiveReader.Member`), then its data in blocks.
 /// Restore (`RestoreSession`), verify (`ArchiveVerification`) and list (`ArchiveListing`) read through this
 /// protocol only, so a second format (a MobileSync directory, say) implements it beside the tar reader
-/// (`ArchiveReader`, opened by `ArchiveSource`) without touching staging, the member rules, the manifest check
+/// (`ArchiveReader`, opened by `ArchiveSource`; `MobileSyncMemberReader` beside it) without touching staging, the member rules, the manifest check
 /// or the journal.
 /// Every byte is hostile: a source enforces `limit` (file data and expanded input) as it reads.
 protocol FormatSource: AnyObject {
@@ -33,6 +33,10 @@ protocol FormatSource: AnyObject {
     /// The format's name and its compression filters, outermost first (for verify's report).
     var formatName: String { get }
     var filterNames: [String] { get }
+
+    /// For a format without devicectl's manifest that names containers by identifier (MobileSync): what the restore
+    /// does after the last member (`RestorePlan`); nil for tar.
+    var restorePlan: RestorePlan? { get }
 
     /// Releases the input.
     func close() throws

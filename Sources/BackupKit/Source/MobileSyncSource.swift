@@ -167,6 +167,15 @@ final class MobileSyncSource {
         return total
     }
 
+    /// Opens the content file `xx/<fileID>` for reading, beneath the backup directory and through no symlink (the
+    /// `xx` directory a link to elsewhere included): a backup's bytes never make devicectl read outside it. Returns
+    /// the descriptor, or -1 with errno set (`ELOOP`/`EXDEV` for a link).
+    func openContent(_ fileID: String) -> Int32 {
+        Kernel.openat2(
+            directory, "\(fileID.prefix(2))/\(fileID)", O_RDONLY | O_NONBLOCK | O_CLOEXEC,
+            resolve: [.beneath, .noSymlinks, .noMagicLinks])
+    }
+
     /// Each row in (domain, path) order: `entry` with the checked record, or `refused` with the row's domain, path
     /// and the reason. A failure to read the database throws `MobileSyncReadError`; what the closures throw
     /// passes through.

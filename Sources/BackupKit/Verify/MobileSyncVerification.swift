@@ -161,7 +161,7 @@ public enum MobileSyncVerification {
         }
         defer { BackupEncryption.clear(&key) }
         let name = "\(fileID.prefix(2))/\(fileID)"
-        let fd = openat(source.directory, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        let fd = source.openContent(fileID)
         guard fd >= 0 else {
             return .problem(errno == ENOENT ? "its content file \(name) is missing" : "its content file \(name) cannot be opened")
         }
@@ -182,7 +182,7 @@ public enum MobileSyncVerification {
     /// Why the content file of `fileID` is not a regular file of `size` bytes; nil when it is.
     private static func contentProblem(_ source: MobileSyncSource, _ fileID: String, size: UInt64) -> String? {
         let name = "\(fileID.prefix(2))/\(fileID)"
-        let fd = openat(source.directory, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        let fd = source.openContent(fileID)
         guard fd >= 0 else {
             return errno == ENOENT ? "its content file \(name) is missing" : "its content file \(name) cannot be opened "
                 + "(\(SystemError("openat", path: name).reason.lowercased()))"

@@ -45,9 +45,41 @@ extension Device {
         let relative = "\(kind.directory)/\(uuid)"
         let container = Container(kind: kind, identifier: identifier, uuid: uuid, path: path(relative))
         try directory.makeDirectories(relative)
+        try writeMetadata(of: container, parent: parent)
+        switch kind {
+        case .data, .plugin:
+            for sub in ["Documents", "Library/Preferences", "Library/Caches", "tmp", "SystemData"] {
+                try directory.makeDirectories("\(relative)/\(sub)")
+            }
+        case .group:
+            try directory.makeDirectories("\(relative)/Library/Preferences")
+        case .bundle:
+            break
+        }
+        return container
+    }
+
+    /// Makes the directory `<kind's directory>/<uuid>`, already in the device (a restore staged it from a backup that
+    /// names containers by identifier only), the container of `identifier`: writes its metadata as
+    /// `createContainer` does (`parent`: an extension's app). Fails if the directory holds metadata already.
+    @discardableResult
+    public func adoptContainer(_ kind: ContainerKind, identifier: String, uuid: String, parent: String? = nil) throws
+        -> Container
+    {
+        try Device.validate(identifier: identifier)
+        let container = Container(
+            kind: kind, identifier: identifier, uuid: uuid, path: path("\(kind.directory)/\(uuid)"))
+        try writeMetadata(of: container, parent: parent)
+        return container
+    }
+
+    /// containermanagerd's metadata plist in `container`'s directory.
+    private func writeMetadata(of container: Container, parent: String?) throws {
+        let kind = container.kind
+        let identifier = container.identifier
         var metadata: [String: Any] = [
             "MCMMetadataIdentifier": identifier,
-            "MCMMetadataUUID": uuid,
+            "MCMMetadataUUID": container.uuid,
             "MCMMetadataContentClass": kind.contentClass,
             "MCMMetadataVersion": 6,
             "MCMMetadataSchemaVersion": 1,
@@ -62,18 +94,7 @@ extension Device {
             if kind == .plugin, let parent { info["com.apple.MobileInstallation.ParentBundleID"] = parent }
             metadata["MCMMetadataInfo"] = info
         }
-        try PropertyListFile.write(metadata, to: "\(relative)/\(DeviceLayout.containerMetadata)", in: directory)
-        switch kind {
-        case .data, .plugin:
-            for sub in ["Documents", "Library/Preferences", "Library/Caches", "tmp", "SystemData"] {
-                try directory.makeDirectories("\(relative)/\(sub)")
-            }
-        case .group:
-            try directory.makeDirectories("\(relative)/Library/Preferences")
-        case .bundle:
-            break
-        }
-        return container
+        try PropertyListFile.write(metadata, to: "\(container.relativePath)/\(DeviceLayout.containerMetadata)", in: directory)
     }
 
     /// Checks that `identifier` is a plausible bundle or group id (no path separators or traversal).

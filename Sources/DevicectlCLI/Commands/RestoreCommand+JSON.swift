@@ -12,8 +12,16 @@ extension RestoreCommand {
             var entries: UInt64
         }
 
+        /// A MobileSync domain outside /var/mobile, not restored.
+        struct NotPlaced: Encodable {
+            var domain: String
+            var entries: UInt64
+        }
+
         var root: String
         var archive: String
+        /// `tar` or `mobilesync`.
+        var format: String
         var counts: JSONCounts
         var archiveBytes: UInt64
         var seconds: Double
@@ -25,10 +33,12 @@ extension RestoreCommand {
         /// The engine the archive was made with (`icloud` when its manifest names none; null without a manifest).
         @OrNull var engine: String?
         var skipped: [Skipped]
+        var notPlaced: [NotPlaced]
 
         init(_ report: RestoreReport, archive: String, root: String) {
             self.root = root
             self.archive = archive
+            format = report.format
             counts = JSONCounts(report)
             archiveBytes = report.archiveBytes
             seconds = report.seconds
@@ -39,6 +49,7 @@ extension RestoreCommand {
             sourceUdid = report.sourceUDID
             engine = report.engine?.rawValue
             skipped = report.skipped.map { Skipped(path: $0.path, reason: $0.reason.rawValue, entries: $0.entries) }
+            notPlaced = report.notPlaced.map { NotPlaced(domain: $0.domain, entries: $0.entries) }
         }
     }
 }

@@ -9,10 +9,13 @@ enum RestoreCommand: Command {
     static let spec = CommandSpec(
         name: "restore", summary: "Restore an archive onto a fresh device root, all or nothing.",
         positionals: [
-            PositionalSpec("ARCHIVE", help: "The archive, or - for stdin."),
+            PositionalSpec(
+                "ARCHIVE",
+                help: "The archive, - for stdin, or a MobileSync backup directory (or a MobileSync/Backup folder "
+                    + "holding one)."),
             PositionalSpec("ROOT", help: "A fresh device root, or a path that does not exist yet."),
         ],
-        options: [verboseOption, quietOption, nowOption, jsonOption] + progressOptions,
+        options: [VerifyCommand.passwordFileOption, verboseOption, quietOption, nowOption, jsonOption] + progressOptions,
         discussion: """
             ROOT must be a device made by 'devicectl init' with no apps and no user data, an empty directory, or a
             path that does not exist (then it is initialised as a new device). The device keeps its own identity:
@@ -23,20 +26,15 @@ enum RestoreCommand: Command {
             file is checked against the manifest's SHA-256, the manifest's apps are reinstalled, and only then is the tree moved into place. Any failure (a hostile or
             damaged archive, a mismatch, no space, SIGINT/SIGTERM) leaves ROOT exactly as it was.
             Plain tars from GNU tar or bsdtar (any compression) restore with a warning that nothing was verified.
+            A MobileSync backup (Finder, iTunes, idevicebackup2, or 'devicectl backup --format mobilesync') restores
+            the same way: app domains into new containers, /var/mobile domains into ROOT, the apps of Manifest.plist
+            reinstalled; domains outside /var/mobile (RootDomain, KeychainDomain, ...) are counted, not restored. An
+            encrypted one needs its password (--password-file, DEVICECTL_BACKUP_PASSWORD, or a prompt on a terminal).
             -v lists each restored path on stdout as it is staged ('tar -xv'; directories end in '/', names escaped
             as 'list' shows them; not with --json); -q prints only errors.
             Example: devicectl restore /tmp/phone.tar.zst /tmp/new-phone
             """
     )
-
-    /// A MobileSync backup given to restore: not supported yet, said plainly (list and verify read it).
-    struct MobileSyncNotRestorable: Error, CustomStringConvertible {
-        let backup: String
-        var description: String {
-            "\(backup) is a MobileSync backup; devicectl cannot restore MobileSync backups yet "
-                + "('devicectl list' and 'verify' read them); nothing was restored"
-        }
-    }
 
     static func run(_ arguments: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         guard let archive = arguments.positional(0), !archive.isEmpty else {
@@ -45,14 +43,12 @@ enum RestoreCommand: Command {
         guard let given = arguments.positional(1), !given.isEmpty else {
             throw UsageError("ROOT must not be empty", command: spec.name)
         }
-        if case .mobileSync(let backup) = try BackupLocation.of(archive) {
-            throw MobileSyncNotRestorable(backup: backup)
-        }
         // Resolved once, as the shell means it: the restore, its messages and its JSON name the same directory.
         let root = try RootPath.resolve(given)
         var options = RestoreOptions()
         options.now = try context.now(arguments)
         options.pinsThreads = try context.pinsThreads()
+        options.password = PasswordSource.forReading(arguments, environment: context.environment, command: spec.name)
         options.waitingForDevice = {
             context.console.err(
                 "devicectl: waiting for another devicectl to finish with \(root) (it holds the device)")
@@ -107,7 +103,16 @@ enum RestoreCommand: Command {
                 + "\(ProgressBar.count(report.symlinks)) symlinks, "
                 + "\(ProgressBar.count(report.hardlinks)) hard links in \(String(format: "%.2f", report.seconds)) s",
         ]
-        if report.verified {
+        if report.format == "mobilesync" {
+            lines.append(
+                "  checked: every row and content file against Manifest.db (MobileSync backups carry no digests)")
+            if !report.notPlaced.isEmpty {
+                lines.append(
+                    "  not restored (outside /var/mobile): "
+                        + report.notPlaced.map { "\($0.domain) \(BackupCommand.counted($0.entries, "entry"))" }
+                        .joined(separator: ", "))
+            }
+        } else if report.verified {
             lines.append(
                 "  verified: every file's SHA-256 matches the manifest"
                     + (report.metadataVerified ? ", and all metadata" : ""))

@@ -1,0 +1,388 @@
+// MobileSyncMemberReader: a MobileSync backup read as restore's members: rows placed in ROOT, data decrypted.
+import DeviceKit
+import Foundation
+import Glibc
+import MobileSyncKit
+import SystemKit
+import TarKit
+
+/// A MobileSync backup (`MobileSyncSource`) as a `FormatSource`, so a restore stages it exactly as a tar:
+/// `MemberRules`, the staging tree, the journal and the move into place are the same. Rows come in (domain, path)
+/// order (a directory before what it holds); each is checked (`MobileSyncRowRules`) and placed (`DomainRoot`): an
+/// app domain's rows in a container under a new UUID (its directory the first member, from the domain's root row
+/// when there is one), a `/var/mobile` domain's under ROOT, other domains counted and left out. A file's data is
+/// its content file (`xx/<fileID>`, opened beneath the backup through no symlink), decrypted as it is read when the
+/// backup is encrypted (its size known beforehand from its last block); a symlink's absolute device target is
+/// rewritten relative when it names a place under `/var/mobile` outside any container, and skipped with a warning
+/// otherwise. After the last row, `restorePlan` says which containers to adopt and which apps to reinstall.
+final class MobileSyncMemberReader: FormatSource {
+    let name: String
+    var limit: ExpansionLimit
+    private(set) var inputBytes: UInt64 = 0
+    var alterationProblem: String? { nil }
+    let formatName = "MobileSync"
+    let filterNames: [String] = []
+    /// Set after the last row.
+    private(set) var restorePlan: RestorePlan?
+
+    private let source: MobileSyncSource
+    private let cursor: ManifestDatabaseReader.RowCursor
+    private let interruption: () -> Int32?
+    /// Members made ready ahead of the one `next()` returns (a container's directory before its first row).
+    private var pending: [(ArchiveReader.Member, Content)] = []
+    private var content = Content.none
+    /// Bytes of the current member's data handed out so far (the next block's offset).
+    private var position: Int64 = 0
+    /// Container directory by domain, and the plan's containers in the order made.
+    private var containerPaths: [String: String] = [:]
+    private var containers: [RestorePlan.StagedContainer] = []
+    private var notPlaced: [String: UInt64] = [:]
+    private var skippedLinks = Findings(what: "symbolic links not restored")
+    private var sizeMismatches = Findings(what: "files whose decrypted size differs from the record's Size")
+    private var dataTotal: UInt64 = 0
+    private let owner = (uid: Int64(geteuid()), gid: Int64(getegid()))
+    private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 16)
+    private let plain = UnsafeMutableRawBufferPointer.allocate(byteCount: (256 << 10) + 32, alignment: 16)
+
+    /// The data of the current member.
+    private enum Content {
+        case none
+        /// A content file: `remaining` bytes of it still to read; with `cipher`, decrypted on the way.
+        case file(descriptor: Int32, remaining: UInt64, cipher: FileCipher?, shown: String, member: String)
+    }
+
+    /// The first few of a kind of finding, and how many there were.
+    private struct Findings {
+        let what: String
+        var count = 0
+        var first: [String] = []
+
+        mutating func add(_ text: String) {
+            count += 1
+            if first.count < 5 { first.append(text) }
+        }
+
+        var message: String? {
+            guard count > 0 else { return nil }
+            return "\(count) \(what): " + first.joined(separator: "; ") + (count > first.count ? "; ..." : "")
+        }
+    }
+
+    init(source: MobileSyncSource, limit: ExpansionLimit, interruption: @escaping () -> Int32?) throws {
+        self.source = source
+        self.limit = limit
+        self.interruption = interruption
+        name = source.path
+        if source.info.hasStatus, source.info.snapshotState != "finished" {
+            throw MobileSyncReadError.refusedRow(
+                path: source.path, entry: "",
+                reason: "is not finished (Status.plist SnapshotState "
+                    + "\(source.info.snapshotState.map { "'\(DeviceValueError.display($0))'" } ?? "missing"))")
+        }
+        do {
+            cursor = try source.database.rows()
+        } catch {
+            throw MobileSyncReadError.database(path: source.path, error)
+        }
+    }
+
+    deinit {
+        closeContent()
+        buffer.deallocate()
+        plain.deallocate()
+    }
+
+    func close() throws {
+        closeContent()
+    }
+
+    private func closeContent() {
+        if case .file(let descriptor, _, _, _, _) = content { Glibc.close(descriptor) }
+        content = .none
+    }
+
+    // MARK: - Members
+
+    func next() throws -> ArchiveReader.Member? {
+        closeContent()
+        while pending.isEmpty {
+            if let signal = interruption() { throw RestoreError.interrupted(signal: signal) }
+            let row: ManifestDatabaseReader.Row?
+            do {
+                row = try cursor.next()
+            } catch {
+                throw MobileSyncReadError.database(path: source.path, error)
+            }
+            guard let row else {
+                if restorePlan == nil { restorePlan = try plan() }
+                return nil
+            }
+            try place(row)
+        }
+        let (member, data) = pending.removeFirst()
+        content = data
+        position = 0
+        return member
+    }
+
+    func readBlock() throws -> ArchiveReader.DataBlock? {
+        guard case .file(let descriptor, let remaining, let cipher, let shown, let member) = content else { return nil }
+        var left = remaining
+        while true {
+            if left == 0 {
+                guard let cipher else { return nil }
+                guard let last = cipher.finish() else {
+                    throw RestoreError.refusedMember(
+                        member, reason: "its content file \(shown) does not decrypt (bad padding: damaged, or another key)")
+                }
+                content = .file(descriptor: descriptor, remaining: 0, cipher: nil, shown: shown, member: member)
+                guard !last.isEmpty else { return nil }
+                last.withUnsafeBytes { plain.copyMemory(from: $0) }
+                return block(plain, last.count)
+            }
+            let n = read(descriptor, buffer.baseAddress, Int(min(left, UInt64(buffer.count))))
+            if n < 0 && errno == EINTR { continue }
+            guard n >= 0 else { throw RestoreError.system(SystemError("read", path: "\(source.path)/\(shown)")) }
+            guard n > 0 else {
+                throw RestoreError.refusedMember(member, reason: "its content file \(shown) ended early (changed while read)")
+            }
+            left -= UInt64(n)
+            inputBytes += UInt64(n)
+            content = .file(descriptor: descriptor, remaining: left, cipher: cipher, shown: shown, member: member)
+            let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<n])
+            guard let cipher else { return block(buffer, n) }
+            let produced = try cipher.update(bytes, into: plain)
+            if produced > 0 { return block(plain, produced) }
+        }
+    }
+
+    /// The first `count` bytes of `storage` as the next block of the member's data.
+    private func block(_ storage: UnsafeMutableRawBufferPointer, _ count: Int) -> ArchiveReader.DataBlock {
+        defer { position += Int64(count) }
+        return ArchiveReader.DataBlock(offset: position, bytes: UnsafeRawBufferPointer(rebasing: storage[0..<count]))
+    }
+
+    func skipData() throws {
+        closeContent()
+    }
+
+    /// Checks one row and queues the members it makes.
+    private func place(_ row: ManifestDatabaseReader.Row) throws {
+        let shown = MobileSyncVerification.display(row.domain, row.relativePath)
+        let record: BackupFileRecord
+        do {
+            record = try MobileSyncRowRules.check(row)
+        } catch {
+            throw RestoreError.refusedMember(shown, reason: error.reason)
+        }
+        let path: String
+        switch DomainRoot.of(row.domain) {
+        case .notPlaced:
+            notPlaced[DomainRoot.family(of: row.domain), default: 0] += 1
+            return
+        case .mobile(let prefix):
+            if prefix.isEmpty, row.relativePath.isEmpty { return }  // ROOT keeps its own metadata
+            if prefix.isEmpty, row.relativePath == "Containers" || row.relativePath.hasPrefix("Containers/") {
+                // Containers are app domains; one in HomeDomain would stand in for theirs.
+                notPlaced["\(row.domain) Containers/", default: 0] += 1
+                return
+            }
+            if prefix.isEmpty, row.relativePath == Manifest.memberName {
+                throw RestoreError.refusedMember(shown, reason: "a name devicectl reserves for its manifest")
+            }
+            path = prefix.isEmpty ? row.relativePath : row.relativePath.isEmpty ? prefix : prefix + "/" + row.relativePath
+        case .container(let kind, let identifier):
+            let directory = try container(for: row, kind: kind, identifier: identifier, record: record, shown: shown)
+            if row.relativePath.isEmpty { return }  // the container's directory, queued from this row
+            // containermanagerd's metadata is the restore's to write (`RestorePlan`), never the backup's.
+            if row.relativePath == DeviceLayout.containerMetadata { return }
+            path = directory + "/" + row.relativePath
+        }
+        switch record.kind {
+        case .directory:
+            pending.append((member(path, .directory, record), .none))
+        case .symlink:
+            guard let target = linkTarget(record.target ?? "", at: path) else {
+                skippedLinks.add("\(shown) -> \(DeviceValueError.display(record.target ?? ""))")
+                return
+            }
+            var link = member(path, .symlink, record)
+            link.linkBytes = Array(target.utf8)
+            pending.append((link, .none))
+        case .file:
+            pending.append(try file(row, record, path: path, shown: shown))
+        }
+    }
+
+    /// The directory of the container for `row`'s domain, queued (a new UUID) at the domain's first row.
+    private func container(
+        for row: ManifestDatabaseReader.Row, kind: ContainerKind, identifier: String, record: BackupFileRecord,
+        shown: String
+    ) throws -> String {
+        if let known = containerPaths[row.domain] { return known }
+        do {
+            try DeviceValue.identifier(identifier, field: "domain")
+        } catch {
+            throw RestoreError.refusedMember(shown, reason: "the domain's identifier is not one iOS allows (\(error))")
+        }
+        let uuid = UUID().uuidString
+        let directory = "\(kind.directory)/\(uuid)"
+        containerPaths[row.domain] = directory
+        let suffix = ".NudgeWidget"
+        let parent = kind == .plugin && identifier.hasSuffix(suffix) ? String(identifier.dropLast(suffix.count)) : nil
+        containers.append(.init(kind: kind, identifier: identifier, uuid: uuid, parent: parent))
+        if row.relativePath.isEmpty {
+            guard record.kind == .directory else {
+                throw RestoreError.refusedMember(shown, reason: "a domain's root that is not a directory")
+            }
+            pending.append((member(directory, .directory, record), .none))
+        } else {
+            var made = record
+            made.mode = UInt32(S_IFDIR) | 0o755
+            pending.append((member(directory, .directory, made), .none))
+        }
+        return directory
+    }
+
+    /// A file's member and its content, opened and sized: a plain file must be as long as its record says; an
+    /// encrypted one's plaintext length comes from its last block, and one other than the record's is a warning.
+    private func file(
+        _ row: ManifestDatabaseReader.Row, _ record: BackupFileRecord, path: String, shown: String
+    ) throws -> (ArchiveReader.Member, Content) {
+        let contentName = "\(row.fileID.prefix(2))/\(row.fileID)"
+        let fd = source.openContent(row.fileID)
+        guard fd >= 0 else {
+            let code = errno
+            throw RestoreError.refusedMember(
+                shown,
+                reason: code == ENOENT
+                    ? "its content file \(contentName) is missing"
+                    : "its content file \(contentName) cannot be opened (\(String(cString: strerror(code))))")
+        }
+        do {
+            var status = stat()
+            guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+                throw RestoreError.refusedMember(shown, reason: "its content file \(contentName) is not a regular file")
+            }
+            let stored = UInt64(status.st_size)
+            var size = stored
+            var cipher: FileCipher?
+            if let keys = source.classKeys {
+                cipher = try decipher(record, keys: keys, fd: fd, stored: stored, shown: shown, size: &size)
+                if size != record.size {
+                    sizeMismatches.add("\(shown) (\(size) bytes, the record says \(record.size))")
+                }
+            } else if stored != record.size {
+                // A copy another tool decrypted keeps what the device wrote, live databases' odd sizes included.
+                guard source.info.isEncrypted else {
+                    throw RestoreError.refusedMember(
+                        shown, reason: "its content file is \(stored) bytes, the record says \(record.size)")
+                }
+                sizeMismatches.add("\(shown) (\(stored) bytes, the record says \(record.size))")
+            }
+            dataTotal &+= size
+            guard dataTotal <= limit.dataBytes else {
+                throw ArchiveReaderError.dataTooLarge(member: path, total: dataTotal, limit: limit.dataBytes)
+            }
+            var member = member(path, .regular, record)
+            member.size = Int64(size)
+            member.xattrs = record.extendedAttributes.map { ("user." + $0.0, $0.1) }
+            return (member, .file(descriptor: fd, remaining: stored, cipher: cipher, shown: contentName, member: shown))
+        } catch {
+            Glibc.close(fd)
+            throw error
+        }
+    }
+
+    /// The cipher for an encrypted file, after its key unwrapped with its class's key and its length was told from
+    /// its last block (`size`).
+    private func decipher(
+        _ record: BackupFileRecord, keys: [UInt32: [UInt8]], fd: Int32, stored: UInt64, shown: String,
+        size: inout UInt64
+    ) throws -> FileCipher {
+        guard let wrapped = record.encryptionKey, wrapped.count == 44 else {
+            throw RestoreError.refusedMember(shown, reason: "its record has no 44-byte EncryptionKey")
+        }
+        let number = wrapped[0..<4].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        guard Int(number) == record.protectionClass, let classKey = keys[number],
+            var key = try? KeyWrap.unwrap(Array(wrapped[4...]), with: classKey)
+        else {
+            throw RestoreError.refusedMember(shown, reason: "its key does not unwrap with its protection class's key")
+        }
+        defer { BackupEncryption.clear(&key) }
+        var tail = [UInt8](repeating: 0, count: stored == 16 ? 16 : 32)
+        let offset = stored >= UInt64(tail.count) ? off_t(stored) - off_t(tail.count) : 0
+        guard stored >= 16, pread(fd, &tail, tail.count, offset) == tail.count,
+            let length = FileCipher.plaintextLength(ciphertextLength: stored, tail: tail, key: key)
+        else {
+            throw RestoreError.refusedMember(
+                shown, reason: "its content file does not decrypt (not whole blocks or bad padding: damaged, or another key)")
+        }
+        size = length
+        do {
+            return try FileCipher(key: key, encrypting: false)
+        } catch {
+            throw RestoreError.refusedMember(shown, reason: "\(error)")
+        }
+    }
+
+    /// A member for `path` with the record's mode and time; owned by whoever restores (a backup's `mobile` is no
+    /// user here).
+    private func member(_ path: String, _ kind: ArchiveReader.Kind, _ record: BackupFileRecord)
+        -> ArchiveReader.Member
+    {
+        ArchiveReader.Member(
+            pathBytes: Array(path.utf8), kind: kind, permissions: record.mode & 0o7777, size: 0,
+            mtimeSeconds: record.lastModified, mtimeNanoseconds: 0, uid: owner.uid, gid: owner.gid)
+    }
+
+    /// A link target as it will be in ROOT: an absolute device path under `/var/mobile` (or `/private/var/mobile`)
+    /// outside `Containers` (whose UUIDs a backup does not keep), made relative to the link's directory; a relative
+    /// target that stays inside ROOT, as it is. Nil otherwise (the restore's own check still judges what is kept).
+    func linkTarget(_ target: String, at path: String) -> String? {
+        let depth = path.split(separator: "/").count - 1
+        if !target.hasPrefix("/") {
+            var components = path.split(separator: "/").dropLast().map(String.init)
+            for component in target.split(separator: "/") {
+                switch component {
+                case ".": continue
+                case "..":
+                    guard !components.isEmpty else { return nil }
+                    components.removeLast()
+                default: components.append(String(component))
+                }
+            }
+            return target
+        }
+        var rest: Substring
+        if target.hasPrefix("/var/mobile/") {
+            rest = target.dropFirst("/var/mobile/".count)
+        } else if target.hasPrefix("/private/var/mobile/") {
+            rest = target.dropFirst("/private/var/mobile/".count)
+        } else {
+            return nil
+        }
+        let components = rest.split(separator: "/")
+        guard !components.isEmpty, !components.contains(where: { $0 == "." || $0 == ".." }),
+            components.first != "Containers"
+        else { return nil }
+        rest = Substring(components.joined(separator: "/"))
+        return String(repeating: "../", count: depth) + rest
+    }
+
+    // MARK: - The plan
+
+    /// What to do once the members are staged: containers to adopt, apps to reinstall, what was left out.
+    private func plan() throws -> RestorePlan {
+        var warnings: [String] = []
+        if let message = skippedLinks.message {
+            warnings.append(message + " (their targets are outside /var/mobile or in containers by their old UUIDs)")
+        }
+        if let message = sizeMismatches.message { warnings.append(message + "; restored as they are") }
+        var header = try MobileSyncAppList.header(source: source, containers: containers, warnings: &warnings)
+        if let udid = source.info.udid, (try? DeviceValue.identifier(udid, field: "udid", maxBytes: 64)) != nil {
+            header.source = Manifest.Source(udid: udid)
+        }
+        return RestorePlan(containers: containers, header: header, notPlaced: notPlaced, warnings: warnings)
+    }
+}
