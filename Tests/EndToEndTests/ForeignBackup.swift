@@ -83,6 +83,17 @@ enum ForeignBackup {
         if mutation == 'blob-path': bad('AppDomain-com.example.app', 'Documents/odd', record=blob('Documents/other', F, 1))
         if mutation == 'blob-mode': bad('AppDomain-com.example.app', 'Documents/odd', record=blob('Documents/odd', D, 1))
         if mutation == 'no-parent': bad('AppDomain-com.example.app', 'Orphan/dir/file')
+        if mutation == 'system-domains':
+            for domain, dirs in [('RootDomain', ['', 'Library']), ('HealthDomain', ['', 'Health'])]:
+                for d in dirs: rows.append([fid(domain, d), domain, d, 2, blob(d, D, 0)])
+            for domain, path, data in [('RootDomain', 'Library/locationd.db', b'root'),
+                                       ('KeychainDomain', 'keychain-backup.plist', b'keys'),
+                                       ('HealthDomain', 'Health/healthdb.sqlite', b'health')]:
+                files[(domain, path)] = data
+                rows.append([fid(domain, path), domain, path, 1, blob(path, F, len(data))])
+            for path, target in [('Library/SpringBoard/home-link', '/var/mobile/Library/SpringBoard/IconState.plist'),
+                                 ('Library/etc-link', '/etc/passwd')]:
+                rows.append([fid('HomeDomain', path), 'HomeDomain', path, 4, blob(path, L, 0, target=target)])
         db = sqlite3.connect(os.path.join(out, 'Manifest.db'))
         db.execute('PRAGMA auto_vacuum=INCREMENTAL'); db.execute('PRAGMA user_version=2')
         db.execute('PRAGMA journal_mode=WAL')

@@ -54,13 +54,14 @@ import Testing
             #expect(two.status == 1 && two.stderr.contains("holding 2 MobileSync backups; name one"), "\(two.stderr)")
             let none = try BackupCheck.devicectl(["list", root + "/Library"])
             #expect(none.status == 1 && none.stderr.contains("holding no MobileSync backup"), "\(none.stderr)")
-            let restore = try BackupCheck.devicectl(["restore", scratch + "/b/one", scratch + "/new"])
-            #expect(restore.status == 1 && restore.stderr.contains("cannot restore MobileSync backups yet"), "\(restore.stderr)")
+            let restore = try BackupCheck.devicectl(["restore", scratch + "/b", scratch + "/new"])
+            #expect(restore.status == 1 && restore.stderr.contains("holding 2 MobileSync backups; name one"), "\(restore.stderr)")
             #expect(!FileManager.default.fileExists(atPath: scratch + "/new"))
         }
     }
 
-    /// Each variation: verify exits 1 naming the problem (list too, when a row is refused), never a crash or a
+    /// Each variation: verify exits 1 naming the problem (list too, when a row is refused), restore exits 1 and
+    /// creates nothing (a stray content file aside: no row names it, so nothing reads it), never a crash or a
     /// signal, and the backup's bytes are unchanged.
     @Test(arguments: [
         ("dotdot", "'..' component", true), ("absolute", "starts with '/'", true), ("slash-domain", "domain is not a name", true),
@@ -88,6 +89,12 @@ import Testing
             #expect(!verified.stderr.contains("Fatal error") && !verified.stderr.contains("Swift/"), "\(verified.stderr)")
             let listed = try BackupCheck.devicectl(["list", backup])
             #expect(listed.status == (listFails ? 1 : 0), "\(mutation): list exit \(listed.status): \(listed.stderr)")
+            let restored = try BackupCheck.devicectl(["restore", backup, scratch + "/new"])
+            let restores = mutation == "content-stray"
+            #expect(restored.status == (restores ? 0 : 1), "\(mutation): restore exit \(restored.status): \(restored.stderr)")
+            #expect(!restored.stderr.contains("Fatal error") && !restored.stderr.contains("Swift/"), "\(restored.stderr)")
+            #expect(FileManager.default.fileExists(atPath: scratch + "/new") == restores, "\(mutation)")
+            if restores { try FileManager.default.removeItem(atPath: scratch + "/new") }
             #expect(try TreeSnapshot.take(scratch) == before, "\(mutation) changed the backup")
         }
     }

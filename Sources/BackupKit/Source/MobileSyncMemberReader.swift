@@ -8,12 +8,12 @@ import TarKit
 
 /// A MobileSync backup (`MobileSyncSource`) as a `FormatSource`, so a restore stages it exactly as a tar:
 /// `MemberRules`, the staging tree, the journal and the move into place are the same. Rows come in (domain, path)
-/// order (a directory before what it holds); each is checked (`MobileSyncRowRules`) and placed (`DomainRoot`): an
-/// app domain's rows in a container under a new UUID (its directory the first member, from the domain's root row
-/// when there is one), a `/var/mobile` domain's under ROOT, other domains counted and left out. A file's data is
+/// order (a directory before what it holds); each is checked (`MobileSyncRowRules`, and its parent directory's row
+/// came first) and placed (`DomainRoot`): an app domain's rows in a container under a new UUID (the domain's root
+/// row its directory), a `/var/mobile` domain's under ROOT, other domains counted and left out. A file's data is
 /// its content file (`xx/<fileID>`, opened beneath the backup through no symlink), decrypted as it is read when the
 /// backup is encrypted (its size known beforehand from its last block); a symlink's absolute device target is
-/// rewritten relative when it names a place under `/var/mobile` outside any container, and skipped with a warning
+/// rewritten relative when it names a place under `/var/mobile` (`linkTarget`), and skipped with a warning
 /// otherwise. After the last row, `restorePlan` says which containers to adopt and which apps to reinstall.
 final class MobileSyncMemberReader: FormatSource {
     let name: String
@@ -37,8 +37,15 @@ final class MobileSyncMemberReader: FormatSource {
     private var containerPaths: [String: String] = [:]
     private var containers: [RestorePlan.StagedContainer] = []
     private var notPlaced: [String: UInt64] = [:]
-    private var skippedLinks = Findings(what: "symbolic links not restored")
-    private var sizeMismatches = Findings(what: "files whose decrypted size differs from the record's Size")
+    /// The directories placed so far, as `domain NUL path` (a row's parent must be one: rows come sorted, so it
+    /// came before).
+    private var directories: Set<String> = []
+    private var skippedLinks = Findings(one: "symbolic link not restored", many: "symbolic links not restored")
+    private var sizeMismatches = Findings(
+        one: "file whose size differs from its record's Size", many: "files whose size differs from their record's Size")
+    /// The directories of `/var/mobile` domains placed so far: two domains may hold one (`Media` is in MediaDomain
+    /// and CameraRollDomain; HealthDomain's root is HomeDomain's `Library`), and the first one's row makes it.
+    private var mobileDirectories: Set<String> = []
     private var dataTotal: UInt64 = 0
     private let owner = (uid: Int64(geteuid()), gid: Int64(getegid()))
     private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 16)
@@ -53,7 +60,8 @@ final class MobileSyncMemberReader: FormatSource {
 
     /// The first few of a kind of finding, and how many there were.
     private struct Findings {
-        let what: String
+        let one: String
+        let many: String
         var count = 0
         var first: [String] = []
 
@@ -64,7 +72,7 @@ final class MobileSyncMemberReader: FormatSource {
 
         var message: String? {
             guard count > 0 else { return nil }
-            return "\(count) \(what): " + first.joined(separator: "; ") + (count > first.count ? "; ..." : "")
+            return "\(count) \(count == 1 ? one : many): " + first.joined(separator: "; ") + (count > first.count ? "; ..." : "")
         }
     }
 
@@ -175,10 +183,23 @@ final class MobileSyncMemberReader: FormatSource {
         } catch {
             throw RestoreError.refusedMember(shown, reason: error.reason)
         }
-        let path: String
-        switch DomainRoot.of(row.domain) {
-        case .notPlaced:
+        let placement = DomainRoot.of(row.domain)
+        if placement == .notPlaced {
             notPlaced[DomainRoot.family(of: row.domain), default: 0] += 1
+            return
+        }
+        if !row.relativePath.isEmpty {
+            let parent = row.relativePath.lastIndex(of: "/").map { String(row.relativePath[..<$0]) } ?? ""
+            guard directories.contains(row.domain + "\0" + parent) else {
+                throw RestoreError.refusedMember(
+                    shown,
+                    reason: "its directory \(MobileSyncVerification.display(row.domain, parent)) has no row")
+            }
+        }
+        if record.kind == .directory { directories.insert(row.domain + "\0" + row.relativePath) }
+        let path: String
+        switch placement {
+        case .notPlaced:
             return
         case .mobile(let prefix):
             if prefix.isEmpty, row.relativePath.isEmpty { return }  // ROOT keeps its own metadata
@@ -191,6 +212,7 @@ final class MobileSyncMemberReader: FormatSource {
                 throw RestoreError.refusedMember(shown, reason: "a name devicectl reserves for its manifest")
             }
             path = prefix.isEmpty ? row.relativePath : row.relativePath.isEmpty ? prefix : prefix + "/" + row.relativePath
+            if record.kind == .directory, !mobileDirectories.insert(path).inserted { return }
         case .container(let kind, let identifier):
             let directory = try container(for: row, kind: kind, identifier: identifier, record: record, shown: shown)
             if row.relativePath.isEmpty { return }  // the container's directory, queued from this row
@@ -202,7 +224,9 @@ final class MobileSyncMemberReader: FormatSource {
         case .directory:
             pending.append((member(path, .directory, record), .none))
         case .symlink:
-            guard let target = linkTarget(record.target ?? "", at: path) else {
+            var own: (ContainerKind, String)?
+            if case .container(let kind, _) = placement, let directory = containerPaths[row.domain] { own = (kind, directory) }
+            guard let target = linkTarget(record.target ?? "", at: path, container: own) else {
                 skippedLinks.add("\(shown) -> \(DeviceValueError.display(record.target ?? ""))")
                 return
             }
@@ -214,7 +238,7 @@ final class MobileSyncMemberReader: FormatSource {
         }
     }
 
-    /// The directory of the container for `row`'s domain, queued (a new UUID) at the domain's first row.
+    /// The directory of the container for `row`'s domain, queued (a new UUID) at the domain's first row, its root.
     private func container(
         for row: ManifestDatabaseReader.Row, kind: ContainerKind, identifier: String, record: BackupFileRecord,
         shown: String
@@ -231,16 +255,11 @@ final class MobileSyncMemberReader: FormatSource {
         let suffix = ".NudgeWidget"
         let parent = kind == .plugin && identifier.hasSuffix(suffix) ? String(identifier.dropLast(suffix.count)) : nil
         containers.append(.init(kind: kind, identifier: identifier, uuid: uuid, parent: parent))
-        if row.relativePath.isEmpty {
-            guard record.kind == .directory else {
-                throw RestoreError.refusedMember(shown, reason: "a domain's root that is not a directory")
-            }
-            pending.append((member(directory, .directory, record), .none))
-        } else {
-            var made = record
-            made.mode = UInt32(S_IFDIR) | 0o755
-            pending.append((member(directory, .directory, made), .none))
+        // Rows come sorted and each needs its parent's: the first row of a domain is its root.
+        guard record.kind == .directory else {
+            throw RestoreError.refusedMember(shown, reason: "a domain's root that is not a directory")
         }
+        pending.append((member(directory, .directory, record), .none))
         return directory
     }
 
@@ -337,10 +356,12 @@ final class MobileSyncMemberReader: FormatSource {
     }
 
     /// A link target as it will be in ROOT: an absolute device path under `/var/mobile` (or `/private/var/mobile`)
-    /// outside `Containers` (whose UUIDs a backup does not keep), made relative to the link's directory; a relative
-    /// target that stays inside ROOT, as it is. Nil otherwise (the restore's own check still judges what is kept).
-    func linkTarget(_ target: String, at path: String) -> String? {
-        let depth = path.split(separator: "/").count - 1
+    /// made relative to the link's directory, or a relative target that stays inside ROOT, as it is. A backup keeps
+    /// no container UUIDs, so a target in `Containers` is kept only when it is in a container of the link's own
+    /// container's class (`container`: its kind and new directory): a sandboxed app reaches no other app's
+    /// container of its class, so that one is its own. Nil otherwise (the restore's own check still judges what
+    /// is kept).
+    func linkTarget(_ target: String, at path: String, container: (ContainerKind, String)?) -> String? {
         if !target.hasPrefix("/") {
             var components = path.split(separator: "/").dropLast().map(String.init)
             for component in target.split(separator: "/") {
@@ -354,7 +375,7 @@ final class MobileSyncMemberReader: FormatSource {
             }
             return target
         }
-        var rest: Substring
+        let rest: Substring
         if target.hasPrefix("/var/mobile/") {
             rest = target.dropFirst("/var/mobile/".count)
         } else if target.hasPrefix("/private/var/mobile/") {
@@ -362,12 +383,22 @@ final class MobileSyncMemberReader: FormatSource {
         } else {
             return nil
         }
-        let components = rest.split(separator: "/")
-        guard !components.isEmpty, !components.contains(where: { $0 == "." || $0 == ".." }),
-            components.first != "Containers"
-        else { return nil }
-        rest = Substring(components.joined(separator: "/"))
-        return String(repeating: "../", count: depth) + rest
+        var components = rest.split(separator: "/").map(String.init)
+        guard !components.isEmpty, !components.contains(where: { $0 == "." || $0 == ".." }) else { return nil }
+        if components[0] == "Containers" {
+            guard let (kind, directory) = container else { return nil }
+            let classPath = kind.directory.split(separator: "/").map(String.init)
+            guard components.count > classPath.count, Array(components[0..<classPath.count]) == classPath else {
+                return nil
+            }
+            components = directory.split(separator: "/").map(String.init) + components[(classPath.count + 1)...]
+        }
+        // Relative from the link's directory: up to the directory both share, then down.
+        let directory = path.split(separator: "/").dropLast().map(String.init)
+        var shared = 0
+        while shared < min(directory.count, components.count - 1), directory[shared] == components[shared] { shared += 1 }
+        let up = String(repeating: "../", count: directory.count - shared)
+        return up + components[shared...].joined(separator: "/")
     }
 
     // MARK: - The plan
@@ -376,7 +407,7 @@ final class MobileSyncMemberReader: FormatSource {
     private func plan() throws -> RestorePlan {
         var warnings: [String] = []
         if let message = skippedLinks.message {
-            warnings.append(message + " (their targets are outside /var/mobile or in containers by their old UUIDs)")
+            warnings.append(message + " (a target outside /var/mobile, or in another app's container)")
         }
         if let message = sizeMismatches.message { warnings.append(message + "; restored as they are") }
         var header = try MobileSyncAppList.header(source: source, containers: containers, warnings: &warnings)
