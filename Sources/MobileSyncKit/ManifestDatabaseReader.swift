@@ -19,6 +19,8 @@ public final class ManifestDatabaseReader {
     }
 
     private var database: OpaquePointer?
+    /// The decrypted file mapped for `sqlite3_deserialize` (unmapped after SQLite closes).
+    private var mapping: UnsafeMutableRawBufferPointer?
     private let shown: String
     /// The longest text or blob SQLite will hand over (a path or a record is far smaller).
     static let lengthLimit: Int32 = 1 << 20
@@ -56,46 +58,57 @@ public final class ManifestDatabaseReader {
         database = try Self.open(fd, shown: shown)
     }
 
-    /// Opens the database in the open unnamed file `descriptor` (borrowed: a decrypted copy made with `O_TMPFILE`).
-    /// SQLite opens files by name and resolves `/proc/self/fd` links to their (deleted) targets, so the file gets a
-    /// name for the moment SQLite opens it: a hard link in a new 0700 directory under `temporary`, removed with the
-    /// directory as soon as SQLite holds the file (with `immutable=1` it never opens it again). Only a kill inside
-    /// that moment leaves the directory (`devicectl-manifest-*`, readable by the user alone).
-    public init(descriptor: Int32, shown: String, temporary: String) throws(MobileSyncError) {
+    /// Opens the database in the open unnamed file `descriptor` (borrowed: a decrypted copy made with `O_TMPFILE`)
+    /// without ever giving it a name: the file is mapped (private, copy-on-write: the file never changes) and handed
+    /// to SQLite as a read-only in-memory database (`sqlite3_deserialize`). SQLite opens files only by name (and
+    /// resolves `/proc/self/fd` links to the deleted target's), so this is how a decrypted index is read with
+    /// nothing of it ever visible in the file system, even for a moment, even if the process is killed.
+    public init(descriptor: Int32, shown: String) throws(MobileSyncError) {
         self.shown = shown
-        var template = Array("\(temporary)/devicectl-manifest-XXXXXX".utf8CString)
-        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            throw .unreadable(path: shown, reason: .notRegular)
+        }
+        try Self.checkHeader(descriptor, shown: shown)
+        let length = Int(status.st_size)
+        guard let base = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE, descriptor, 0), base != MAP_FAILED else {
             let code = errno
-            throw .database(path: shown, operation: "mkdtemp", code: SQLITE_CANTOPEN, message: String(cString: strerror(code)))
+            throw .database(path: shown, operation: "mmap", code: SQLITE_NOMEM, message: String(cString: strerror(code)))
         }
-        let directory = String(cString: made)
-        defer { rmdir(directory) }
-        let name = directory + "/Manifest.db"
-        guard linkat(AT_FDCWD, "/proc/self/fd/\(descriptor)", AT_FDCWD, name, AT_SYMLINK_FOLLOW) == 0 else {
-            let code = errno
-            throw .database(path: shown, operation: "linkat", code: SQLITE_CANTOPEN, message: String(cString: strerror(code)))
+        mapping = UnsafeMutableRawBufferPointer(start: base, count: length)
+        // A phone's Manifest.db is in WAL mode (header bytes 18 and 19 are 2), which an in-memory database cannot
+        // open; its WAL is empty (a backup's is checkpointed), so the rollback-journal values read the same pages.
+        // The mapping is private: the file is not touched.
+        if length > 19, mapping![18] == 2, mapping![19] == 2 {
+            mapping![18] = 1
+            mapping![19] = 1
         }
-        defer { unlink(name) }
-        database = try Self.open(descriptor, shown: shown, path: name)
-        // Reading the schema makes SQLite open the file now, while it has its name.
-        var statement: OpaquePointer?
-        let prepared = sqlite3_prepare_v2(database, "SELECT count(*) FROM sqlite_master", -1, &statement, nil)
-        defer { sqlite3_finalize(statement) }
-        guard prepared == SQLITE_OK, sqlite3_step(statement) == SQLITE_ROW else {
-            throw failure("sqlite3_prepare_v2", prepared)
-        }
+        var database: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_MEMORY | SQLITE_OPEN_NOMUTEX
+        let opened = sqlite3_open_v2(":memory:", &database, flags, nil)
+        self.database = database
+        guard opened == SQLITE_OK else { throw failure("sqlite3_open_v2", opened) }
+        let loaded = sqlite3_deserialize(
+            database, "main", base.assumingMemoryBound(to: UInt8.self), sqlite3_int64(length), sqlite3_int64(length),
+            UInt32(SQLITE_DESERIALIZE_READONLY))
+        guard loaded == SQLITE_OK else { throw failure("sqlite3_deserialize", loaded) }
+        Self.harden(database)
     }
 
-    /// Checks the SQLite header of `fd` and opens it (by `path`, or through `/proc/self/fd`) read-only and
-    /// immutable, hardened.
-    private static func open(_ fd: Int32, shown: String, path name: String? = nil) throws(MobileSyncError) -> OpaquePointer? {
+    /// Checks that `fd` starts with the SQLite header (an encrypted Manifest.db does not).
+    private static func checkHeader(_ fd: Int32, shown: String) throws(MobileSyncError) {
         var header = [UInt8](repeating: 0, count: 16)
         guard pread(fd, &header, 16, 0) == 16, header == Array("SQLite format 3".utf8) + [0] else {
             throw .unreadable(path: shown, reason: .notSQLite)
         }
+    }
+
+    /// Checks the SQLite header of `fd` and opens it (through `/proc/self/fd`) read-only and immutable, hardened.
+    private static func open(_ fd: Int32, shown: String) throws(MobileSyncError) -> OpaquePointer? {
+        try checkHeader(fd, shown: shown)
         // The descriptor just checked, not the name: what SQLite opens is the file that was examined.
         var database: OpaquePointer?
-        let path = "file:\(name ?? "/proc/self/fd/\(fd)")?mode=ro&immutable=1"
+        let path = "file:/proc/self/fd/\(fd)?mode=ro&immutable=1"
         let flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX
         let opened = sqlite3_open_v2(path, &database, flags, nil)
         guard opened == SQLITE_OK else {
@@ -104,16 +117,22 @@ public final class ManifestDatabaseReader {
             sqlite3_close_v2(database)
             throw .database(path: shown, operation: "sqlite3_open_v2", code: opened, message: message)
         }
+        harden(database)
+        return database
+    }
+
+    /// Caps on what SQLite hands over or accepts, extended result codes, defensive mode and an untrusted schema.
+    private static func harden(_ database: OpaquePointer?) {
         sqlite3_extended_result_codes(database, 1)
         sqlite3_limit(database, SQLITE_LIMIT_LENGTH, lengthLimit)
         sqlite3_limit(database, SQLITE_LIMIT_SQL_LENGTH, 1 << 16)
         sqlite3_limit(database, SQLITE_LIMIT_ATTACHED, 0)
         csqlite_harden(database)
-        return database
     }
 
     deinit {
         sqlite3_close_v2(database)
+        if let mapping { munmap(mapping.baseAddress, mapping.count) }
     }
 
     /// Calls `body` with each `Files` row in (domain, relativePath) order. A value of the wrong type fails the read.

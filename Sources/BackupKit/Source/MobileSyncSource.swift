@@ -50,8 +50,7 @@ final class MobileSyncSource {
                 let keys = try Self.unlock(info, password: secret, path: path)
                 classKeys = keys
                 decryptedDatabase = try Self.decryptDatabase(directory: directory, info: info, keys: keys, path: path)
-                database = try ManifestDatabaseReader(
-                    descriptor: decryptedDatabase, shown: "\(path)/Manifest.db", temporary: Self.temporaryDirectory)
+                database = try ManifestDatabaseReader(descriptor: decryptedDatabase, shown: "\(path)/Manifest.db")
             } catch {
                 if decryptedDatabase >= 0 { close(decryptedDatabase) }
                 close(directory)
