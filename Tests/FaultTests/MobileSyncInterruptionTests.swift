@@ -74,4 +74,44 @@ import Testing
             #expect(try directoryNames(in: fixture.out) == ["backup"])
         }
     }
+
+    /// An encrypted MobileSync restore killed (SIGKILL) or interrupted (SIGINT) while it stages files (at the
+    /// main thread's openat2 two thirds of the way through its run: content files and staged files are opened
+    /// with it) leaves ROOT as it was, so the next restore succeeds, and nothing in TMPDIR: the decrypted
+    /// Manifest.db never has a name.
+    @Test func anEncryptedRestoreKilledOrInterruptedLeavesNothingBehind() throws {
+        try FaultScratch.with { scratch in
+            let root = try scratch.phone(files: 60)
+            let backup = scratch.base + "/encrypted", password = scratch.base + "/password"
+            try "secret\n".write(toFile: password, atomically: true, encoding: .utf8)
+            try scratch.ok([
+                "backup", root, "--format", "mobilesync", "--encrypt", "--password-file", password,
+                "--kdf-iterations", "10,10", "-o", backup,
+            ])
+            let temporary = scratch.base + "/tmp"
+            try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
+            let counting = try scratch.freshDevice("counting")
+            let (counted, calls) = try scratch.countMainThreadCalls(
+                ["openat2"], ["restore", backup, counting, "--password-file", password])
+            #expect(counted.status == 0, "\(counted.stderr)")
+            let total = try #require(calls["openat2"])
+            for (index, signal) in [SIGKILL, SIGINT].enumerated() {
+                let target = try scratch.freshDevice("target\(index)")
+                let before = try FaultScratch.snapshot(target)
+                let result = try scratch.runInjecting(
+                    "openat2", "signal=\(signal == SIGKILL ? "KILL" : "INT")", when: "\(total * 2 / 3)",
+                    ["restore", backup, target, "--password-file", password], environment: ["TMPDIR": temporary])
+                if signal == SIGKILL {
+                    #expect(result.status == SIGKILL || result.status == 128 + SIGKILL, "\(result.stderr)")
+                } else {
+                    #expect(result.status == 128 + SIGINT, "\(result.stderr)")
+                    #expect(result.stderr.contains("interrupted by SIGINT"), "\(result.stderr)")
+                    #expect(try FaultScratch.snapshot(target) == before)
+                }
+                #expect(try directoryNames(in: temporary) == [])
+                try scratch.ok(["restore", backup, target, "--password-file", password])
+                #expect(FileManager.default.fileExists(atPath: target + "/Library/SpringBoard/IconState.plist"))
+            }
+        }
+    }
 }

@@ -88,16 +88,17 @@ struct FaultScratch {
     /// Runs devicectl under strace, injecting `action` (`signal=KILL`, `error=ENOSPC` ...) into the `when`-th
     /// call of `syscall` (strace's syntax, e.g. `3` or `3+`), optionally only for calls on `path`.
     @discardableResult
-    func runInjecting(_ syscall: String, _ action: String, when: String, path: String? = nil, _ arguments: [String])
-        throws
-        -> RunResult
-    {
+    func runInjecting(
+        _ syscall: String, _ action: String, when: String, path: String? = nil, _ arguments: [String],
+        environment: [String: String] = [:]
+    ) throws -> RunResult {
         var options = [
             "-f", "-qq", "-o", "/dev/null", "-e", "trace=\(syscall)", "-e", "inject=\(syscall):\(action):when=\(when)",
         ]
         if let path { options += ["-P", path] }
         return try Shell.run(
-            "strace", options + [DevicectlBinary.path] + arguments, environment: Self.injectedEnvironment)
+            "strace", options + [DevicectlBinary.path] + arguments,
+            environment: Self.injectedEnvironment.merging(environment) { _, given in given })
     }
 
     /// Runs devicectl (threads pinned, as `runInjecting` runs it) under strace and counts the calls of each of
