@@ -163,10 +163,27 @@ EVENTS=$(quietly events new-phone --json | field '[e["type"] for e in d["events"
 check "one nudge scheduled, delivered and tapped; one launch, from the notification" is "$EVENTS" \
     "['notification-scheduled', 'notification-delivered', 'notification-tapped', 'launch']"
 
+# MARK: - The same move through a Finder backup
+step 11 2026-12-03T10:00:00Z "The same move through a Finder backup (MobileSync), onto a third phone"
+say "Finder, iTunes and idevicebackup2 write a directory: Manifest.db (SQLite) indexes every file by domain," \
+    "content files are named by SHA-1. devicectl writes and restores that format too; the same exclusions apply" \
+    "(the computer engine: the marker is still left out)."
+run backup old-phone --format mobilesync -o old-phone.backup --no-progress
+run verify old-phone.backup
+check "the MobileSync backup is complete and checks out" is "$STATUS" 0
+run restore old-phone.backup third-phone --no-progress
+check "the restore from the MobileSync backup succeeds" is "$STATUS" 0
+THIRD_STATUS=$(quietly status third-phone --json)
+check "marker absent, flag true, widget placed: restored, and News not opened here" \
+    is "$(field 'd["apps"][0]["markerPresent"], d["apps"][0]["flag"], d["apps"][0]["widgetPlaced"]' <<<"$THIRD_STATUS")" \
+    "(False, True, True)"
+run widget-refresh third-phone
+check "the widget schedules its one nudge there too" grep -q "scheduled (restored)" <<<"$OUT"
+
 echo
 if [ "$failures" -eq 0 ]; then
     printf '%sVerdict: the story held: %s%s\n' "$green$bold" \
-        "the restored phone nudged once, 24 h later; the tap sent the new device token." "$off"
+        "the restored phone nudged once, 24 h later; the tap sent the new device token; a Finder-style backup restores the same way." "$off"
 else
     printf '%sVerdict: the story did not hold: %d check(s) failed (see ✘ above).%s\n' "$red$bold" "$failures" "$off"
     exit 1

@@ -84,7 +84,7 @@ enum ForeignBackup {
         if mutation == 'blob-mode': bad('AppDomain-com.example.app', 'Documents/odd', record=blob('Documents/odd', D, 1))
         if mutation == 'no-parent': bad('AppDomain-com.example.app', 'Orphan/dir/file')
         if mutation == 'system-domains':
-            for domain, dirs in [('RootDomain', ['', 'Library']), ('HealthDomain', ['', 'Health'])]:
+            for domain, dirs in [('RootDomain', ['', 'Library']), ('HealthDomain', ['', 'Health']), ('KeychainDomain', [''])]:
                 for d in dirs: rows.append([fid(domain, d), domain, d, 2, blob(d, D, 0)])
             for domain, path, data in [('RootDomain', 'Library/locationd.db', b'root'),
                                        ('KeychainDomain', 'keychain-backup.plist', b'keys'),

@@ -76,7 +76,7 @@ import Testing
             #expect(report["apps"] as? [String] == ["com.example.app"])
             #expect(report["sourceUdid"] as? String == "00008030-001A2B3C4D5E6F70")
             let notPlaced = (report["notPlaced"] as? [[String: Any]] ?? []).map { "\($0["domain"]!) \($0["entries"]!)" }
-            #expect(notPlaced == ["KeychainDomain 1", "RootDomain 3"], "\(notPlaced)")
+            #expect(notPlaced == ["KeychainDomain 2", "RootDomain 3"], "\(notPlaced)")
             let warnings = (report["warnings"] as? [[String: Any]] ?? []).compactMap { $0["message"] as? String }
             #expect(warnings.contains { $0.hasPrefix("1 symbolic link not restored: HomeDomain/Library/etc-link -> /etc/passwd") },
                 "\(warnings)")

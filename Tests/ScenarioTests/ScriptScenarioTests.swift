@@ -91,4 +91,66 @@ struct ScriptScenarioTests {
                 "\(result.stdout)\n\(result.stderr)")
         }
     }
+
+    /// A phone (News installed, its widget placed, launched when `launched`) backed up in the MobileSync format
+    /// into `dir/backup`, encrypted when `password` is given.
+    static func phoneBackup(in dir: String, launched: Bool, password: String? = nil) throws -> String {
+        let phone = dir + "/phone", backup = dir + "/backup"
+        var commands = [
+            ["init", phone], ["install", phone, "--app", "com.example.news", "--group", "group.com.example.news"],
+            ["widget", "add", phone, "--app", "com.example.news"],
+        ]
+        if launched { commands.append(["launch", phone, "--app", "com.example.news"]) }
+        commands.append(
+            ["backup", phone, "--format", "mobilesync", "-o", backup, "-q"]
+                + (password == nil ? [] : ["--encrypt", "--kdf-iterations", "1000,100"]))
+        for command in commands {
+            let result = try Shell.run(
+                DevicectlBinary.path, command,
+                environment: ["DEVICECTL_NOW": "2026-12-01T08:00:00Z", "DEVICECTL_BACKUP_PASSWORD": password ?? ""])
+            try #require(result.status == 0, "\(command): \(result.stderr)")
+        }
+        return backup
+    }
+
+    static let finderExample = "Examples/finder-backup-nudge.sh"
+
+    /// `finder-backup-nudge.sh BACKUP [APP]` on `backup`, with TMPDIR in `dir`.
+    static func askWidget(_ backup: String, in dir: String, _ more: [String] = [], password: String? = nil) throws
+        -> RunResult
+    {
+        let temporary = dir + "/tmp"
+        try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
+        var environment = ["DEVICECTL": DevicectlBinary.path, "TMPDIR": temporary, "DEVICECTL_NOW": "2026-12-02T08:00:00Z"]
+        if let password { environment["DEVICECTL_BACKUP_PASSWORD"] = password }
+        let result = try Shell.run("/bin/bash", ["\(package)/\(finderExample)", backup] + more, environment: environment)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary).isEmpty, "the example left files behind")
+        return result
+    }
+
+    @Test("The Finder-backup example restores a phone's backup and says the widget would nudge")
+    func finderBackupExampleSaysTheWidgetWouldNudge() throws {
+        try withTemporaryDirectory { dir in
+            let backup = try Self.phoneBackup(in: dir, launched: true)
+            let result = try Self.askWidget(backup, in: dir)
+            #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+            #expect(Self.lastLine(result.stdout).hasPrefix("Verdict: the widget would nudge: com.example.news"), "\(result.stdout)")
+            let named = try Self.askWidget(backup, in: dir, ["com.example.news"])
+            #expect(named.status == 0, "\(named.stdout)\n\(named.stderr)")
+            let other = try Self.askWidget(backup, in: dir, ["com.example.mail"])
+            #expect(other.status == 1 && Self.lastLine(other.stdout).contains("com.example.mail has no nudge widget"), "\(other.stdout)")
+        }
+    }
+
+    @Test("The Finder-backup example reads an encrypted backup and says no nudge when the app never ran")
+    func finderBackupExampleSaysNoNudgeWhenTheAppNeverRan() throws {
+        try withTemporaryDirectory { dir in
+            let backup = try Self.phoneBackup(in: dir, launched: false, password: "pw")
+            let result = try Self.askWidget(backup, in: dir, password: "pw")
+            #expect(result.status == 1, "\(result.stdout)\n\(result.stderr)")
+            #expect(Self.lastLine(result.stdout) == "Verdict: no nudge: com.example.news (not-armed)", "\(result.stdout)")
+            let wrong = try Self.askWidget(backup, in: dir, password: "wrong")
+            #expect(wrong.status == 2 && wrong.stderr.contains("wrong password"), "\(wrong.stdout)\n\(wrong.stderr)")
+        }
+    }
 }
