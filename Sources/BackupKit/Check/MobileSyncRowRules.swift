@@ -35,18 +35,40 @@ enum MobileSyncRowRules {
     }
 
     static func checkPath(_ path: String) throws(PropertyListReadError) {
-        guard path.utf8.count <= 4095 else { throw PropertyListReadError("the path is over 4095 bytes") }
-        guard !path.utf8.contains(0), !path.contains("\u{FFFD}") else {
-            throw PropertyListReadError("the path holds a NUL or bytes that are not UTF-8")
-        }
-        guard !path.isEmpty else { return }
-        let components = path.split(separator: "/", omittingEmptySubsequences: false)
-        guard components.count <= 256 else { throw PropertyListReadError("the path is over 256 levels deep") }
-        for component in components {
-            guard !component.isEmpty, component != ".", component != ".." else {
-                throw PropertyListReadError("the path has an empty, '.' or '..' component (or starts with '/')")
+        var path = path
+        // One pass over the bytes, no component made: every row of a backup comes through here.
+        let problem: String? = path.withUTF8 { bytes in
+            guard bytes.count <= 4095 else { return "the path is over 4095 bytes" }
+            var levels = 1
+            var start = 0
+            for index in 0...bytes.count where index == bytes.count || bytes[index] == UInt8(ascii: "/")
+                || bytes[index] == 0 || bytes[index] == 0xEF
+            {
+                if index < bytes.count, bytes[index] == 0 { return "the path holds a NUL or bytes that are not UTF-8" }
+                if index < bytes.count, bytes[index] == 0xEF {
+                    // U+FFFD: bytes that were not UTF-8, replaced when the row was read.
+                    if index + 2 < bytes.count, bytes[index + 1] == 0xBF, bytes[index + 2] == 0xBD {
+                        return "the path holds a NUL or bytes that are not UTF-8"
+                    }
+                    continue
+                }
+                if bytes.isEmpty { return nil }
+                let length = index - start
+                let dot = UInt8(ascii: ".")
+                if length == 0 || (length == 1 && bytes[start] == dot)
+                    || (length == 2 && bytes[start] == dot && bytes[start + 1] == dot)
+                {
+                    return "the path has an empty, '.' or '..' component (or starts with '/')"
+                }
+                if length > 255 { return "a path component is over 255 bytes" }
+                if index < bytes.count {
+                    levels += 1
+                    if levels > 256 { return "the path is over 256 levels deep" }
+                }
+                start = index + 1
             }
-            guard component.utf8.count <= 255 else { throw PropertyListReadError("a path component is over 255 bytes") }
+            return nil
         }
+        if let problem { throw PropertyListReadError(problem) }
     }
 }

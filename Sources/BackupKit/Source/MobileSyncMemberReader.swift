@@ -33,13 +33,26 @@ final class MobileSyncMemberReader: FormatSource {
     private var content = Content.none
     /// Bytes of the current member's data handed out so far (the next block's offset).
     private var position: Int64 = 0
-    /// Container directory by domain, and the plan's containers in the order made.
-    private var containerPaths: [String: String] = [:]
+    /// The plan's containers in the order made.
     private var containers: [RestorePlan.StagedContainer] = []
     private var notPlaced: [String: UInt64] = [:]
-    /// The directories placed so far, as `domain NUL path` (a row's parent must be one: rows come sorted, so it
-    /// came before).
-    private var directories: Set<String> = []
+    /// The domain of the rows being read.
+    private var domain = DomainState(name: "")
+
+    /// What the reader knows of the domain whose rows it reads.
+    private struct DomainState {
+        let name: String
+        let placement: DomainRoot
+        /// Its directories' paths so far (a row's parent must be one: rows come sorted, so it came before).
+        var directories: Set<String> = []
+        /// Its container's directory in ROOT, once made (app domains).
+        var container: String?
+
+        init(name: String) {
+            self.name = name
+            placement = DomainRoot.of(name)
+        }
+    }
     private var skippedLinks = Findings(one: "symbolic link not restored", many: "symbolic links not restored")
     private var sizeMismatches = Findings(
         one: "file whose size differs from its record's Size", many: "files whose size differs from their record's Size")
@@ -54,8 +67,18 @@ final class MobileSyncMemberReader: FormatSource {
     /// The data of the current member.
     private enum Content {
         case none
-        /// A content file: `remaining` bytes of it still to read; with `cipher`, decrypted on the way.
-        case file(descriptor: Int32, remaining: UInt64, cipher: FileCipher?, shown: String, member: String)
+        /// A content file: `remaining` bytes of it still to read; with `cipher`, decrypted on the way. `row` names it
+        /// in a message.
+        case file(descriptor: Int32, remaining: UInt64, cipher: FileCipher?, row: RowName)
+    }
+
+    /// A row's domain, path and fileID, made into text for a message only.
+    private struct RowName {
+        let domain: String
+        let path: String
+        let fileID: String
+        var shown: String { MobileSyncVerification.display(domain, path) }
+        var contentName: String { "\(fileID.prefix(2))/\(fileID)" }
     }
 
     /// The first few of a kind of finding, and how many there were.
@@ -105,7 +128,7 @@ final class MobileSyncMemberReader: FormatSource {
     }
 
     private func closeContent() {
-        if case .file(let descriptor, _, _, _, _) = content { Glibc.close(descriptor) }
+        if case .file(let descriptor, _, _, _) = content { Glibc.close(descriptor) }
         content = .none
     }
 
@@ -134,29 +157,33 @@ final class MobileSyncMemberReader: FormatSource {
     }
 
     func readBlock() throws -> ArchiveReader.DataBlock? {
-        guard case .file(let descriptor, let remaining, let cipher, let shown, let member) = content else { return nil }
+        guard case .file(let descriptor, let remaining, let cipher, let row) = content else { return nil }
         var left = remaining
         while true {
             if left == 0 {
                 guard let cipher else { return nil }
                 guard let last = cipher.finish() else {
                     throw RestoreError.refusedMember(
-                        member, reason: "its content file \(shown) does not decrypt (bad padding: damaged, or another key)")
+                        row.shown,
+                        reason: "its content file \(row.contentName) does not decrypt (bad padding: damaged, or another key)")
                 }
-                content = .file(descriptor: descriptor, remaining: 0, cipher: nil, shown: shown, member: member)
+                content = .file(descriptor: descriptor, remaining: 0, cipher: nil, row: row)
                 guard !last.isEmpty else { return nil }
                 last.withUnsafeBytes { plain.copyMemory(from: $0) }
                 return block(plain, last.count)
             }
             let n = read(descriptor, buffer.baseAddress, Int(min(left, UInt64(buffer.count))))
             if n < 0 && errno == EINTR { continue }
-            guard n >= 0 else { throw RestoreError.system(SystemError("read", path: "\(source.path)/\(shown)")) }
+            guard n >= 0 else {
+                throw RestoreError.system(SystemError("read", path: "\(source.path)/\(row.contentName)"))
+            }
             guard n > 0 else {
-                throw RestoreError.refusedMember(member, reason: "its content file \(shown) ended early (changed while read)")
+                throw RestoreError.refusedMember(
+                    row.shown, reason: "its content file \(row.contentName) ended early (changed while read)")
             }
             left -= UInt64(n)
             inputBytes += UInt64(n)
-            content = .file(descriptor: descriptor, remaining: left, cipher: cipher, shown: shown, member: member)
+            content = .file(descriptor: descriptor, remaining: left, cipher: cipher, row: row)
             let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<n])
             guard let cipher else { return block(buffer, n) }
             let produced = try cipher.update(bytes, into: plain)
@@ -174,29 +201,31 @@ final class MobileSyncMemberReader: FormatSource {
         closeContent()
     }
 
-    /// Checks one row and queues the members it makes.
+    /// Checks one row and queues the members it makes. Rows come sorted by domain, so what depends on the domain
+    /// alone (its placement, its directories so far) is worked out once a domain; `shown` (the escaped domain and
+    /// path) only for a message.
     private func place(_ row: ManifestDatabaseReader.Row) throws {
-        let shown = MobileSyncVerification.display(row.domain, row.relativePath)
+        func shown() -> String { MobileSyncVerification.display(row.domain, row.relativePath) }
         let record: BackupFileRecord
         do {
             record = try MobileSyncRowRules.check(row)
         } catch {
-            throw RestoreError.refusedMember(shown, reason: error.reason)
+            throw RestoreError.refusedMember(shown(), reason: error.reason)
         }
-        let placement = DomainRoot.of(row.domain)
+        if row.domain != domain.name { domain = DomainState(name: row.domain) }
+        let placement = domain.placement
         if placement == .notPlaced {
             notPlaced[DomainRoot.family(of: row.domain), default: 0] += 1
             return
         }
         if !row.relativePath.isEmpty {
-            let parent = row.relativePath.lastIndex(of: "/").map { String(row.relativePath[..<$0]) } ?? ""
-            guard directories.contains(row.domain + "\0" + parent) else {
+            let parent = row.relativePath.utf8.lastIndex(of: UInt8(ascii: "/")).map { String(row.relativePath[..<$0]) } ?? ""
+            guard domain.directories.contains(parent) else {
                 throw RestoreError.refusedMember(
-                    shown,
-                    reason: "its directory \(MobileSyncVerification.display(row.domain, parent)) has no row")
+                    shown(), reason: "its directory \(MobileSyncVerification.display(row.domain, parent)) has no row")
             }
         }
-        if record.kind == .directory { directories.insert(row.domain + "\0" + row.relativePath) }
+        if record.kind == .directory { domain.directories.insert(row.relativePath) }
         let path: String
         switch placement {
         case .notPlaced:
@@ -209,12 +238,12 @@ final class MobileSyncMemberReader: FormatSource {
                 return
             }
             if prefix.isEmpty, row.relativePath == Manifest.memberName {
-                throw RestoreError.refusedMember(shown, reason: "a name devicectl reserves for its manifest")
+                throw RestoreError.refusedMember(shown(), reason: "a name devicectl reserves for its manifest")
             }
             path = prefix.isEmpty ? row.relativePath : row.relativePath.isEmpty ? prefix : prefix + "/" + row.relativePath
             if record.kind == .directory, !mobileDirectories.insert(path).inserted { return }
         case .container(let kind, let identifier):
-            let directory = try container(for: row, kind: kind, identifier: identifier, record: record, shown: shown)
+            let directory = try container(for: row, kind: kind, identifier: identifier, record: record, shown: shown())
             if row.relativePath.isEmpty { return }  // the container's directory, queued from this row
             // containermanagerd's metadata is the restore's to write (`RestorePlan`), never the backup's.
             if row.relativePath == DeviceLayout.containerMetadata { return }
@@ -225,16 +254,16 @@ final class MobileSyncMemberReader: FormatSource {
             pending.append((member(path, .directory, record), .none))
         case .symlink:
             var own: (ContainerKind, String)?
-            if case .container(let kind, _) = placement, let directory = containerPaths[row.domain] { own = (kind, directory) }
+            if case .container(let kind, _) = placement, let directory = domain.container { own = (kind, directory) }
             guard let target = linkTarget(record.target ?? "", at: path, container: own) else {
-                skippedLinks.add("\(shown) -> \(DeviceValueError.display(record.target ?? ""))")
+                skippedLinks.add("\(shown()) -> \(DeviceValueError.display(record.target ?? ""))")
                 return
             }
             var link = member(path, .symlink, record)
             link.linkBytes = Array(target.utf8)
             pending.append((link, .none))
         case .file:
-            pending.append(try file(row, record, path: path, shown: shown))
+            pending.append(try file(row, record, path: path))
         }
     }
 
@@ -243,7 +272,7 @@ final class MobileSyncMemberReader: FormatSource {
         for row: ManifestDatabaseReader.Row, kind: ContainerKind, identifier: String, record: BackupFileRecord,
         shown: String
     ) throws -> String {
-        if let known = containerPaths[row.domain] { return known }
+        if let known = domain.container { return known }
         do {
             try DeviceValue.identifier(identifier, field: "domain")
         } catch {
@@ -251,7 +280,7 @@ final class MobileSyncMemberReader: FormatSource {
         }
         let uuid = UUID().uuidString
         let directory = "\(kind.directory)/\(uuid)"
-        containerPaths[row.domain] = directory
+        domain.container = directory
         let suffix = ".NudgeWidget"
         let parent = kind == .plugin && identifier.hasSuffix(suffix) ? String(identifier.dropLast(suffix.count)) : nil
         containers.append(.init(kind: kind, identifier: identifier, uuid: uuid, parent: parent))
@@ -265,39 +294,40 @@ final class MobileSyncMemberReader: FormatSource {
 
     /// A file's member and its content, opened and sized: a plain file must be as long as its record says; an
     /// encrypted one's plaintext length comes from its last block, and one other than the record's is a warning.
-    private func file(
-        _ row: ManifestDatabaseReader.Row, _ record: BackupFileRecord, path: String, shown: String
-    ) throws -> (ArchiveReader.Member, Content) {
-        let contentName = "\(row.fileID.prefix(2))/\(row.fileID)"
+    private func file(_ row: ManifestDatabaseReader.Row, _ record: BackupFileRecord, path: String) throws
+        -> (ArchiveReader.Member, Content)
+    {
+        let name = RowName(domain: row.domain, path: row.relativePath, fileID: row.fileID)
         let fd = source.openContent(row.fileID)
         guard fd >= 0 else {
             let code = errno
             throw RestoreError.refusedMember(
-                shown,
+                name.shown,
                 reason: code == ENOENT
-                    ? "its content file \(contentName) is missing"
-                    : "its content file \(contentName) cannot be opened (\(String(cString: strerror(code))))")
+                    ? "its content file \(name.contentName) is missing"
+                    : "its content file \(name.contentName) cannot be opened (\(String(cString: strerror(code))))")
         }
         do {
             var status = stat()
             guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
-                throw RestoreError.refusedMember(shown, reason: "its content file \(contentName) is not a regular file")
+                throw RestoreError.refusedMember(
+                    name.shown, reason: "its content file \(name.contentName) is not a regular file")
             }
             let stored = UInt64(status.st_size)
             var size = stored
             var cipher: FileCipher?
             if let keys = source.classKeys {
-                cipher = try decipher(record, keys: keys, fd: fd, stored: stored, shown: shown, size: &size)
+                cipher = try decipher(record, keys: keys, fd: fd, stored: stored, shown: name.shown, size: &size)
                 if size != record.size {
-                    sizeMismatches.add("\(shown) (\(size) bytes, the record says \(record.size))")
+                    sizeMismatches.add("\(name.shown) (\(size) bytes, the record says \(record.size))")
                 }
             } else if stored != record.size {
                 // A copy another tool decrypted keeps what the device wrote, live databases' odd sizes included.
                 guard source.info.isEncrypted else {
                     throw RestoreError.refusedMember(
-                        shown, reason: "its content file is \(stored) bytes, the record says \(record.size)")
+                        name.shown, reason: "its content file is \(stored) bytes, the record says \(record.size)")
                 }
-                sizeMismatches.add("\(shown) (\(stored) bytes, the record says \(record.size))")
+                sizeMismatches.add("\(name.shown) (\(stored) bytes, the record says \(record.size))")
             }
             dataTotal &+= size
             guard dataTotal <= limit.dataBytes else {
@@ -305,8 +335,10 @@ final class MobileSyncMemberReader: FormatSource {
             }
             var member = member(path, .regular, record)
             member.size = Int64(size)
-            member.xattrs = record.extendedAttributes.map { ("user." + $0.0, $0.1) }
-            return (member, .file(descriptor: fd, remaining: stored, cipher: cipher, shown: contentName, member: shown))
+            if !record.extendedAttributes.isEmpty {
+                member.xattrs = record.extendedAttributes.map { ("user." + $0.0, $0.1) }
+            }
+            return (member, .file(descriptor: fd, remaining: stored, cipher: cipher, row: name))
         } catch {
             Glibc.close(fd)
             throw error
