@@ -26,7 +26,8 @@ final class MobileSyncMemberReader: FormatSource {
     private(set) var restorePlan: RestorePlan?
 
     private let source: MobileSyncSource
-    private let cursor: ManifestDatabaseReader.RowCursor
+    /// The rows, read and checked ahead on a worker thread.
+    private let rows: MobileSyncRowPrefetch
     private let interruption: () -> Int32?
     /// Members made ready ahead of the one `next()` returns (a container's directory before its first row).
     private var pending: [(ArchiveReader.Member, Content)] = []
@@ -111,8 +112,8 @@ final class MobileSyncMemberReader: FormatSource {
                     + "\(source.info.snapshotState.map { "'\(DeviceValueError.display($0))'" } ?? "missing"))")
         }
         do {
-            cursor = try source.database.rows()
-        } catch {
+            rows = try MobileSyncRowPrefetch(cursor: try source.database.rows())
+        } catch let error as MobileSyncError {
             throw MobileSyncReadError.database(path: source.path, error)
         }
     }
@@ -124,6 +125,7 @@ final class MobileSyncMemberReader: FormatSource {
     }
 
     func close() throws {
+        rows.stop()
         closeContent()
     }
 
@@ -138,9 +140,9 @@ final class MobileSyncMemberReader: FormatSource {
         closeContent()
         while pending.isEmpty {
             if let signal = interruption() { throw RestoreError.interrupted(signal: signal) }
-            let row: ManifestDatabaseReader.Row?
+            let row: MobileSyncRowPrefetch.CheckedRow?
             do {
-                row = try cursor.next()
+                row = try rows.next()
             } catch {
                 throw MobileSyncReadError.database(path: source.path, error)
             }
@@ -204,13 +206,13 @@ final class MobileSyncMemberReader: FormatSource {
     /// Checks one row and queues the members it makes. Rows come sorted by domain, so what depends on the domain
     /// alone (its placement, its directories so far) is worked out once a domain; `shown` (the escaped domain and
     /// path) only for a message.
-    private func place(_ row: ManifestDatabaseReader.Row) throws {
+    private func place(_ checked: MobileSyncRowPrefetch.CheckedRow) throws {
+        let row = checked.row
         func shown() -> String { MobileSyncVerification.display(row.domain, row.relativePath) }
         let record: BackupFileRecord
-        do {
-            record = try MobileSyncRowRules.check(row)
-        } catch {
-            throw RestoreError.refusedMember(shown(), reason: error.reason)
+        switch checked.record {
+        case .success(let checked): record = checked
+        case .failure(let error): throw RestoreError.refusedMember(shown(), reason: error.reason)
         }
         if row.domain != domain.name { domain = DomainState(name: row.domain) }
         let placement = domain.placement
@@ -243,7 +245,7 @@ final class MobileSyncMemberReader: FormatSource {
             path = prefix.isEmpty ? row.relativePath : row.relativePath.isEmpty ? prefix : prefix + "/" + row.relativePath
             if record.kind == .directory, !mobileDirectories.insert(path).inserted { return }
         case .container(let kind, let identifier):
-            let directory = try container(for: row, kind: kind, identifier: identifier, record: record, shown: shown())
+            let directory = try container(for: row, kind: kind, identifier: identifier, record: record, shown: shown)
             if row.relativePath.isEmpty { return }  // the container's directory, queued from this row
             // containermanagerd's metadata is the restore's to write (`RestorePlan`), never the backup's.
             if row.relativePath == DeviceLayout.containerMetadata { return }
@@ -270,13 +272,13 @@ final class MobileSyncMemberReader: FormatSource {
     /// The directory of the container for `row`'s domain, queued (a new UUID) at the domain's first row, its root.
     private func container(
         for row: ManifestDatabaseReader.Row, kind: ContainerKind, identifier: String, record: BackupFileRecord,
-        shown: String
+        shown: () -> String
     ) throws -> String {
         if let known = domain.container { return known }
         do {
             try DeviceValue.identifier(identifier, field: "domain")
         } catch {
-            throw RestoreError.refusedMember(shown, reason: "the domain's identifier is not one iOS allows (\(error))")
+            throw RestoreError.refusedMember(shown(), reason: "the domain's identifier is not one iOS allows (\(error))")
         }
         let uuid = UUID().uuidString
         let directory = "\(kind.directory)/\(uuid)"
@@ -286,7 +288,7 @@ final class MobileSyncMemberReader: FormatSource {
         containers.append(.init(kind: kind, identifier: identifier, uuid: uuid, parent: parent))
         // Rows come sorted and each needs its parent's: the first row of a domain is its root.
         guard record.kind == .directory else {
-            throw RestoreError.refusedMember(shown, reason: "a domain's root that is not a directory")
+            throw RestoreError.refusedMember(shown(), reason: "a domain's root that is not a directory")
         }
         pending.append((member(directory, .directory, record), .none))
         return directory
