@@ -2,11 +2,165 @@
 #define DEVICECTL_CSQLITE_SHIM_H
 // SQLite from Debian (libsqlite3-dev): MobileSync backups index their files in Manifest.db.
 #include <sqlite3.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <errno.h>
 
 // sqlite3_db_config is variadic, which Swift cannot call: defensive mode (no writes to the schema or shadow tables)
 // and an untrusted schema (no SQL functions run from views or triggers a hostile file defines).
 static inline void csqlite_harden(sqlite3 *db) {
     sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, (int *)0);
     sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, (int *)0);
+}
+// A read-only VFS over an open descriptor, for a file that has no name (O_TMPFILE: a decrypted Manifest.db). The
+// unix VFS opens by name with O_NOFOLLOW, so `/proc/self/fd/N` cannot reach such a file; this one opens the database
+// named "devicectl-fd-N" as descriptor N (borrowed: never closed here), reads it with pread, writes nothing, takes
+// no lock (the URI says immutable) and opens nothing else (no journal, no WAL: xAccess says none exists). A WAL-mode
+// header (bytes 18 and 19 = 2) reads as rollback mode: the WAL of a closed backup database is empty, and an
+// immutable database needs no WAL index. Everything else (randomness, time) is the default VFS's.
+typedef struct csqlite_descriptor_file {
+    sqlite3_file base;
+    int fd;
+} csqlite_descriptor_file;
+
+static int csqlite_descriptor_close(sqlite3_file *file) {
+    (void)file;
+    return SQLITE_OK;
+}
+
+static int csqlite_descriptor_read(sqlite3_file *file, void *buffer, int amount, sqlite3_int64 offset) {
+    int fd = ((csqlite_descriptor_file *)file)->fd;
+    unsigned char *out = (unsigned char *)buffer;
+    int done = 0;
+    while (done < amount) {
+        ssize_t n = pread(fd, out + done, (size_t)(amount - done), (off_t)(offset + done));
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return SQLITE_IOERR_READ;
+        if (n == 0) break;
+        done += (int)n;
+    }
+    if (offset <= 18 && offset + done >= 20 && out[18 - offset] == 2 && out[19 - offset] == 2) {
+        out[18 - offset] = 1;
+        out[19 - offset] = 1;
+    }
+    if (done < amount) {
+        memset(out + done, 0, (size_t)(amount - done));
+        return SQLITE_IOERR_SHORT_READ;
+    }
+    return SQLITE_OK;
+}
+
+static int csqlite_descriptor_write(sqlite3_file *file, const void *buffer, int amount, sqlite3_int64 offset) {
+    (void)file; (void)buffer; (void)amount; (void)offset;
+    return SQLITE_READONLY;
+}
+
+static int csqlite_descriptor_truncate(sqlite3_file *file, sqlite3_int64 size) {
+    (void)file; (void)size;
+    return SQLITE_READONLY;
+}
+
+static int csqlite_descriptor_sync(sqlite3_file *file, int flags) {
+    (void)file; (void)flags;
+    return SQLITE_OK;
+}
+
+static int csqlite_descriptor_size(sqlite3_file *file, sqlite3_int64 *size) {
+    struct stat status;
+    if (fstat(((csqlite_descriptor_file *)file)->fd, &status) != 0) return SQLITE_IOERR_FSTAT;
+    *size = (sqlite3_int64)status.st_size;
+    return SQLITE_OK;
+}
+
+static int csqlite_descriptor_lock(sqlite3_file *file, int level) {
+    (void)file; (void)level;
+    return SQLITE_OK;
+}
+
+static int csqlite_descriptor_reserved(sqlite3_file *file, int *reserved) {
+    (void)file;
+    *reserved = 0;
+    return SQLITE_OK;
+}
+
+static int csqlite_descriptor_control(sqlite3_file *file, int operation, void *argument) {
+    (void)file; (void)operation; (void)argument;
+    return SQLITE_NOTFOUND;
+}
+
+static int csqlite_descriptor_sector(sqlite3_file *file) {
+    (void)file;
+    return 4096;
+}
+
+static int csqlite_descriptor_characteristics(sqlite3_file *file) {
+    (void)file;
+    return SQLITE_IOCAP_IMMUTABLE;
+}
+
+static const sqlite3_io_methods csqlite_descriptor_methods = {
+    1, csqlite_descriptor_close, csqlite_descriptor_read, csqlite_descriptor_write, csqlite_descriptor_truncate,
+    csqlite_descriptor_sync, csqlite_descriptor_size, csqlite_descriptor_lock, csqlite_descriptor_lock,
+    csqlite_descriptor_reserved, csqlite_descriptor_control, csqlite_descriptor_sector,
+    csqlite_descriptor_characteristics,
+};
+
+static int csqlite_descriptor_open(sqlite3_vfs *vfs, const char *name, sqlite3_file *file, int flags, int *outFlags) {
+    (void)vfs;
+    file->pMethods = 0;
+    const char *prefix = "devicectl-fd-";
+    size_t length = strlen(prefix);
+    if (name == 0 || !(flags & SQLITE_OPEN_MAIN_DB) || (flags & SQLITE_OPEN_READWRITE) ||
+        strncmp(name, prefix, length) != 0) {
+        return SQLITE_CANTOPEN;
+    }
+    int fd = 0;
+    const char *digit = name + length;
+    if (*digit == 0) return SQLITE_CANTOPEN;
+    for (; *digit; digit++) {
+        if (*digit < '0' || *digit > '9' || fd > 100000000) return SQLITE_CANTOPEN;
+        fd = fd * 10 + (*digit - '0');
+    }
+    ((csqlite_descriptor_file *)file)->fd = fd;
+    file->pMethods = &csqlite_descriptor_methods;
+    if (outFlags) *outFlags = SQLITE_OPEN_READONLY;
+    return SQLITE_OK;
+}
+
+static int csqlite_descriptor_delete(sqlite3_vfs *vfs, const char *name, int syncDirectory) {
+    (void)vfs; (void)name; (void)syncDirectory;
+    return SQLITE_IOERR_DELETE;
+}
+
+static int csqlite_descriptor_access(sqlite3_vfs *vfs, const char *name, int flags, int *result) {
+    (void)vfs; (void)name; (void)flags;
+    *result = 0;
+    return SQLITE_OK;
+}
+
+static int csqlite_descriptor_full_pathname(sqlite3_vfs *vfs, const char *name, int count, char *out) {
+    (void)vfs;
+    if ((int)strlen(name) >= count) return SQLITE_CANTOPEN;
+    sqlite3_snprintf(count, out, "%s", name);
+    return SQLITE_OK;
+}
+
+// Registers that VFS as "devicectl-descriptor" (never the default). Call it once (devicectl calls it from a lazy
+// global, which Swift initialises exactly once).
+static inline int csqlite_register_descriptor_vfs(void) {
+    static sqlite3_vfs vfs;
+    sqlite3_vfs *base = sqlite3_vfs_find(0);
+    if (base == 0) return SQLITE_ERROR;
+    vfs = *base;
+    vfs.iVersion = base->iVersion < 2 ? base->iVersion : 2;
+    vfs.szOsFile = (int)sizeof(csqlite_descriptor_file);
+    vfs.pNext = 0;
+    vfs.zName = "devicectl-descriptor";
+    vfs.xOpen = csqlite_descriptor_open;
+    vfs.xDelete = csqlite_descriptor_delete;
+    vfs.xAccess = csqlite_descriptor_access;
+    vfs.xFullPathname = csqlite_descriptor_full_pathname;
+    return sqlite3_vfs_register(&vfs, 0);
 }
 #endif

@@ -19,8 +19,6 @@ public final class ManifestDatabaseReader {
     }
 
     private var database: OpaquePointer?
-    /// The decrypted file mapped for `sqlite3_deserialize` (unmapped after SQLite closes).
-    private var mapping: UnsafeMutableRawBufferPointer?
     private let shown: String
     /// The longest text or blob SQLite will hand over (a path or a record is far smaller).
     static let lengthLimit: Int32 = 1 << 20
@@ -59,41 +57,27 @@ public final class ManifestDatabaseReader {
     }
 
     /// Opens the database in the open unnamed file `descriptor` (borrowed: a decrypted copy made with `O_TMPFILE`)
-    /// without ever giving it a name: the file is mapped (private, copy-on-write: the file never changes) and handed
-    /// to SQLite as a read-only in-memory database (`sqlite3_deserialize`). SQLite opens files only by name (and
-    /// resolves `/proc/self/fd` links to the deleted target's), so this is how a decrypted index is read with
-    /// nothing of it ever visible in the file system, even for a moment, even if the process is killed.
+    /// without ever giving it a name. SQLite's unix VFS opens by name with `O_NOFOLLOW`, so `/proc/self/fd/N` cannot
+    /// reach such a file: it is opened through devicectl's descriptor VFS (`csqlite_register_descriptor_vfs`: reads
+    /// with `pread`, writes nothing, opens nothing else), read-only and immutable, hardened. Nothing of the
+    /// decrypted index is ever visible in the file system, even for a moment, even if the process is killed; SQLite's
+    /// page cache stays as small as for a plain backup.
     public init(descriptor: Int32, shown: String) throws(MobileSyncError) {
         self.shown = shown
         var status = stat()
         guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
             throw .unreadable(path: shown, reason: .notRegular)
         }
-        try Self.checkHeader(descriptor, shown: shown)
-        let length = Int(status.st_size)
-        guard let base = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE, descriptor, 0), base != MAP_FAILED else {
-            let code = errno
-            throw .database(path: shown, operation: "mmap", code: SQLITE_NOMEM, message: String(cString: strerror(code)))
+        guard Self.descriptorVFS == SQLITE_OK else {
+            throw .database(
+                path: shown, operation: "sqlite3_vfs_register", code: Self.descriptorVFS,
+                message: String(cString: sqlite3_errstr(Self.descriptorVFS)))
         }
-        mapping = UnsafeMutableRawBufferPointer(start: base, count: length)
-        // A phone's Manifest.db is in WAL mode (header bytes 18 and 19 are 2), which an in-memory database cannot
-        // open; its WAL is empty (a backup's is checkpointed), so the rollback-journal values read the same pages.
-        // The mapping is private: the file is not touched.
-        if length > 19, mapping![18] == 2, mapping![19] == 2 {
-            mapping![18] = 1
-            mapping![19] = 1
-        }
-        var database: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_MEMORY | SQLITE_OPEN_NOMUTEX
-        let opened = sqlite3_open_v2(":memory:", &database, flags, nil)
-        self.database = database
-        guard opened == SQLITE_OK else { throw failure("sqlite3_open_v2", opened) }
-        let loaded = sqlite3_deserialize(
-            database, "main", base.assumingMemoryBound(to: UInt8.self), sqlite3_int64(length), sqlite3_int64(length),
-            UInt32(SQLITE_DESERIALIZE_READONLY))
-        guard loaded == SQLITE_OK else { throw failure("sqlite3_deserialize", loaded) }
-        Self.harden(database)
+        database = try Self.open(descriptor, shown: shown, name: "devicectl-fd-\(descriptor)", vfs: "devicectl-descriptor")
     }
+
+    /// The descriptor VFS, registered once (a lazy global: initialised exactly once, thread-safely).
+    private static let descriptorVFS: Int32 = csqlite_register_descriptor_vfs()
 
     /// Checks that `fd` starts with the SQLite header (an encrypted Manifest.db does not).
     private static func checkHeader(_ fd: Int32, shown: String) throws(MobileSyncError) {
@@ -103,14 +87,17 @@ public final class ManifestDatabaseReader {
         }
     }
 
-    /// Checks the SQLite header of `fd` and opens it (through `/proc/self/fd`) read-only and immutable, hardened.
-    private static func open(_ fd: Int32, shown: String) throws(MobileSyncError) -> OpaquePointer? {
+    /// Checks the SQLite header of `fd` and opens it (as `name` with `vfs`; by default through `/proc/self/fd` with
+    /// SQLite's own) read-only and immutable, hardened.
+    private static func open(
+        _ fd: Int32, shown: String, name: String? = nil, vfs: String? = nil
+    ) throws(MobileSyncError) -> OpaquePointer? {
         try checkHeader(fd, shown: shown)
         // The descriptor just checked, not the name: what SQLite opens is the file that was examined.
         var database: OpaquePointer?
-        let path = "file:/proc/self/fd/\(fd)?mode=ro&immutable=1"
+        let path = "file:\(name ?? "/proc/self/fd/\(fd)")?mode=ro&immutable=1"
         let flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX
-        let opened = sqlite3_open_v2(path, &database, flags, nil)
+        let opened = sqlite3_open_v2(path, &database, flags, vfs)
         guard opened == SQLITE_OK else {
             let message = database.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
                 ?? String(cString: sqlite3_errstr(opened))
@@ -132,7 +119,6 @@ public final class ManifestDatabaseReader {
 
     deinit {
         sqlite3_close_v2(database)
-        if let mapping { munmap(mapping.baseAddress, mapping.count) }
     }
 
     /// Calls `body` with each `Files` row in (domain, relativePath) order. A value of the wrong type fails the read.

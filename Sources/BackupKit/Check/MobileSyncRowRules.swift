@@ -5,7 +5,8 @@ import MobileSyncKit
 /// hostile bytes being the rule: a domain is one non-empty name without `/`, NUL or control characters; a
 /// relative path has no leading or trailing `/`, no empty, `.` or `..` component, no NUL, at most 4095 bytes and
 /// 255 a component, 256 levels; flags are 1, 2 or 4; the fileID is the SHA-1 of the domain and path; the record
-/// decodes (`KeyedArchiveReader`) and names the same path. Returns the record, or why the row is refused.
+/// decodes (`KeyedArchiveReader`) and names the same path, its extended attributes' names are names (no NUL).
+/// Returns the record, or why the row is refused.
 enum MobileSyncRowRules {
     static func check(_ row: ManifestDatabaseReader.Row) throws(PropertyListReadError) -> BackupFileRecord {
         guard !row.domain.isEmpty, row.domain.utf8.count <= 255,
@@ -25,6 +26,9 @@ enum MobileSyncRowRules {
         let record = try KeyedArchiveReader.record(row.blob, kind: kind)
         guard record.relativePath == row.relativePath else {
             throw PropertyListReadError("the record names another path")
+        }
+        for (name, _) in record.extendedAttributes where name.isEmpty || name.utf8.contains(0) {
+            throw PropertyListReadError("an extended attribute's name is empty or holds a NUL")
         }
         if kind == .symlink {
             guard let target = record.target, !target.isEmpty, target.utf8.count <= 4095, !target.utf8.contains(0) else {

@@ -217,7 +217,7 @@ final class MobileSyncMemberReader: FormatSource {
         if row.domain != domain.name { domain = DomainState(name: row.domain) }
         let placement = domain.placement
         if placement == .notPlaced {
-            notPlaced[DomainRoot.family(of: row.domain), default: 0] += 1
+            countNotPlaced(DomainRoot.family(of: row.domain))
             return
         }
         if !row.relativePath.isEmpty {
@@ -236,7 +236,7 @@ final class MobileSyncMemberReader: FormatSource {
             if prefix.isEmpty, row.relativePath.isEmpty { return }  // ROOT keeps its own metadata
             if prefix.isEmpty, row.relativePath == "Containers" || row.relativePath.hasPrefix("Containers/") {
                 // Containers are app domains; one in HomeDomain would stand in for theirs.
-                notPlaced["\(row.domain) Containers/", default: 0] += 1
+                countNotPlaced("\(row.domain) Containers/")
                 return
             }
             if prefix.isEmpty, row.relativePath == Manifest.memberName {
@@ -268,6 +268,19 @@ final class MobileSyncMemberReader: FormatSource {
             pending.append(try file(row, record, path: path))
         }
     }
+
+    /// Counts a row left out under `family`; past `notPlacedFamilies` families (a hostile backup can name a million),
+    /// under "other domains".
+    private func countNotPlaced(_ family: String) {
+        if notPlaced[family] == nil, notPlaced.count >= Self.notPlacedFamilies {
+            notPlaced["other domains", default: 0] += 1
+        } else {
+            notPlaced[family, default: 0] += 1
+        }
+    }
+
+    /// The domain families the report names one by one.
+    static let notPlacedFamilies = 64
 
     /// The directory of the container for `row`'s domain, queued (a new UUID) at the domain's first row, its root.
     private func container(
