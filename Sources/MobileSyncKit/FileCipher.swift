@@ -16,7 +16,7 @@ public final class FileCipher {
         self.context = context
         self.encrypting = encrypting
         let iv = [UInt8](repeating: 0, count: 16)
-        guard EVP_CipherInit_ex(context, EVP_aes_256_cbc(), nil, key, iv, encrypting ? 1 : 0) == 1 else {
+        guard EVP_CipherInit_ex(context, FetchedCipher.cbc, nil, key, iv, encrypting ? 1 : 0) == 1 else {
             EVP_CIPHER_CTX_free(context)
             throw .crypto(call: "EVP_CipherInit_ex")
         }
@@ -25,6 +25,17 @@ public final class FileCipher {
     deinit {
         EVP_CIPHER_CTX_free(context)
     }
+
+    /// Starts over for the next file with `key` and `iv` (zero, as files use), in the same direction, reusing the
+    /// context: no allocation and no lookup a file (a backup has tens of thousands of small ones).
+    public func restart(key: [UInt8], iv: [UInt8] = FileCipher.zeroIV) throws(MobileSyncError) {
+        guard key.count == 32, iv.count == 16, EVP_CipherInit_ex(context, nil, nil, key, iv, -1) == 1 else {
+            throw .crypto(call: "EVP_CipherInit_ex")
+        }
+        finished = false
+    }
+
+    public static let zeroIV = [UInt8](repeating: 0, count: 16)
 
     /// Transforms `input` into `output` (which needs `input.count + 16` bytes); returns the bytes written.
     public func update(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) throws(MobileSyncError) -> Int {
@@ -50,26 +61,22 @@ public final class FileCipher {
         guard EVP_CipherFinal_ex(context, &block, &written) == 1 else { return nil }
         return Array(block[0..<Int(written)])
     }
-    /// The plaintext length of a file encrypted so (zero IV), `ciphertextLength` bytes long, told from its last one
-    /// or two blocks (`tail`: the last 32 bytes, or all 16 of a one-block file) without decrypting the rest: CBC
-    /// decrypts the last block with the one before it as its IV. Nil when the length is not whole blocks or the
-    /// padding is wrong (damage, or another key). A restore knows each file's size before it streams the data.
-    public static func plaintextLength(ciphertextLength: UInt64, tail: [UInt8], key: [UInt8]) -> UInt64? {
-        guard ciphertextLength >= 16, ciphertextLength % 16 == 0, key.count == 32,
-            tail.count == (ciphertextLength == 16 ? 16 : 32), let context = EVP_CIPHER_CTX_new()
+    /// The plaintext length of a file encrypted so (zero IV) under `key`, `ciphertextLength` bytes long, told from its
+    /// last one or two blocks (`tail`: the last 32 bytes, or all 16 of a one-block file) without decrypting the rest:
+    /// CBC decrypts the last block with the one before it as its IV. Nil when the length is not whole blocks or the
+    /// padding is wrong (damage, or another key). Uses this (decrypting) cipher's context, restarted: call `restart`
+    /// before the file's data. A restore knows each file's size before it streams the data.
+    public func plaintextLength(ciphertextLength: UInt64, tail: [UInt8], key: [UInt8]) -> UInt64? {
+        guard !encrypting, ciphertextLength >= 16, ciphertextLength % 16 == 0,
+            tail.count == (ciphertextLength == 16 ? 16 : 32)
         else { return nil }
-        defer { EVP_CIPHER_CTX_free(context) }
-        let iv = tail.count == 32 ? Array(tail[0..<16]) : [UInt8](repeating: 0, count: 16)
-        let last = Array(tail.suffix(16))
-        guard EVP_CipherInit_ex(context, EVP_aes_256_cbc(), nil, key, iv, 0) == 1 else { return nil }
+        let iv = tail.count == 32 ? Array(tail[0..<16]) : FileCipher.zeroIV
+        guard (try? restart(key: key, iv: iv)) != nil else { return nil }
         var output = [UInt8](repeating: 0, count: 48)
-        var written: Int32 = 0
-        guard EVP_CipherUpdate(context, &output, &written, last, 16) == 1 else { return nil }
-        var final: Int32 = 0
-        let status = output.withUnsafeMutableBufferPointer {
-            EVP_CipherFinal_ex(context, $0.baseAddress! + Int(written), &final)
+        let produced = tail.suffix(16).withUnsafeBytes { last in
+            output.withUnsafeMutableBytes { out in try? update(last, into: out) }
         }
-        guard status == 1 else { return nil }
-        return ciphertextLength - 16 + UInt64(written + final)
+        guard let produced, let rest = finish() else { return nil }
+        return ciphertextLength - 16 + UInt64(produced + rest.count)
     }
 }

@@ -23,7 +23,7 @@ public enum KeyWrap {
         guard kek.count == 32, let context = EVP_CIPHER_CTX_new() else { throw .crypto(call: "EVP_CIPHER_CTX_new") }
         defer { EVP_CIPHER_CTX_free(context) }
         EVP_CIPHER_CTX_set_flags(context, Int32(EVP_CIPHER_CTX_FLAG_WRAP_ALLOW))
-        guard EVP_CipherInit_ex(context, EVP_aes_256_wrap(), nil, kek, nil, encrypting ? 1 : 0) == 1 else {
+        guard EVP_CipherInit_ex(context, FetchedCipher.wrap, nil, kek, nil, encrypting ? 1 : 0) == 1 else {
             throw .crypto(call: "EVP_CipherInit_ex")
         }
         var output = [UInt8](repeating: 0, count: outputCount + 16)

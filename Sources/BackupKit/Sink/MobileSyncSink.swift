@@ -30,6 +30,8 @@ final class MobileSyncSink: FormatSink {
     private let encryption: BackupEncryption?
     /// The cipher of the content file being written (encrypted backups), and its output buffer.
     private var cipher: FileCipher?
+    /// The one encrypting context, restarted for each file (`cipher` is it while a file is written).
+    private var encryptor: FileCipher?
     private var cipherOutput = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 16)
     /// The `xx` directories made so far, open (by their first byte's value; -1 until made).
     private var contentDirectories = [Int32](repeating: -1, count: 256)
@@ -264,7 +266,12 @@ final class MobileSyncSink: FormatSink {
             do {
                 var (key, wrapped) = try encryption.fileKey(protectionClass: UInt32(Self.fileProtectionClass))
                 defer { BackupEncryption.clear(&key) }
-                cipher = try FileCipher(key: key)
+                if let encryptor {
+                    try encryptor.restart(key: key)
+                } else {
+                    encryptor = try FileCipher(key: key)
+                }
+                cipher = encryptor
                 encryptionKey = wrapped
             } catch { throw .format(error) }
         }

@@ -61,6 +61,8 @@ final class MobileSyncMemberReader: FormatSource {
     /// and CameraRollDomain; HealthDomain's root is HomeDomain's `Library`), and the first one's row makes it.
     private var mobileDirectories: Set<String> = []
     private var dataTotal: UInt64 = 0
+    /// The one decrypting context, restarted for each file of an encrypted backup.
+    private var decryptor: FileCipher?
     private let owner = (uid: Int64(geteuid()), gid: Int64(getegid()))
     private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 16)
     private let plain = UnsafeMutableRawBufferPointer.allocate(byteCount: (256 << 10) + 32, alignment: 16)
@@ -332,7 +334,7 @@ final class MobileSyncMemberReader: FormatSource {
             var size = stored
             var cipher: FileCipher?
             if let keys = source.classKeys {
-                cipher = try decipher(record, keys: keys, fd: fd, stored: stored, shown: name.shown, size: &size)
+                cipher = try decipher(record, keys: keys, fd: fd, stored: stored, name: name, size: &size)
                 if size != record.size {
                     sizeMismatches.add("\(name.shown) (\(size) bytes, the record says \(record.size))")
                 }
@@ -363,33 +365,45 @@ final class MobileSyncMemberReader: FormatSource {
     /// The cipher for an encrypted file, after its key unwrapped with its class's key and its length was told from
     /// its last block (`size`).
     private func decipher(
-        _ record: BackupFileRecord, keys: [UInt32: [UInt8]], fd: Int32, stored: UInt64, shown: String,
+        _ record: BackupFileRecord, keys: [UInt32: [UInt8]], fd: Int32, stored: UInt64, name: RowName,
         size: inout UInt64
     ) throws -> FileCipher {
         guard let wrapped = record.encryptionKey, wrapped.count == 44 else {
-            throw RestoreError.refusedMember(shown, reason: "its record has no 44-byte EncryptionKey")
+            throw RestoreError.refusedMember(name.shown, reason: "its record has no 44-byte EncryptionKey")
         }
         let number = wrapped[0..<4].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
         guard Int(number) == record.protectionClass, let classKey = keys[number],
             var key = try? KeyWrap.unwrap(Array(wrapped[4...]), with: classKey)
         else {
-            throw RestoreError.refusedMember(shown, reason: "its key does not unwrap with its protection class's key")
+            throw RestoreError.refusedMember(name.shown, reason: "its key does not unwrap with its protection class's key")
         }
         defer { BackupEncryption.clear(&key) }
+        let cipher: FileCipher
+        do {
+            if let decryptor {
+                cipher = decryptor
+            } else {
+                cipher = try FileCipher(key: key, encrypting: false)
+                decryptor = cipher
+            }
+        } catch {
+            throw RestoreError.refusedMember(name.shown, reason: "\(error)")
+        }
         var tail = [UInt8](repeating: 0, count: stored == 16 ? 16 : 32)
         let offset = stored >= UInt64(tail.count) ? off_t(stored) - off_t(tail.count) : 0
         guard stored >= 16, pread(fd, &tail, tail.count, offset) == tail.count,
-            let length = FileCipher.plaintextLength(ciphertextLength: stored, tail: tail, key: key)
+            let length = cipher.plaintextLength(ciphertextLength: stored, tail: tail, key: key)
         else {
             throw RestoreError.refusedMember(
-                shown, reason: "its content file does not decrypt (not whole blocks or bad padding: damaged, or another key)")
+                name.shown, reason: "its content file does not decrypt (not whole blocks or bad padding: damaged, or another key)")
         }
         size = length
         do {
-            return try FileCipher(key: key, encrypting: false)
+            try cipher.restart(key: key)
         } catch {
-            throw RestoreError.refusedMember(shown, reason: "\(error)")
+            throw RestoreError.refusedMember(name.shown, reason: "\(error)")
         }
+        return cipher
     }
 
     /// A member for `path` with the record's mode and time; owned by whoever restores (a backup's `mobile` is no
