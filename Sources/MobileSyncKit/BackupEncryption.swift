@@ -8,6 +8,8 @@
 public final class BackupEncryption {
     public let keyBag: BackupKeyBag
     private var classKeys: [UInt32: [UInt8]]
+    /// A wrapping context a class, made at its first file (the sink's thread is the only user).
+    private var wrappers: [UInt32: KeyWrapper] = [:]
     /// Manifest.db's key and `ManifestKey`.
     public private(set) var manifestKey: [UInt8]
     public let wrappedManifestKey: [UInt8]
@@ -41,9 +43,16 @@ public final class BackupEncryption {
 
     /// A new file key and its `EncryptionKey` value for `protectionClass`.
     public func fileKey(protectionClass: UInt32) throws(MobileSyncError) -> (key: [UInt8], encryptionKey: [UInt8]) {
-        guard let classKey = classKeys[protectionClass] else { throw .crypto(call: "class \(protectionClass)") }
+        let wrapper: KeyWrapper
+        if let made = wrappers[protectionClass] {
+            wrapper = made
+        } else {
+            guard let classKey = classKeys[protectionClass] else { throw .crypto(call: "class \(protectionClass)") }
+            wrapper = try KeyWrapper(kek: classKey)
+            wrappers[protectionClass] = wrapper
+        }
         let key = try SecureRandom.bytes(32)
-        return (key, Self.littleEndian(protectionClass) + (try KeyWrap.wrap(key, with: classKey)))
+        return (key, Self.littleEndian(protectionClass) + (try wrapper.wrap(key)))
     }
 
     static func littleEndian(_ value: UInt32) -> [UInt8] {

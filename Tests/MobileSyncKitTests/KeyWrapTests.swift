@@ -20,4 +20,18 @@ import Testing
         #expect(try KeyWrap.unwrap(Hex.decode(Array(wrapped.utf8))!, with: wrong) == nil)
         #expect(try KeyWrap.unwrap([1, 2, 3], with: kek) == nil)
     }
+
+    @Test func oneWrapperWrapsManyKeysAsKeyWrapDoes() throws {
+        let wrapper = try KeyWrapper(kek: kek)
+        #expect(Hex.encode(try wrapper.wrap(key)) == wrapped)
+        for seed in 0..<20 {
+            let other = (0..<32).map { UInt8(($0 * 13 + seed) & 0xFF) }
+            #expect(try wrapper.wrap(other) == (try KeyWrap.wrap(other, with: kek)))
+            #expect(try KeyWrap.unwrap(try wrapper.wrap(other), with: kek) == other)
+            #expect(wrapper.unwrap(try KeyWrap.wrap(other, with: kek)) == other)
+        }
+        var wrong = kek
+        wrong[0] ^= 1
+        #expect(try KeyWrapper(kek: wrong).unwrap(Hex.decode(Array(wrapped.utf8))!) == nil)
+    }
 }

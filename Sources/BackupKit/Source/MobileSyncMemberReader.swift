@@ -61,8 +61,9 @@ final class MobileSyncMemberReader: FormatSource {
     /// and CameraRollDomain; HealthDomain's root is HomeDomain's `Library`), and the first one's row makes it.
     private var mobileDirectories: Set<String> = []
     private var dataTotal: UInt64 = 0
-    /// The one decrypting context, restarted for each file of an encrypted backup.
+    /// The one decrypting context, restarted for each file of an encrypted backup, and an unwrapping one a class.
     private var decryptor: FileCipher?
+    private var unwrappers: [UInt32: KeyWrapper] = [:]
     private let owner = (uid: Int64(geteuid()), gid: Int64(getegid()))
     private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 16)
     private let plain = UnsafeMutableRawBufferPointer.allocate(byteCount: (256 << 10) + 32, alignment: 16)
@@ -372,8 +373,8 @@ final class MobileSyncMemberReader: FormatSource {
             throw RestoreError.refusedMember(name.shown, reason: "its record has no 44-byte EncryptionKey")
         }
         let number = wrapped[0..<4].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-        guard Int(number) == record.protectionClass, let classKey = keys[number],
-            var key = try? KeyWrap.unwrap(Array(wrapped[4...]), with: classKey)
+        guard Int(number) == record.protectionClass, let unwrapper = unwrapper(number, keys),
+            var key = unwrapper.unwrap(Array(wrapped[4...]))
         else {
             throw RestoreError.refusedMember(name.shown, reason: "its key does not unwrap with its protection class's key")
         }
@@ -404,6 +405,14 @@ final class MobileSyncMemberReader: FormatSource {
             throw RestoreError.refusedMember(name.shown, reason: "\(error)")
         }
         return cipher
+    }
+
+    /// The unwrapping context of class `number`, made at its first file; nil for a class the keybag lacks.
+    private func unwrapper(_ number: UInt32, _ keys: [UInt32: [UInt8]]) -> KeyWrapper? {
+        if let made = unwrappers[number] { return made }
+        guard let classKey = keys[number], let made = try? KeyWrapper(kek: classKey) else { return nil }
+        unwrappers[number] = made
+        return made
     }
 
     /// A member for `path` with the record's mode and time; owned by whoever restores (a backup's `mobile` is no
