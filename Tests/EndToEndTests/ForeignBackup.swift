@@ -92,7 +92,7 @@ enum ForeignBackup {
                 files[(domain, path)] = data
                 rows.append([fid(domain, path), domain, path, 1, blob(path, F, len(data))])
             for path, target in [('Library/SpringBoard/home-link', '/var/mobile/Library/SpringBoard/IconState.plist'),
-                                 ('Library/etc-link', '/etc/passwd')]:
+                                 ('Library/etc-link', '/etc/passwd'), ('Library/up-link', '../../etc/passwd')]:
                 rows.append([fid('HomeDomain', path), 'HomeDomain', path, 4, blob(path, L, 0, target=target)])
         db = sqlite3.connect(os.path.join(out, 'Manifest.db'))
         db.execute('PRAGMA auto_vacuum=INCREMENTAL'); db.execute('PRAGMA user_version=2')

@@ -78,8 +78,11 @@ import Testing
             let notPlaced = (report["notPlaced"] as? [[String: Any]] ?? []).map { "\($0["domain"]!) \($0["entries"]!)" }
             #expect(notPlaced == ["KeychainDomain 2", "RootDomain 3"], "\(notPlaced)")
             let warnings = (report["warnings"] as? [[String: Any]] ?? []).compactMap { $0["message"] as? String }
-            #expect(warnings.contains { $0.hasPrefix("1 symbolic link not restored: HomeDomain/Library/etc-link -> /etc/passwd") },
-                "\(warnings)")
+            #expect(
+                warnings.contains {
+                    $0.hasPrefix("2 symbolic links not restored: HomeDomain/Library/etc-link -> /etc/passwd; "
+                        + "HomeDomain/Library/up-link -> ../../etc/passwd")
+                }, "\(warnings)")
             let device = try Device.open(new)
             let data = try #require(try device.container(.data, identifier: "com.example.app"))
             #expect(try String(contentsOfFile: data.path + "/Documents/notes.txt", encoding: .utf8) == "hello\n")
@@ -96,6 +99,7 @@ import Testing
             let link = try FileManager.default.destinationOfSymbolicLink(atPath: new + "/Library/SpringBoard/home-link")
             #expect(link == "IconState.plist")
             #expect(!FileManager.default.fileExists(atPath: new + "/Library/etc-link"))
+            #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: new + "/Library/up-link")) == nil)
             let everything = try FileManager.default.subpathsOfDirectory(atPath: new)
             #expect(!everything.contains { $0.hasSuffix("locationd.db") || $0.hasSuffix("keychain-backup.plist") })
             #expect(try TreeSnapshot.take(backup) == before)

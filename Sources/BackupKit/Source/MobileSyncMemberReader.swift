@@ -433,17 +433,8 @@ final class MobileSyncMemberReader: FormatSource {
     /// is kept).
     func linkTarget(_ target: String, at path: String, container: (ContainerKind, String)?) -> String? {
         if !target.hasPrefix("/") {
-            var components = path.split(separator: "/").dropLast().map(String.init)
-            for component in target.split(separator: "/") {
-                switch component {
-                case ".": continue
-                case "..":
-                    guard !components.isEmpty else { return nil }
-                    components.removeLast()
-                default: components.append(String(component))
-                }
-            }
-            return target
+            // Relative: kept as it is when it does not climb above ROOT (what a backup writes it as).
+            return DomainMap.devicePath(ofLink: target, at: path) == nil ? nil : target
         }
         let rest: Substring
         if target.hasPrefix("/var/mobile/") {
