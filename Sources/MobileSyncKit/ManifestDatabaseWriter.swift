@@ -40,7 +40,7 @@ public final class ManifestDatabaseWriter {
         sqlite3_extended_result_codes(database, 1)
         try execute("""
             PRAGMA page_size=4096; PRAGMA auto_vacuum=INCREMENTAL; PRAGMA user_version=2;
-            PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-16384;
+            PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-8192;
             BEGIN;
             CREATE TABLE Files (fileID TEXT PRIMARY KEY, domain TEXT, relativePath TEXT, flags INTEGER, file BLOB);
             """)
