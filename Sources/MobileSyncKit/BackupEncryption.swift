@@ -10,6 +10,9 @@ public final class BackupEncryption {
     private var classKeys: [UInt32: [UInt8]]
     /// A wrapping context a class, made at its first file (the sink's thread is the only user).
     private var wrappers: [UInt32: KeyWrapper] = [:]
+    /// Random bytes for file keys, taken 32 at a time (`nextRandomKey`).
+    private var keyPool: [UInt8] = []
+    private var keyPoolOffset = 0
     /// Manifest.db's key and `ManifestKey`.
     public private(set) var manifestKey: [UInt8]
     public let wrappedManifestKey: [UInt8]
@@ -32,6 +35,7 @@ public final class BackupEncryption {
     deinit {
         for key in classKeys.keys { Self.clear(&classKeys[key]!) }
         Self.clear(&manifestKey)
+        Self.clear(&keyPool)
     }
 
     /// Overwrites key material with zeros.
@@ -51,8 +55,22 @@ public final class BackupEncryption {
             wrapper = try KeyWrapper(kek: classKey)
             wrappers[protectionClass] = wrapper
         }
-        let key = try SecureRandom.bytes(32)
+        let key = try nextRandomKey()
         return (key, Self.littleEndian(protectionClass) + (try wrapper.wrap(key)))
+    }
+
+    /// 32 fresh random bytes from a pool `RAND_bytes` fills 8 KiB at a time (a call a file cost more than the
+    /// bytes); each key's bytes are cleared from the pool as it is taken.
+    private func nextRandomKey() throws(MobileSyncError) -> [UInt8] {
+        if keyPoolOffset + 32 > keyPool.count {
+            Self.clear(&keyPool)
+            keyPool = try SecureRandom.bytes(8192)
+            keyPoolOffset = 0
+        }
+        let key = Array(keyPool[keyPoolOffset..<(keyPoolOffset + 32)])
+        for index in keyPoolOffset..<(keyPoolOffset + 32) { keyPool[index] = 0 }
+        keyPoolOffset += 32
+        return key
     }
 
     static func littleEndian(_ value: UInt32) -> [UInt8] {

@@ -23,7 +23,8 @@ final class MobileSyncSink: FormatSink {
     private let directory: Int32
     private let shown: String
     private let map: DomainMap
-    private let database: ManifestDatabaseWriter
+    /// Manifest.db's rows, encoded and inserted on their own thread.
+    private let rows: ManifestRowWriter
     private let properties: BackupProperties
     private let interruption: () -> Int32?
     /// An encrypted backup's keys; nil for a plain backup.
@@ -63,9 +64,13 @@ final class MobileSyncSink: FormatSink {
         self.map = map
         self.properties = properties
         self.interruption = interruption
+        let database: ManifestDatabaseWriter
         do {
             database = try ManifestDatabaseWriter(directory: directory, shown: "\(shown)/Manifest.db")
         } catch { throw .format(error) }
+        do {
+            rows = try ManifestRowWriter(database: database)
+        } catch { throw .system(error) }
         let root = BackupFileRecord(
             kind: .directory, relativePath: "", mode: rootStatus.mode, userID: Self.mobile, groupID: Self.mobile,
             inode: 0, size: 0, birth: rootStatus.mtimeSeconds, lastModified: rootStatus.mtimeSeconds,
@@ -135,7 +140,10 @@ final class MobileSyncSink: FormatSink {
 
     func finish() throws(BackupError) {
         try closeCurrent()
-        do { try database.finish() } catch { throw .format(error) }
+        do {
+            try rows.finish()
+            try rows.database.finish()
+        } catch { throw .format(error) }
         if let encryption { try encryptDatabase(with: encryption.manifestKey) }
         let uuid = UUID().uuidString
         // Status.plist last: until it says `finished`, nothing here is a complete backup.
@@ -194,7 +202,8 @@ final class MobileSyncSink: FormatSink {
             // An encrypted copy is the same ciphertext under the same key: the first name's record says which.
             if encryption != nil {
                 do {
-                    guard let blob = try database.blob(fileID: sourceID) else {
+                    try rows.drain()
+                    guard let blob = try rows.database.blob(fileID: sourceID) else {
                         throw BackupError.output("internal error: no row for \(source)")
                     }
                     let first = try KeyedArchiveReader.record(blob, kind: .file)
@@ -233,11 +242,8 @@ final class MobileSyncSink: FormatSink {
         case .directory: counts.directories += 1
         case .symlink: counts.symlinks += 1
         }
-        let id = fileID ?? FileID.of(domain: domain, relativePath: record.relativePath)
         do {
-            try database.insert(
-                fileID: id, domain: domain, relativePath: record.relativePath, kind: record.kind,
-                blob: record.archived())
+            try rows.add(ManifestRowWriter.Row(record: record, domain: domain, fileID: fileID))
         } catch { throw .format(error) }
     }
 
