@@ -3,6 +3,11 @@
 // SQLite from Debian (libsqlite3-dev): MobileSync backups index their files in Manifest.db.
 #include <sqlite3.h>
 #include <string.h>
+#include <stdlib.h>
+#include <fcntl.h>
+#ifndef O_TMPFILE
+#define O_TMPFILE (020000000 | O_DIRECTORY)  // Linux's value (glibc defines it only with _GNU_SOURCE)
+#endif
 #include <unistd.h>
 #include <sys/stat.h>
 #include <errno.h>
@@ -16,7 +21,8 @@ static inline void csqlite_harden(sqlite3 *db) {
 // A read-only VFS over an open descriptor, for a file that has no name (O_TMPFILE: a decrypted Manifest.db). The
 // unix VFS opens by name with O_NOFOLLOW, so `/proc/self/fd/N` cannot reach such a file; this one opens the database
 // named "devicectl-fd-N" as descriptor N (borrowed: never closed here), reads it with pread, writes nothing, takes
-// no lock (the URI says immutable) and opens nothing else (no journal, no WAL: xAccess says none exists). A WAL-mode
+// no lock (the URI says immutable) and opens no journal or WAL beside it (xAccess says none exists); the sorter's
+// temporary files are unnamed (O_TMPFILE) files of its own. A WAL-mode
 // header (bytes 18 and 19 = 2) reads as rollback mode: the WAL of a closed backup database is empty, and an
 // immutable database needs no WAL index. Everything else (randomness, time) is the default VFS's.
 typedef struct csqlite_descriptor_file {
@@ -106,17 +112,86 @@ static const sqlite3_io_methods csqlite_descriptor_methods = {
     csqlite_descriptor_characteristics,
 };
 
-static int csqlite_descriptor_open(sqlite3_vfs *vfs, const char *name, sqlite3_file *file, int flags, int *outFlags) {
-    (void)vfs;
-    file->pMethods = 0;
-    const char *prefix = "devicectl-fd-";
-    size_t length = strlen(prefix);
-    if (name == 0 || !(flags & SQLITE_OPEN_MAIN_DB) || (flags & SQLITE_OPEN_READWRITE) ||
-        strncmp(name, prefix, length) != 0) {
-        return SQLITE_CANTOPEN;
+// SQLite's temporary files (the sorter's, when a large ORDER BY spills), for a connection of this VFS: unnamed files
+// (O_TMPFILE, 0600) in $TMPDIR or /tmp, owned and closed here. What they hold comes from the decrypted index, so they
+// get no name either, not even for the moment the unix VFS gives its own temporary files one before unlinking them.
+static int csqlite_temporary_close(sqlite3_file *file) {
+    close(((csqlite_descriptor_file *)file)->fd);
+    return SQLITE_OK;
+}
+
+static int csqlite_temporary_read(sqlite3_file *file, void *buffer, int amount, sqlite3_int64 offset) {
+    int fd = ((csqlite_descriptor_file *)file)->fd;
+    unsigned char *out = (unsigned char *)buffer;
+    int done = 0;
+    while (done < amount) {
+        ssize_t n = pread(fd, out + done, (size_t)(amount - done), (off_t)(offset + done));
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return SQLITE_IOERR_READ;
+        if (n == 0) break;
+        done += (int)n;
     }
+    if (done < amount) {
+        memset(out + done, 0, (size_t)(amount - done));
+        return SQLITE_IOERR_SHORT_READ;
+    }
+    return SQLITE_OK;
+}
+
+static int csqlite_temporary_write(sqlite3_file *file, const void *buffer, int amount, sqlite3_int64 offset) {
+    int fd = ((csqlite_descriptor_file *)file)->fd;
+    const unsigned char *in = (const unsigned char *)buffer;
+    int done = 0;
+    while (done < amount) {
+        ssize_t n = pwrite(fd, in + done, (size_t)(amount - done), (off_t)(offset + done));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return errno == ENOSPC ? SQLITE_FULL : SQLITE_IOERR_WRITE;
+        done += (int)n;
+    }
+    return SQLITE_OK;
+}
+
+static int csqlite_temporary_truncate(sqlite3_file *file, sqlite3_int64 size) {
+    return ftruncate(((csqlite_descriptor_file *)file)->fd, (off_t)size) == 0 ? SQLITE_OK : SQLITE_IOERR_TRUNCATE;
+}
+
+static int csqlite_temporary_characteristics(sqlite3_file *file) {
+    (void)file;
+    return 0;
+}
+
+static const sqlite3_io_methods csqlite_temporary_methods = {
+    1, csqlite_temporary_close, csqlite_temporary_read, csqlite_temporary_write, csqlite_temporary_truncate,
+    csqlite_descriptor_sync, csqlite_descriptor_size, csqlite_descriptor_lock, csqlite_descriptor_lock,
+    csqlite_descriptor_reserved, csqlite_descriptor_control, csqlite_descriptor_sector,
+    csqlite_temporary_characteristics,
+};
+
+static int csqlite_is_descriptor_name(const char *name) {
+    return name != 0 && strncmp(name, "devicectl-fd-", 13) == 0;
+}
+
+// The database "devicectl-fd-N" is descriptor N; an unnamed temporary file (the sorter's, when a large ORDER BY
+// spills) is an O_TMPFILE file. Nothing else opens. The default VFS (pAppData) serves the names of other files.
+static int csqlite_descriptor_open(sqlite3_vfs *vfs, const char *name, sqlite3_file *file, int flags, int *outFlags) {
+    sqlite3_vfs *base = (sqlite3_vfs *)vfs->pAppData;
+    file->pMethods = 0;
+    (void)base;
+    if (!(flags & SQLITE_OPEN_MAIN_DB)) {
+        // Only unnamed temporary files: no journal, WAL or other file of ours.
+        if (name != 0 || !(flags & SQLITE_OPEN_DELETEONCLOSE)) return SQLITE_CANTOPEN;
+        const char *directory = getenv("TMPDIR");
+        if (directory == 0 || *directory == 0) directory = "/tmp";
+        int fd = open(directory, O_RDWR | O_TMPFILE | O_CLOEXEC, 0600);
+        if (fd < 0) return SQLITE_CANTOPEN;
+        ((csqlite_descriptor_file *)file)->fd = fd;
+        file->pMethods = &csqlite_temporary_methods;
+        if (outFlags) *outFlags = flags;
+        return SQLITE_OK;
+    }
+    if (!csqlite_is_descriptor_name(name) || (flags & SQLITE_OPEN_READWRITE)) return SQLITE_CANTOPEN;
     int fd = 0;
-    const char *digit = name + length;
+    const char *digit = name + 13;
     if (*digit == 0) return SQLITE_CANTOPEN;
     for (; *digit; digit++) {
         if (*digit < '0' || *digit > '9' || fd > 100000000) return SQLITE_CANTOPEN;
@@ -129,18 +204,24 @@ static int csqlite_descriptor_open(sqlite3_vfs *vfs, const char *name, sqlite3_f
 }
 
 static int csqlite_descriptor_delete(sqlite3_vfs *vfs, const char *name, int syncDirectory) {
-    (void)vfs; (void)name; (void)syncDirectory;
-    return SQLITE_IOERR_DELETE;
+    sqlite3_vfs *base = (sqlite3_vfs *)vfs->pAppData;
+    if (csqlite_is_descriptor_name(name)) return SQLITE_IOERR_DELETE;
+    return base->xDelete(base, name, syncDirectory);
 }
 
+// Nothing exists beside the descriptor's database (no journal, no WAL); other names are the default VFS's.
 static int csqlite_descriptor_access(sqlite3_vfs *vfs, const char *name, int flags, int *result) {
-    (void)vfs; (void)name; (void)flags;
-    *result = 0;
-    return SQLITE_OK;
+    sqlite3_vfs *base = (sqlite3_vfs *)vfs->pAppData;
+    if (csqlite_is_descriptor_name(name)) {
+        *result = 0;
+        return SQLITE_OK;
+    }
+    return base->xAccess(base, name, flags, result);
 }
 
 static int csqlite_descriptor_full_pathname(sqlite3_vfs *vfs, const char *name, int count, char *out) {
-    (void)vfs;
+    sqlite3_vfs *base = (sqlite3_vfs *)vfs->pAppData;
+    if (!csqlite_is_descriptor_name(name)) return base->xFullPathname(base, name, count, out);
     if ((int)strlen(name) >= count) return SQLITE_CANTOPEN;
     sqlite3_snprintf(count, out, "%s", name);
     return SQLITE_OK;
@@ -156,6 +237,7 @@ static inline int csqlite_register_descriptor_vfs(void) {
     vfs.iVersion = base->iVersion < 2 ? base->iVersion : 2;
     vfs.szOsFile = (int)sizeof(csqlite_descriptor_file);
     vfs.pNext = 0;
+    vfs.pAppData = base;
     vfs.zName = "devicectl-descriptor";
     vfs.xOpen = csqlite_descriptor_open;
     vfs.xDelete = csqlite_descriptor_delete;

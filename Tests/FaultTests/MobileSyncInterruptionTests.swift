@@ -114,4 +114,37 @@ import Testing
             }
         }
     }
+
+    /// An encrypted backup of 8,000 files: Manifest.db's rows sorted for reading outgrow SQLite's cache, so its sorter
+    /// spills to temporary files. Restore and verify read it, and every file they open in TMPDIR is unnamed
+    /// (`O_TMPFILE`: the decrypted index, then the spills): traced, no name is ever created there.
+    @Test func aSpillingReadOfAnEncryptedBackupNamesNothingInTMPDIR() throws {
+        try FaultScratch.with { scratch in
+            let root = try scratch.phone(files: 8000, size: 16)
+            let backup = scratch.base + "/encrypted", password = scratch.base + "/password"
+            try "secret\n".write(toFile: password, atomically: true, encoding: .utf8)
+            try scratch.ok([
+                "backup", root, "--format", "mobilesync", "--encrypt", "--password-file", password,
+                "--kdf-iterations", "10,10", "-o", backup,
+            ])
+            let temporary = scratch.base + "/tmp"
+            try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
+            for command in [["verify", backup], ["restore", backup, scratch.base + "/new"]] {
+                let log = scratch.base + "/trace.log"
+                let traced = try Shell.run(
+                    "strace", ["-f", "-qq", "-o", log, "-e", "trace=openat,open,creat,mkdir,mkdirat,link,linkat,symlinkat",
+                               DevicectlBinary.path] + command + ["--password-file", password],
+                    environment: FaultScratch.injectedEnvironment.merging(["TMPDIR": temporary]) { $1 })
+                #expect(traced.status == 0, "\(command): \(traced.stderr)")
+                let calls = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
+                    .filter { $0.contains(temporary) }
+                let unnamed = calls.filter { $0.contains("O_TMPFILE") }
+                #expect(unnamed.count >= 2, "\(command): the decrypted index and at least one spill: \(calls)")
+                #expect(calls.count == unnamed.count, "\(command): a name made in TMPDIR: \(calls)")
+                #expect(try directoryNames(in: temporary) == [])
+                unlink(log)
+            }
+            #expect(try FaultScratch.dataContainer(scratch.base + "/new").isEmpty == false)
+        }
+    }
 }

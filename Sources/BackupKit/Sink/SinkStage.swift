@@ -1,8 +1,8 @@
 // Stage: format sink (backup, after the batches).
 //
 // Role: `FormatSink` is what a backup format does with the members the formatting thread hands it, in archive
-// order, and with the manifest last; `TarSink` is the pax tar implementation (TarKit's `ArchiveWriter`). A second
-// format (a MobileSync directory: Manifest.db and content files named by SHA-1) is another `FormatSink`; the
-// walk, the exclusion rules, hashing and the manifest stay as they are.
+// order, and with the manifest last; `TarSink` is the pax tar implementation (TarKit's `ArchiveWriter`);
+// `MobileSyncSink` the MobileSync directory (Manifest.db and content files named by SHA-1, `DomainMap` placing
+// each path); the walk, the exclusion rules, hashing and the manifest are the same for both.
 // Threads: called on the formatting thread only; `TarSink`'s compressor (TarKit's `StreamCompressor`) has a
-// thread of its own when the stream is compressed.
+// thread of its own when the stream is compressed, and `MobileSyncSink`'s rows (`ManifestRowWriter`) one too.

@@ -4,4 +4,5 @@
 // expansion limit; `ArchiveSource.open` picks the source: TarKit's `ArchiveReader` (conforming in
 // `ArchiveReader+FormatSource`) or `MobileSyncMemberReader` (a MobileSync backup's rows, placed by `DomainRoot`,
 // with a `RestorePlan` for after the last member); staging, the member rules and the journal are the same for both.
-// Threads: read on the caller's thread only.
+// Threads: read on the caller's thread, except a MobileSync backup's rows, read and checked ahead on a worker
+// (`MobileSyncRowPrefetch`).
