@@ -8,6 +8,8 @@ import CCrypto
 public final class KeyWrapper {
     private let context: OpaquePointer
     private let kek: [UInt8]
+    /// The direction the context's key schedule is for (nil: none yet).
+    private var direction: Bool?
 
     public init(kek: [UInt8]) throws(MobileSyncError) {
         guard kek.count == 32, let context = EVP_CIPHER_CTX_new() else { throw .crypto(call: "EVP_CIPHER_CTX_new") }
@@ -38,7 +40,14 @@ public final class KeyWrapper {
     }
 
     private func run(_ input: [UInt8], encrypting: Bool, outputCount: Int) -> [UInt8]? {
-        guard EVP_CipherInit_ex(context, nil, nil, kek, nil, encrypting ? 1 : 0) == 1 else { return nil }
+        // The key schedule is kept between calls in one direction (an init without a key resets the state only);
+        // a change of direction needs the key again (decryption has its own schedule).
+        let key: [UInt8]? = direction == encrypting ? nil : kek
+        guard EVP_CipherInit_ex(context, nil, nil, key, nil, encrypting ? 1 : 0) == 1 else {
+            direction = nil
+            return nil
+        }
+        direction = encrypting
         var output = [UInt8](repeating: 0, count: outputCount + 16)
         var written: Int32 = 0
         var final: Int32 = 0

@@ -112,6 +112,9 @@ import Testing
             let root = scratch + "/phone", backup = scratch + "/backup", temporary = scratch + "/tmp"
             try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
             let data = try MobileSyncBackupEndToEndTests.phone(root)
+            // Larger than the reader's buffer: streamed and decrypted block by block (small files are decrypted whole).
+            let big = Data((0..<300_005).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
+            try big.write(to: URL(fileURLWithPath: data + "/Documents/big.bin"))
             try MobileSyncEncryptedEndToEndTests.backUp(root, to: backup)
             let before = try TreeSnapshot.take(backup)
             let none = try BackupCheck.devicectl(["restore", backup, scratch + "/a"])
@@ -127,6 +130,8 @@ import Testing
             #expect(restored.status == 0, "\(restored.stderr)")
             #expect(!restored.stderr.contains(MobileSyncEncryptedEndToEndTests.password))
             try Self.expectRestoredPhone(root, scratch + "/new", oldData: data)
+            let restoredData = try #require(try Device.open(scratch + "/new").container(.data, identifier: Self.news))
+            #expect(try Data(contentsOf: URL(fileURLWithPath: restoredData.path + "/Documents/big.bin")) == big)
             #expect(try TreeSnapshot.take(backup) == before)
             #expect(try FileManager.default.contentsOfDirectory(atPath: temporary) == [], "the decrypted Manifest.db is gone")
         }

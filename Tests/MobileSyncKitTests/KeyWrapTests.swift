@@ -21,6 +21,19 @@ import Testing
         #expect(try KeyWrap.unwrap([1, 2, 3], with: kek) == nil)
     }
 
+    @Test func oneWrapperAlternatingDirectionsAgreesWithFreshContexts() throws {
+        let wrapper = try KeyWrapper(kek: kek)
+        for seed in 0..<12 {
+            let other = (0..<32).map { UInt8(($0 * 29 + seed * 3) & 0xFF) }
+            let fresh = try KeyWrap.wrap(other, with: kek)
+            if seed % 3 == 0 { #expect(wrapper.unwrap(fresh) == other) }
+            #expect(try wrapper.wrap(other) == fresh)
+            #expect(try wrapper.wrap(other) == fresh)
+            #expect(wrapper.unwrap(fresh) == other)
+            #expect(wrapper.unwrap(fresh) == other)
+        }
+    }
+
     @Test func oneWrapperWrapsManyKeysAsKeyWrapDoes() throws {
         let wrapper = try KeyWrapper(kek: kek)
         #expect(Hex.encode(try wrapper.wrap(key)) == wrapped)

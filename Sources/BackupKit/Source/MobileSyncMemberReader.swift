@@ -74,6 +74,8 @@ final class MobileSyncMemberReader: FormatSource {
         /// A content file: `remaining` bytes of it still to read; with `cipher`, decrypted on the way. `row` names it
         /// in a message.
         case file(descriptor: Int32, remaining: UInt64, cipher: FileCipher?, row: RowName)
+        /// A small encrypted file, read and decrypted whole when it was opened: its `count` bytes are in `plain`.
+        case decrypted(count: Int)
     }
 
     /// A row's domain, path and fileID, made into text for a message only.
@@ -162,6 +164,10 @@ final class MobileSyncMemberReader: FormatSource {
     }
 
     func readBlock() throws -> ArchiveReader.DataBlock? {
+        if case .decrypted(let count) = content {
+            content = .none
+            return count == 0 ? nil : block(plain, count)
+        }
         guard case .file(let descriptor, let remaining, let cipher, let row) = content else { return nil }
         var left = remaining
         while true {
@@ -334,8 +340,14 @@ final class MobileSyncMemberReader: FormatSource {
             let stored = UInt64(status.st_size)
             var size = stored
             var cipher: FileCipher?
+            var whole = false
             if let keys = source.classKeys {
-                cipher = try decipher(record, keys: keys, fd: fd, stored: stored, name: name, size: &size)
+                if stored <= UInt64(buffer.count) {
+                    size = try decryptWhole(record, keys: keys, fd: fd, stored: stored, name: name)
+                    whole = true
+                } else {
+                    cipher = try decipher(record, keys: keys, fd: fd, stored: stored, name: name, size: &size)
+                }
                 if size != record.size {
                     sizeMismatches.add("\(name.shown) (\(size) bytes, the record says \(record.size))")
                 }
@@ -356,6 +368,10 @@ final class MobileSyncMemberReader: FormatSource {
             if !record.extendedAttributes.isEmpty {
                 member.xattrs = record.extendedAttributes.map { ("user." + $0.0, $0.1) }
             }
+            if whole {
+                Glibc.close(fd)
+                return (member, .decrypted(count: Int(size)))
+            }
             return (member, .file(descriptor: fd, remaining: stored, cipher: cipher, row: name))
         } catch {
             Glibc.close(fd)
@@ -369,35 +385,14 @@ final class MobileSyncMemberReader: FormatSource {
         _ record: BackupFileRecord, keys: [UInt32: [UInt8]], fd: Int32, stored: UInt64, name: RowName,
         size: inout UInt64
     ) throws -> FileCipher {
-        guard let wrapped = record.encryptionKey, wrapped.count == 44 else {
-            throw RestoreError.refusedMember(name.shown, reason: "its record has no 44-byte EncryptionKey")
-        }
-        let number = wrapped[0..<4].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-        guard Int(number) == record.protectionClass, let unwrapper = unwrapper(number, keys),
-            var key = unwrapper.unwrap(Array(wrapped[4...]))
-        else {
-            throw RestoreError.refusedMember(name.shown, reason: "its key does not unwrap with its protection class's key")
-        }
+        var key = try fileKey(record, keys: keys, name: name)
         defer { BackupEncryption.clear(&key) }
-        let cipher: FileCipher
-        do {
-            if let decryptor {
-                cipher = decryptor
-            } else {
-                cipher = try FileCipher(key: key, encrypting: false)
-                decryptor = cipher
-            }
-        } catch {
-            throw RestoreError.refusedMember(name.shown, reason: "\(error)")
-        }
+        let cipher = try decryptingCipher(key, name: name)
         var tail = [UInt8](repeating: 0, count: stored == 16 ? 16 : 32)
         let offset = stored >= UInt64(tail.count) ? off_t(stored) - off_t(tail.count) : 0
         guard stored >= 16, pread(fd, &tail, tail.count, offset) == tail.count,
             let length = cipher.plaintextLength(ciphertextLength: stored, tail: tail, key: key)
-        else {
-            throw RestoreError.refusedMember(
-                name.shown, reason: "its content file does not decrypt (not whole blocks or bad padding: damaged, or another key)")
-        }
+        else { throw RestoreError.refusedMember(name.shown, reason: Self.undecryptable) }
         size = length
         do {
             try cipher.restart(key: key)
@@ -405,6 +400,70 @@ final class MobileSyncMemberReader: FormatSource {
             throw RestoreError.refusedMember(name.shown, reason: "\(error)")
         }
         return cipher
+    }
+
+    /// A small encrypted file (up to the read buffer's size) read with one call and decrypted whole into `plain`,
+    /// its padding checked; returns the plaintext's length. One cipher start a file instead of two (the last
+    /// block's, then the stream's), and one read.
+    private func decryptWhole(
+        _ record: BackupFileRecord, keys: [UInt32: [UInt8]], fd: Int32, stored: UInt64, name: RowName
+    ) throws -> UInt64 {
+        var key = try fileKey(record, keys: keys, name: name)
+        defer { BackupEncryption.clear(&key) }
+        let cipher = try decryptingCipher(key, name: name)
+        let count = Int(stored)
+        var done = 0
+        while done < count {
+            let n = read(fd, buffer.baseAddress! + done, count - done)
+            if n < 0 && errno == EINTR { continue }
+            guard n >= 0 else { throw RestoreError.system(SystemError("read", path: "\(source.path)/\(name.contentName)")) }
+            guard n > 0 else {
+                throw RestoreError.refusedMember(
+                    name.shown, reason: "its content file \(name.contentName) ended early (changed while read)")
+            }
+            done += n
+        }
+        inputBytes += stored
+        guard count >= 16, count % 16 == 0 else { throw RestoreError.refusedMember(name.shown, reason: Self.undecryptable) }
+        let produced: Int
+        do {
+            try cipher.restart(key: key)
+            produced = try cipher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), into: plain)
+        } catch {
+            throw RestoreError.refusedMember(name.shown, reason: "\(error)")
+        }
+        guard let last = cipher.finish() else { throw RestoreError.refusedMember(name.shown, reason: Self.undecryptable) }
+        last.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: plain[produced...]).copyMemory(from: $0) }
+        return UInt64(produced + last.count)
+    }
+
+    static let undecryptable =
+        "its content file does not decrypt (not whole blocks or bad padding: damaged, or another key)"
+
+    /// A file's key: its `EncryptionKey` unwrapped with the key of its class, which must be its `ProtectionClass`.
+    private func fileKey(_ record: BackupFileRecord, keys: [UInt32: [UInt8]], name: RowName) throws -> [UInt8] {
+        guard let wrapped = record.encryptionKey, wrapped.count == 44 else {
+            throw RestoreError.refusedMember(name.shown, reason: "its record has no 44-byte EncryptionKey")
+        }
+        let number = wrapped[0..<4].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        guard Int(number) == record.protectionClass, let unwrapper = unwrapper(number, keys),
+            let key = unwrapper.unwrap(Array(wrapped[4...]))
+        else {
+            throw RestoreError.refusedMember(name.shown, reason: "its key does not unwrap with its protection class's key")
+        }
+        return key
+    }
+
+    /// The one decrypting context (made at the first encrypted file).
+    private func decryptingCipher(_ key: [UInt8], name: RowName) throws -> FileCipher {
+        if let decryptor { return decryptor }
+        do {
+            let made = try FileCipher(key: key, encrypting: false)
+            decryptor = made
+            return made
+        } catch {
+            throw RestoreError.refusedMember(name.shown, reason: "\(error)")
+        }
     }
 
     /// The unwrapping context of class `number`, made at its first file; nil for a class the keybag lacks.
