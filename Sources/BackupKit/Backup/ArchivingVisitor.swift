@@ -96,7 +96,7 @@ final class ArchivingVisitor: TreeVisitor {
             switch placement {
             case .shared: pipe.backlog * 2 >= pipe.count
             case .reader: true
-            case .writer: false
+            case .writer, .nowhere: false
             }
         let recordOffset = try append(.file, walked, link: nil, flags: hashHere ? BatchRecord.readerHashed : 0)
         try copyData(walked, recordOffset: recordOffset, hashing: hashHere)

@@ -60,7 +60,7 @@ extension BackupEngine {
             let run = BackupRun(
                 request: request, deviceRoot: true, header: header, spillDirectory: output.parentPath,
                 ownArchives: own, progress: progress, warning: warning, afterRead: afterRead, duringRead: duringRead,
-                placement: hashing ?? .default(for: .none), stored: stored)
+                placement: hashing ?? (encryption == nil ? .default(for: .none) : .nowhere), stored: stored)
             return try run.archive(into: sink) { try output.commit() }
         } catch {
             output.discard()

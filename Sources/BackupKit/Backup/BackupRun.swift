@@ -27,7 +27,7 @@ struct BackupRun {
         let pipe = BatchPipe(
             count: inline ? 1 : BackupEngine.batchCount, size: BackupEngine.batchSize,
             wakeAfter: BackupEngine.batchWake)
-        let hasher = try FileHasher(manifest: manifest)
+        let hasher = try FileHasher(manifest: manifest, hashes: placement != .nowhere)
         let members = try Manifest.MemberDigest()
         let consumer = BatchConsumer(sink: sink, hasher: hasher, pipe: pipe, members: members)
         let visitor = try ArchivingVisitor(

@@ -9,9 +9,13 @@ final class FileHasher {
     private var path: [UInt8] = []
     private var size: UInt64 = 0
     private var remaining: UInt64 = 0
+    /// False when no digest is wanted (`HashPlacement.nowhere`): the lines get zeros and no byte is hashed.
+    private let hashes: Bool
+    private static let noDigest = [UInt8](repeating: 0, count: SHA256Digest.length)
 
-    init(manifest: ManifestWriter) throws {
+    init(manifest: ManifestWriter, hashes: Bool = true) throws {
         self.manifest = manifest
+        self.hashes = hashes
         do { digest = try SHA256Digest() } catch let error as DigestError { throw BackupError.digest(error) }
         path.reserveCapacity(4096)
     }
@@ -29,13 +33,14 @@ final class FileHasher {
     /// Feeds the next bytes of the current file.
     func feed(_ chunk: UnsafeRawBufferPointer) throws {
         guard chunk.count > 0 else { return }
-        digest.update(chunk)
+        if hashes { digest.update(chunk) }
         remaining -= UInt64(chunk.count)
         if remaining == 0 { try complete() }
     }
 
     private func complete() throws {
-        try path.withUnsafeBufferPointer { try appendLine(path: $0, size: size, sha256: digest.finalize()) }
+        let sha256 = hashes ? digest.finalize() : Self.noDigest
+        try path.withUnsafeBufferPointer { try appendLine(path: $0, size: size, sha256: sha256) }
     }
 
     /// Appends a file's manifest line with a digest computed elsewhere (by the reading thread) or here.

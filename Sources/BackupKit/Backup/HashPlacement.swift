@@ -9,6 +9,10 @@ enum HashPlacement: Sendable, Equatable {
     case reader
     /// Always the formatting thread (tests).
     case writer
+    /// Nowhere: the format keeps no devicectl manifest, so no file digest is used (an encrypted MobileSync backup,
+    /// whose manifest would list every path in the clear). The manifest's lines still count the files; their digests
+    /// are zeros, never written anywhere.
+    case nowhere
 
     /// Where there is time to spare, as measured on a 40k-file tree. For a plain tar the reading and formatting
     /// threads share it by backlog (7% faster than the formatter alone). A compressed backup formats on the

@@ -31,8 +31,10 @@ final class MobileSyncSink: FormatSink {
     private let encryption: BackupEncryption?
     /// The cipher of the content file being written (encrypted backups), and its output buffer.
     private var cipher: FileCipher?
-    /// The one encrypting context, restarted for each file (`cipher` is it while a file is written).
-    private var encryptor: FileCipher?
+    /// Content files are created, encrypted and written on a thread of their own; `contentOpen` while one is
+    /// being handed over.
+    private let contents: ContentFileWriter
+    private var contentOpen = false
     private var cipherOutput = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 16)
     /// The `xx` directories made so far, open (by their first byte's value; -1 until made).
     private var contentDirectories = [Int32](repeating: -1, count: 256)
@@ -70,6 +72,7 @@ final class MobileSyncSink: FormatSink {
         } catch { throw .format(error) }
         do {
             rows = try ManifestRowWriter(database: database)
+            contents = try ContentFileWriter()
         } catch { throw .system(error) }
         let root = BackupFileRecord(
             kind: .directory, relativePath: "", mode: rootStatus.mode, userID: Self.mobile, groupID: Self.mobile,
@@ -79,6 +82,8 @@ final class MobileSyncSink: FormatSink {
     }
 
     deinit {
+        // The content writer borrows the `xx` directories: stopped first.
+        contents.cancel()
         if current >= 0 { close(current) }
         for fd in contentDirectories where fd >= 0 { close(fd) }
         cipherOutput.deallocate()
@@ -107,11 +112,12 @@ final class MobileSyncSink: FormatSink {
     }
 
     func write(_ data: UnsafeRawBufferPointer) throws(BackupError) {
-        guard current >= 0 else { return }
+        guard current >= 0 || contentOpen else { return }
         guard UInt64(data.count) <= remaining else {
             throw .output("internal error: more data than \(currentName)'s size")
         }
         remaining -= UInt64(data.count)
+        if contentOpen { return try contents.write(data) }
         guard let cipher else { return try writeAll(data) }
         var offset = 0
         while offset < data.count {
@@ -140,6 +146,7 @@ final class MobileSyncSink: FormatSink {
 
     func finish() throws(BackupError) {
         try closeCurrent()
+        bytesWritten += try contents.finish()
         do {
             try rows.finish()
             try rows.database.finish()
@@ -268,20 +275,18 @@ final class MobileSyncSink: FormatSink {
     @discardableResult
     private func createContentFile(_ fileID: String, size: UInt64) throws(BackupError) -> [UInt8]? {
         var encryptionKey: [UInt8]?
+        var key: [UInt8]?
+        defer { if key != nil { BackupEncryption.clear(&key!) } }
         if let encryption {
             do {
-                var (key, wrapped) = try encryption.fileKey(protectionClass: UInt32(Self.fileProtectionClass))
-                defer { BackupEncryption.clear(&key) }
-                if let encryptor {
-                    try encryptor.restart(key: key)
-                } else {
-                    encryptor = try FileCipher(key: key)
-                }
-                cipher = encryptor
-                encryptionKey = wrapped
+                (key, encryptionKey) = try encryption.fileKey(protectionClass: UInt32(Self.fileProtectionClass))
             } catch { throw .format(error) }
         }
-        try create(fileID, in: try contentDirectory(fileID), size: size, shownAs: "\(fileID.prefix(2))/\(fileID)")
+        currentName = "\(shown)/\(fileID.prefix(2))/\(fileID)"
+        try contents.create(in: try contentDirectory(fileID), name: fileID, shown: currentName, key: key)
+        contentOpen = true
+        remaining = size
+        if size == 0 { try closeCurrent() }
         return encryptionKey
     }
 
@@ -296,6 +301,11 @@ final class MobileSyncSink: FormatSink {
     }
 
     private func closeCurrent() throws(BackupError) {
+        if contentOpen {
+            guard remaining == 0 else { throw .output("internal error: \(currentName) ended \(remaining) bytes short") }
+            contentOpen = false
+            return try contents.close()
+        }
         guard current >= 0 else { return }
         guard remaining == 0 else {
             close(current)
@@ -345,6 +355,7 @@ final class MobileSyncSink: FormatSink {
     /// Copies the content file of `source` byte for byte (in an encrypted backup, the ciphertext) to a new content
     /// file `fileID`; returns its size.
     private func copyContent(from source: String, to fileID: String) throws(BackupError) -> UInt64 {
+        try contents.drain()  // the source's content file is complete on disk
         let sourceDirectory = try contentDirectory(source)
         let input = openat(sourceDirectory, source, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard input >= 0 else { throw .system(SystemError("openat", path: "\(shown)/\(source.prefix(2))/\(source)")) }

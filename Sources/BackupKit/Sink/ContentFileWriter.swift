@@ -1,0 +1,225 @@
+// ContentFileWriter: a MobileSync backup's content files created, encrypted and written on a worker thread.
+import Glibc
+import MobileSyncKit
+import SystemKit
+
+/// Creates each content file (`xx/<fileID>`, `O_CREAT | O_EXCL | O_NOFOLLOW` in its `xx` directory), encrypts its
+/// data when the backup is encrypted (one `FileCipher`, restarted a file) and writes and closes it, on a thread of
+/// its own: creating, writing and closing tens of thousands of small files, and AES over every stored byte, were
+/// the formatting thread's time, the slowest of a MobileSync backup's threads. The formatter hands over what to do
+/// in order, with the data copied into batches of 256 KiB (four, through the one bounded hand-off, `HandOff`); a
+/// failure (a full disk) stops the worker and is thrown by the formatter's next call. The worker owns every
+/// descriptor it opens and closes it, also when stopped. `drain()` waits until every queued file is complete
+/// (before one is read back: a hard link's copy). Key bytes in a batch are zeroed once used.
+final class ContentFileWriter {
+    /// One step, in order.
+    private enum Step {
+        /// Create `name` in `directory` (borrowed: the formatter keeps it open until the worker has stopped); with a
+        /// key at `keyOffset` in the batch's keys, encrypted. `shown` names it in messages.
+        case create(directory: Int32, name: String, shown: String, keyOffset: Int?)
+        /// `count` bytes of the current file at `offset` in the batch's data.
+        case data(offset: Int, count: Int)
+        /// The current file is complete: write the last block (encrypted) and close it.
+        case close
+    }
+
+    /// A reusable batch of steps, its data and its keys.
+    private final class Batch {
+        var steps: [Step] = []
+        let data = UnsafeMutableRawBufferPointer.allocate(byteCount: ContentFileWriter.batchBytes, alignment: 16)
+        var used = 0
+        var keys: [UInt8] = []
+
+        deinit {
+            clearKeys()
+            data.deallocate()
+        }
+
+        func clearKeys() {
+            keys.withUnsafeMutableBytes { buffer in
+                for index in buffer.indices { buffer[index] = 0 }
+            }
+            keys.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// The worker's state, used by the worker thread alone.
+    private final class Worker: @unchecked Sendable {
+        var descriptor: Int32 = -1
+        var shown = ""
+        var cipher: FileCipher?
+        var encrypting = false
+        let output = UnsafeMutableRawBufferPointer.allocate(byteCount: ContentFileWriter.batchBytes + 32, alignment: 16)
+        /// Bytes written to content files (read by the formatter once the worker has stopped).
+        var bytesWritten: UInt64 = 0
+
+        deinit {
+            if descriptor >= 0 { Glibc.close(descriptor) }
+            output.deallocate()
+        }
+    }
+
+    static let batchBytes = 256 << 10
+
+    private let handOff: HandOff<Batch, BackupError>
+    private var thread: WorkerThread?
+    private let worker = Worker()
+    private var filling: Batch?
+
+    init() throws(SystemError) {
+        let handOff = HandOff<Batch, BackupError>(items: (0..<4).map { _ in Batch() }, wakeAfter: 2)
+        self.handOff = handOff
+        let worker = self.worker
+        thread = try WorkerThread { Self.run(worker, handOff) }
+    }
+
+    deinit {
+        cancel()
+    }
+
+    // MARK: - Formatter
+
+    /// Starts the file `name` in `directory`, encrypted under `key` when one is given.
+    func create(in directory: Int32, name: String, shown: String, key: [UInt8]?) throws(BackupError) {
+        let batch = try room(0)
+        var keyOffset: Int?
+        if let key {
+            keyOffset = batch.keys.count
+            batch.keys.append(contentsOf: key)
+        }
+        batch.steps.append(.create(directory: directory, name: name, shown: shown, keyOffset: keyOffset))
+    }
+
+    /// The current file's next bytes (copied: `data` is the caller's to reuse at once).
+    func write(_ data: UnsafeRawBufferPointer) throws(BackupError) {
+        var offset = 0
+        while offset < data.count {
+            let batch = try room(1)
+            let count = min(data.count - offset, Self.batchBytes - batch.used)
+            UnsafeMutableRawBufferPointer(rebasing: batch.data[batch.used..<(batch.used + count)])
+                .copyMemory(from: UnsafeRawBufferPointer(rebasing: data[offset..<(offset + count)]))
+            batch.steps.append(.data(offset: batch.used, count: count))
+            batch.used += count
+            offset += count
+        }
+    }
+
+    /// The current file is complete.
+    func close() throws(BackupError) {
+        try room(0).steps.append(.close)
+    }
+
+    /// Waits until every file handed over is written and closed.
+    func drain() throws(BackupError) {
+        try submit()
+        guard handOff.waitUntilIdle() else { throw stoppedFailure }
+    }
+
+    /// Writes what is queued and stops the worker; returns the bytes it wrote.
+    func finish() throws(BackupError) -> UInt64 {
+        try submit()
+        handOff.close()
+        thread.take()?.join()
+        if let failure = handOff.failure { throw failure }
+        return worker.bytesWritten
+    }
+
+    /// Stops the worker without writing what is queued (the file it was writing is closed), and waits for it.
+    func cancel() {
+        handOff.cancel()
+        thread.take()?.join()
+    }
+
+    /// The batch being filled, with `bytes` of data free (a full one handed over first).
+    private func room(_ bytes: Int) throws(BackupError) -> Batch {
+        if let filling, Self.batchBytes - filling.used >= bytes, filling.steps.count < 4096 { return filling }
+        try submit()
+        guard let spare = handOff.takeSpare() else { throw stoppedFailure }
+        filling = spare
+        return spare
+    }
+
+    private func submit() throws(BackupError) {
+        guard let batch = filling else { return }
+        filling = nil
+        guard handOff.submit(batch) else { throw stoppedFailure }
+    }
+
+    private var stoppedFailure: BackupError {
+        handOff.failure ?? .output("the content file writer stopped")
+    }
+
+    // MARK: - Worker
+
+    private static func run(_ worker: Worker, _ handOff: HandOff<Batch, BackupError>) {
+        defer {
+            if worker.descriptor >= 0 {
+                Glibc.close(worker.descriptor)
+                worker.descriptor = -1
+            }
+        }
+        while let batch = handOff.next() {
+            do {
+                for step in batch.steps { try apply(step, batch, worker) }
+            } catch {
+                batch.clearKeys()
+                handOff.fail(error)
+                return
+            }
+            batch.steps.removeAll(keepingCapacity: true)
+            batch.used = 0
+            batch.clearKeys()
+            handOff.recycle(batch)
+        }
+    }
+
+    private static func apply(_ step: Step, _ batch: Batch, _ worker: Worker) throws(BackupError) {
+        switch step {
+        case .create(let directory, let name, let shown, let keyOffset):
+            let fd = openat(directory, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+            guard fd >= 0 else { throw .system(SystemError("openat", path: shown)) }
+            worker.descriptor = fd
+            worker.shown = shown
+            worker.encrypting = keyOffset != nil
+            if let keyOffset {
+                var key = Array(batch.keys[keyOffset..<(keyOffset + 32)])
+                defer { BackupEncryption.clear(&key) }
+                do {
+                    if let cipher = worker.cipher {
+                        try cipher.restart(key: key)
+                    } else {
+                        worker.cipher = try FileCipher(key: key)
+                    }
+                } catch { throw .format(error) }
+            }
+        case .data(let offset, let count):
+            let bytes = UnsafeRawBufferPointer(rebasing: batch.data[offset..<(offset + count)])
+            guard worker.encrypting, let cipher = worker.cipher else { return try writeAll(bytes, worker) }
+            let produced: Int
+            do { produced = try cipher.update(bytes, into: worker.output) } catch { throw .format(error) }
+            try writeAll(UnsafeRawBufferPointer(rebasing: worker.output[0..<produced]), worker)
+        case .close:
+            if worker.encrypting, let cipher = worker.cipher {
+                guard let last = cipher.finish() else { throw .format(.crypto(call: "EVP_CipherFinal_ex")) }
+                try last.withUnsafeBytes { buffer in Result { () throws(BackupError) in try writeAll(buffer, worker) } }
+                    .get()
+            }
+            let fd = worker.descriptor
+            worker.descriptor = -1
+            if Glibc.close(fd) != 0 && errno != EINTR { throw .system(SystemError("close", path: worker.shown)) }
+        }
+    }
+
+    private static func writeAll(_ data: UnsafeRawBufferPointer, _ worker: Worker) throws(BackupError) {
+        var offset = 0
+        while offset < data.count {
+            let n = Glibc.write(worker.descriptor, data.baseAddress! + offset, data.count - offset)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .system(SystemError("write", path: worker.shown))
+            }
+            offset += n
+        }
+        worker.bytesWritten += UInt64(data.count)
+    }
+}
