@@ -49,10 +49,12 @@ extension BackupEngine {
             manifestKey: encryption?.wrappedManifestKey, host: request.tool)
 
         let output = try BackupDirectory(destination: path)
+        var made: MobileSyncSink?
         do {
             let sink = try MobileSyncSink(
                 directory: output.descriptor, shown: path, map: map, properties: properties, rootStatus: rootStatus,
                 encryption: encryption, interruption: { InterruptSignal.received })
+            made = sink
             var own = [IgnoredFile(device: output.identity.0, inode: output.identity.1, reason: .ownArchive)]
             if let replaced = output.replaced {
                 own.append(IgnoredFile(device: replaced.0, inode: replaced.1, reason: .replacedArchive))
@@ -63,6 +65,9 @@ extension BackupEngine {
                 placement: hashing ?? (encryption == nil ? .default(for: .none) : .nowhere), stored: stored)
             return try run.archive(into: sink) { try output.commit() }
         } catch {
+            // The sink's writer threads stop before the temporary directory they write into is removed.
+            made?.stop()
+            made = nil
             output.discard()
             throw error
         }

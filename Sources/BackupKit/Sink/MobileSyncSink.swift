@@ -83,7 +83,7 @@ final class MobileSyncSink: FormatSink {
 
     deinit {
         // The content writer borrows the `xx` directories: stopped first.
-        contents.cancel()
+        stop()
         if current >= 0 { close(current) }
         for fd in contentDirectories where fd >= 0 { close(fd) }
         cipherOutput.deallocate()
@@ -109,6 +109,13 @@ final class MobileSyncSink: FormatSink {
         case .row(let domain, let relativePath):
             try store(member, path: path, domain: domain, relativePath: relativePath)
         }
+    }
+
+    /// Stops the writer threads (content files, Manifest.db rows) without finishing: a failed backup's temporary
+    /// directory is removed only once nothing writes into it.
+    func stop() {
+        contents.cancel()
+        rows.cancel()
     }
 
     func write(_ data: UnsafeRawBufferPointer) throws(BackupError) {
