@@ -5,4 +5,5 @@
 // `MobileSyncSink` the MobileSync directory (Manifest.db and content files named by SHA-1, `DomainMap` placing
 // each path); the walk, the exclusion rules, hashing and the manifest are the same for both.
 // Threads: called on the formatting thread only; `TarSink`'s compressor (TarKit's `StreamCompressor`) has a
-// thread of its own when the stream is compressed, and `MobileSyncSink`'s rows (`ManifestRowWriter`) one too.
+// thread of its own when the stream is compressed; `MobileSyncSink`'s content files (`ContentFileWriter`) and its
+// Manifest.db rows (`ManifestRowWriter`) have one each.
