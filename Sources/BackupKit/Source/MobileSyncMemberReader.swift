@@ -117,7 +117,7 @@ final class MobileSyncMemberReader: FormatSource {
                     + "\(source.info.snapshotState.map { "'\(DeviceValueError.display($0))'" } ?? "missing"))")
         }
         do {
-            rows = try MobileSyncRowPrefetch(cursor: try source.database.rows())
+            rows = try MobileSyncRowPrefetch(cursor: try source.database.rows(), keys: source.classKeys)
         } catch let error as MobileSyncError {
             throw MobileSyncReadError.database(path: source.path, error)
         }
@@ -274,7 +274,7 @@ final class MobileSyncMemberReader: FormatSource {
             link.linkBytes = Array(target.utf8)
             pending.append((link, .none))
         case .file:
-            pending.append(try file(row, record, path: path))
+            pending.append(try file(row, record, path: path, key: checked.fileKey))
         }
     }
 
@@ -318,7 +318,7 @@ final class MobileSyncMemberReader: FormatSource {
 
     /// A file's member and its content, opened and sized: a plain file must be as long as its record says; an
     /// encrypted one's plaintext length comes from its last block, and one other than the record's is a warning.
-    private func file(_ row: ManifestDatabaseReader.Row, _ record: BackupFileRecord, path: String) throws
+    private func file(_ row: ManifestDatabaseReader.Row, _ record: BackupFileRecord, path: String, key: [UInt8]?) throws
         -> (ArchiveReader.Member, Content)
     {
         let name = RowName(domain: row.domain, path: row.relativePath, fileID: row.fileID)
@@ -343,10 +343,10 @@ final class MobileSyncMemberReader: FormatSource {
             var whole = false
             if let keys = source.classKeys {
                 if stored <= UInt64(buffer.count) {
-                    size = try decryptWhole(record, keys: keys, fd: fd, stored: stored, name: name)
+                    size = try decryptWhole(record, keys: keys, key: key, fd: fd, stored: stored, name: name)
                     whole = true
                 } else {
-                    cipher = try decipher(record, keys: keys, fd: fd, stored: stored, name: name, size: &size)
+                    cipher = try decipher(record, keys: keys, key: key, fd: fd, stored: stored, name: name, size: &size)
                 }
                 if size != record.size {
                     sizeMismatches.add("\(name.shown) (\(size) bytes, the record says \(record.size))")
@@ -382,10 +382,10 @@ final class MobileSyncMemberReader: FormatSource {
     /// The cipher for an encrypted file, after its key unwrapped with its class's key and its length was told from
     /// its last block (`size`).
     private func decipher(
-        _ record: BackupFileRecord, keys: [UInt32: [UInt8]], fd: Int32, stored: UInt64, name: RowName,
-        size: inout UInt64
+        _ record: BackupFileRecord, keys: [UInt32: [UInt8]], key unwrapped: [UInt8]?, fd: Int32, stored: UInt64,
+        name: RowName, size: inout UInt64
     ) throws -> FileCipher {
-        var key = try fileKey(record, keys: keys, name: name)
+        var key = try unwrapped ?? fileKey(record, keys: keys, name: name)
         defer { BackupEncryption.clear(&key) }
         let cipher = try decryptingCipher(key, name: name)
         var tail = [UInt8](repeating: 0, count: stored == 16 ? 16 : 32)
@@ -406,9 +406,10 @@ final class MobileSyncMemberReader: FormatSource {
     /// its padding checked; returns the plaintext's length. One cipher start a file instead of two (the last
     /// block's, then the stream's), and one read.
     private func decryptWhole(
-        _ record: BackupFileRecord, keys: [UInt32: [UInt8]], fd: Int32, stored: UInt64, name: RowName
+        _ record: BackupFileRecord, keys: [UInt32: [UInt8]], key unwrapped: [UInt8]?, fd: Int32, stored: UInt64,
+        name: RowName
     ) throws -> UInt64 {
-        var key = try fileKey(record, keys: keys, name: name)
+        var key = try unwrapped ?? fileKey(record, keys: keys, name: name)
         defer { BackupEncryption.clear(&key) }
         let cipher = try decryptingCipher(key, name: name)
         let count = Int(stored)
@@ -440,7 +441,8 @@ final class MobileSyncMemberReader: FormatSource {
     static let undecryptable =
         "its content file does not decrypt (not whole blocks or bad padding: damaged, or another key)"
 
-    /// A file's key: its `EncryptionKey` unwrapped with the key of its class, which must be its `ProtectionClass`.
+    /// A file's key: its `EncryptionKey` unwrapped with the key of its class, which must be its `ProtectionClass`
+    /// (the prefetch worker unwraps it ahead; this says why when it did not).
     private func fileKey(_ record: BackupFileRecord, keys: [UInt32: [UInt8]], name: RowName) throws -> [UInt8] {
         guard let wrapped = record.encryptionKey, wrapped.count == 44 else {
             throw RestoreError.refusedMember(name.shown, reason: "its record has no 44-byte EncryptionKey")

@@ -3,16 +3,18 @@ import MobileSyncKit
 import SystemKit
 
 /// Steps Manifest.db's rows (`RowCursor`) and checks each (`MobileSyncRowRules`: the path, the fileID's SHA-1, the
-/// keyed-archive record) on its own thread, in batches handed to the restore's reading thread through the one
+/// keyed-archive record), unwrapping an encrypted backup's file keys, on its own thread, in batches handed to the restore's reading thread through the one
 /// bounded hand-off (`HandOff`, four batches of 256 rows): decoding a row's record costs about as much as staging
 /// its file, so the two run side by side. Rows keep their order; a check's failure travels with its row (the
 /// restore names it), a database error stops the worker and is thrown by `next()`. Only the worker uses the cursor
 /// (and so the SQLite connection) until it has stopped: `stop()` cancels and joins it, and `deinit` does too.
 final class MobileSyncRowPrefetch {
-    /// A row and what its check found.
+    /// A row, what its check found, and (an encrypted backup's file) its key, unwrapped on the worker: nil when it
+    /// does not unwrap (the reader then says why).
     struct CheckedRow {
         let row: ManifestDatabaseReader.Row
         let record: Result<BackupFileRecord, PropertyListReadError>
+        var fileKey: [UInt8]?
     }
 
     /// Rows handed over at once.
@@ -23,10 +25,31 @@ final class MobileSyncRowPrefetch {
         var rows: [CheckedRow] = []
     }
 
-    /// The cursor, used by the worker thread alone.
+    /// The cursor, and the class keys' unwrapping contexts, used by the worker thread alone.
     private final class Rows: @unchecked Sendable {
         let cursor: ManifestDatabaseReader.RowCursor
-        init(_ cursor: ManifestDatabaseReader.RowCursor) { self.cursor = cursor }
+        let keys: [UInt32: [UInt8]]?
+        var unwrappers: [UInt32: KeyWrapper] = [:]
+
+        init(_ cursor: ManifestDatabaseReader.RowCursor, keys: [UInt32: [UInt8]]?) {
+            self.cursor = cursor
+            self.keys = keys
+        }
+
+        /// The file key of an encrypted backup's file record: its `EncryptionKey` unwrapped with its class's key,
+        /// the class being its `ProtectionClass`; nil otherwise.
+        func fileKey(_ record: BackupFileRecord) -> [UInt8]? {
+            guard let keys, record.kind == .file, let wrapped = record.encryptionKey, wrapped.count == 44 else {
+                return nil
+            }
+            let number = wrapped[0..<4].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            guard Int(number) == record.protectionClass else { return nil }
+            if unwrappers[number] == nil {
+                guard let classKey = keys[number], let made = try? KeyWrapper(kek: classKey) else { return nil }
+                unwrappers[number] = made
+            }
+            return unwrappers[number]?.unwrap(Array(wrapped[4...]))
+        }
     }
 
     private let handOff: HandOff<Batch, MobileSyncError>
@@ -34,10 +57,11 @@ final class MobileSyncRowPrefetch {
     private var current: Batch?
     private var index = 0
 
-    init(cursor: ManifestDatabaseReader.RowCursor) throws(SystemError) {
+    /// Reads `cursor`'s rows; with `keys` (an encrypted backup's class keys), unwraps each file's key too.
+    init(cursor: ManifestDatabaseReader.RowCursor, keys: [UInt32: [UInt8]]? = nil) throws(SystemError) {
         let handOff = HandOff<Batch, MobileSyncError>(items: (0..<4).map { _ in Batch() })
         self.handOff = handOff
-        let rows = Rows(cursor)
+        let rows = Rows(cursor, keys: keys)
         worker = try WorkerThread { Self.run(rows, handOff) }
     }
 
@@ -52,7 +76,8 @@ final class MobileSyncRowPrefetch {
             do {
                 while batch.rows.count < batchSize, let row = try rows.cursor.next() {
                     let record = Result { () throws(PropertyListReadError) in try MobileSyncRowRules.check(row) }
-                    batch.rows.append(CheckedRow(row: row, record: record))
+                    let key = (try? record.get()).flatMap { rows.fileKey($0) }
+                    batch.rows.append(CheckedRow(row: row, record: record, fileKey: key))
                 }
             } catch {
                 handOff.fail(error)
@@ -75,6 +100,10 @@ final class MobileSyncRowPrefetch {
             if index < current.rows.count {
                 index += 1
                 return current.rows[index - 1]
+            }
+            // Key bytes do not outlive their batch (best effort: Swift may have copied them).
+            for index in current.rows.indices where current.rows[index].fileKey != nil {
+                BackupEncryption.clear(&current.rows[index].fileKey!)
             }
             handOff.recycle(current)
             self.current = nil
