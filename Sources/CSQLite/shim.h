@@ -35,26 +35,33 @@ static int csqlite_descriptor_close(sqlite3_file *file) {
     return SQLITE_OK;
 }
 
-static int csqlite_descriptor_read(sqlite3_file *file, void *buffer, int amount, sqlite3_int64 offset) {
-    int fd = ((csqlite_descriptor_file *)file)->fd;
-    unsigned char *out = (unsigned char *)buffer;
-    int done = 0;
-    while (done < amount) {
-        ssize_t n = pread(fd, out + done, (size_t)(amount - done), (off_t)(offset + done));
+// Reads `amount` bytes at `offset` of `fd` into `out`, zero-filling past the end: SQLITE_OK, SQLITE_IOERR_SHORT_READ
+// (the file ends first) or SQLITE_IOERR_READ. `*done` gets the bytes read.
+static int csqlite_pread_all(int fd, unsigned char *out, int amount, sqlite3_int64 offset, int *done) {
+    *done = 0;
+    while (*done < amount) {
+        ssize_t n = pread(fd, out + *done, (size_t)(amount - *done), (off_t)(offset + *done));
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) return SQLITE_IOERR_READ;
         if (n == 0) break;
-        done += (int)n;
+        *done += (int)n;
     }
+    if (*done < amount) {
+        memset(out + *done, 0, (size_t)(amount - *done));
+        return SQLITE_IOERR_SHORT_READ;
+    }
+    return SQLITE_OK;
+}
+
+static int csqlite_descriptor_read(sqlite3_file *file, void *buffer, int amount, sqlite3_int64 offset) {
+    unsigned char *out = (unsigned char *)buffer;
+    int done = 0;
+    int status = csqlite_pread_all(((csqlite_descriptor_file *)file)->fd, out, amount, offset, &done);
     if (offset <= 18 && offset + done >= 20 && out[18 - offset] == 2 && out[19 - offset] == 2) {
         out[18 - offset] = 1;
         out[19 - offset] = 1;
     }
-    if (done < amount) {
-        memset(out + done, 0, (size_t)(amount - done));
-        return SQLITE_IOERR_SHORT_READ;
-    }
-    return SQLITE_OK;
+    return status;
 }
 
 static int csqlite_descriptor_write(sqlite3_file *file, const void *buffer, int amount, sqlite3_int64 offset) {
@@ -121,21 +128,8 @@ static int csqlite_temporary_close(sqlite3_file *file) {
 }
 
 static int csqlite_temporary_read(sqlite3_file *file, void *buffer, int amount, sqlite3_int64 offset) {
-    int fd = ((csqlite_descriptor_file *)file)->fd;
-    unsigned char *out = (unsigned char *)buffer;
     int done = 0;
-    while (done < amount) {
-        ssize_t n = pread(fd, out + done, (size_t)(amount - done), (off_t)(offset + done));
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) return SQLITE_IOERR_READ;
-        if (n == 0) break;
-        done += (int)n;
-    }
-    if (done < amount) {
-        memset(out + done, 0, (size_t)(amount - done));
-        return SQLITE_IOERR_SHORT_READ;
-    }
-    return SQLITE_OK;
+    return csqlite_pread_all(((csqlite_descriptor_file *)file)->fd, (unsigned char *)buffer, amount, offset, &done);
 }
 
 static int csqlite_temporary_write(sqlite3_file *file, const void *buffer, int amount, sqlite3_int64 offset) {

@@ -75,6 +75,22 @@ import Testing
         }
     }
 
+    /// An encrypted MobileSync backup of `root` (low key-derivation counts) at `encrypted`, its password file, and an
+    /// empty directory to be TMPDIR.
+    static func encryptedBackup(of root: String, in scratch: FaultScratch) throws
+        -> (backup: String, password: String, temporary: String)
+    {
+        let backup = scratch.base + "/encrypted", password = scratch.base + "/password"
+        try "secret\n".write(toFile: password, atomically: true, encoding: .utf8)
+        try scratch.ok([
+            "backup", root, "--format", "mobilesync", "--encrypt", "--password-file", password,
+            "--kdf-iterations", "10,10", "-o", backup,
+        ])
+        let temporary = scratch.base + "/tmp"
+        try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
+        return (backup, password, temporary)
+    }
+
     /// An encrypted MobileSync restore killed (SIGKILL) or interrupted (SIGINT) while it stages files (at the
     /// main thread's openat2 two thirds of the way through its run: content files and staged files are opened
     /// with it) leaves ROOT as it was, so the next restore succeeds, and nothing in TMPDIR: the decrypted
@@ -82,14 +98,7 @@ import Testing
     @Test func anEncryptedRestoreKilledOrInterruptedLeavesNothingBehind() throws {
         try FaultScratch.with { scratch in
             let root = try scratch.phone(files: 60)
-            let backup = scratch.base + "/encrypted", password = scratch.base + "/password"
-            try "secret\n".write(toFile: password, atomically: true, encoding: .utf8)
-            try scratch.ok([
-                "backup", root, "--format", "mobilesync", "--encrypt", "--password-file", password,
-                "--kdf-iterations", "10,10", "-o", backup,
-            ])
-            let temporary = scratch.base + "/tmp"
-            try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
+            let (backup, password, temporary) = try Self.encryptedBackup(of: root, in: scratch)
             let counting = try scratch.freshDevice("counting")
             let (counted, calls) = try scratch.countMainThreadCalls(
                 ["openat2"], ["restore", backup, counting, "--password-file", password])
@@ -121,14 +130,7 @@ import Testing
     @Test func aSpillingReadOfAnEncryptedBackupNamesNothingInTMPDIR() throws {
         try FaultScratch.with { scratch in
             let root = try scratch.phone(files: 8000, size: 16)
-            let backup = scratch.base + "/encrypted", password = scratch.base + "/password"
-            try "secret\n".write(toFile: password, atomically: true, encoding: .utf8)
-            try scratch.ok([
-                "backup", root, "--format", "mobilesync", "--encrypt", "--password-file", password,
-                "--kdf-iterations", "10,10", "-o", backup,
-            ])
-            let temporary = scratch.base + "/tmp"
-            try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
+            let (backup, password, temporary) = try Self.encryptedBackup(of: root, in: scratch)
             for command in [["verify", backup], ["restore", backup, scratch.base + "/new"]] {
                 let log = scratch.base + "/trace.log"
                 let traced = try Shell.run(
