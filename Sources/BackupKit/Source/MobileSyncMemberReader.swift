@@ -55,6 +55,8 @@ final class MobileSyncMemberReader: FormatSource {
         }
     }
     private var skippedLinks = Findings(one: "symbolic link not restored", many: "symbolic links not restored")
+    private var missingContent = Findings(
+        one: "file whose content file is missing (not restored)", many: "files whose content file is missing (not restored)")
     private var sizeMismatches = Findings(
         one: "file whose size differs from its record's Size", many: "files whose size differs from their record's Size")
     /// The directories of `/var/mobile` domains placed so far: two domains may hold one (`Media` is in MediaDomain
@@ -274,7 +276,8 @@ final class MobileSyncMemberReader: FormatSource {
             link.linkBytes = Array(target.utf8)
             pending.append((link, .none))
         case .file:
-            pending.append(try file(row, record, path: path, key: checked.fileKey))
+            guard let made = try file(row, record, path: path, key: checked.fileKey) else { return }
+            pending.append(made)
         }
     }
 
@@ -316,20 +319,26 @@ final class MobileSyncMemberReader: FormatSource {
         return directory
     }
 
-    /// A file's member and its content, opened and sized: a plain file must be as long as its record says; an
-    /// encrypted one's plaintext length comes from its last block, and one other than the record's is a warning.
+    /// A file's member and its content, opened and sized (an encrypted file's plaintext length comes from its last
+    /// block), or nil when its content file is missing. Real backups have both of these, and neither fails the
+    /// restore (reference §2.4, §5.8): a file whose device reported an I/O error during the backup has a row but no
+    /// content file (skipped with a warning), and a live database's content differs in size from its row's `Size`
+    /// (restored as it is, with a warning). A content file that is there but is no regular file, cannot be opened
+    /// or does not decrypt fails it.
     private func file(_ row: ManifestDatabaseReader.Row, _ record: BackupFileRecord, path: String, key: [UInt8]?) throws
-        -> (ArchiveReader.Member, Content)
+        -> (ArchiveReader.Member, Content)?
     {
         let name = RowName(domain: row.domain, path: row.relativePath, fileID: row.fileID)
         let fd = source.openContent(row.fileID)
         guard fd >= 0 else {
             let code = errno
+            if code == ENOENT {
+                missingContent.add(name.shown)
+                return nil
+            }
             throw RestoreError.refusedMember(
                 name.shown,
-                reason: code == ENOENT
-                    ? "its content file \(name.contentName) is missing"
-                    : "its content file \(name.contentName) cannot be opened (\(String(cString: strerror(code))))")
+                reason: "its content file \(name.contentName) cannot be opened (\(String(cString: strerror(code))))")
         }
         do {
             var status = stat()
@@ -352,11 +361,6 @@ final class MobileSyncMemberReader: FormatSource {
                     sizeMismatches.add("\(name.shown) (\(size) bytes, the record says \(record.size))")
                 }
             } else if stored != record.size {
-                // A copy another tool decrypted keeps what the device wrote, live databases' odd sizes included.
-                guard source.info.isEncrypted else {
-                    throw RestoreError.refusedMember(
-                        name.shown, reason: "its content file is \(stored) bytes, the record says \(record.size)")
-                }
                 sizeMismatches.add("\(name.shown) (\(stored) bytes, the record says \(record.size))")
             }
             dataTotal &+= size
@@ -531,6 +535,7 @@ final class MobileSyncMemberReader: FormatSource {
         if let message = skippedLinks.message {
             warnings.append(message + " (a target outside /var/mobile, or in another app's container)")
         }
+        if let message = missingContent.message { warnings.append(message) }
         if let message = sizeMismatches.message { warnings.append(message + "; restored as they are") }
         var header = try MobileSyncAppList.header(source: source, containers: containers, warnings: &warnings)
         if let udid = source.info.udid, (try? DeviceValue.identifier(udid, field: "udid", maxBytes: 64)) != nil {
