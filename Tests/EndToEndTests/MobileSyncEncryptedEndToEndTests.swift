@@ -58,12 +58,16 @@ import Testing
         try withTemporaryDirectory { scratch in
             let root = scratch + "/phone", encrypted = scratch + "/encrypted", plain = scratch + "/plain"
             let data = try MobileSyncBackupEndToEndTests.phone(root)
+            // Larger than a batch of the content-file thread: encrypted in pieces, one CBC chain.
+            let documents = Self.documents + ["big.bin"]
+            try Data((0..<600_007).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ 1) })
+                .write(to: URL(fileURLWithPath: data + "/Documents/big.bin"))
             try Self.backUp(root, to: encrypted)
             let made = try BackupCheck.devicectl(["backup", root, "--format", "mobilesync", "-o", plain, "-q"])
             #expect(made.status == 0, "\(made.stderr)")
             let app = "AppDomain-\(NudgeFixture.news)", group = MobileSyncBackupEndToEndTests.group
             let flag = "AppDomainGroup-\(group)|Library/Preferences/\(group).plist"
-            let wanted = Self.documents.map { "\(app)|Documents/\($0)" } + [flag, "HomeDomain|Library/SpringBoard/IconState.plist"]
+            let wanted = documents.map { "\(app)|Documents/\($0)" } + [flag, "HomeDomain|Library/SpringBoard/IconState.plist"]
             let before = try TreeSnapshot.take(encrypted)
             let run = try Shell.run(
                 MobileSyncInteropTests.python, ["-c", Self.decrypter, encrypted, Self.password] + wanted, directory: scratch)
@@ -74,7 +78,7 @@ import Testing
             // The same rows as the plain backup of the same device (read with Python's standard library).
             let plainRows = try MobileSyncCheck.read(plain).rows.map { "\($0.domain)|\($0.path)|\($0.flags)" }.sorted()
             #expect(decrypted.rows == plainRows)
-            for name in Self.documents {
+            for name in documents {
                 #expect(decrypted.digests["\(app)|Documents/\(name)"] == (try MobileSyncCheck.sha256(of: data + "/Documents/" + name)), "\(name)")
             }
             #expect(decrypted.digests[flag] == (try MobileSyncCheck.sha256(of: NudgeFixture.suitePath(root))))

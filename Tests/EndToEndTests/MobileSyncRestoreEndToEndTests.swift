@@ -43,6 +43,9 @@ import Testing
         try withTemporaryDirectory { scratch in
             let root = scratch + "/phone", backup = scratch + "/backup", new = scratch + "/new"
             let oldData = try MobileSyncBackupEndToEndTests.phone(root)
+            // Larger than a batch of the content-file thread (256 KiB): handed over in pieces.
+            let big = Data((0..<700_001).map { UInt8(truncatingIfNeeded: $0 &* 17 &+ 3) })
+            try big.write(to: URL(fileURLWithPath: oldData + "/Documents/big.bin"))
             let made = try BackupCheck.devicectl(["backup", root, "--format", "mobilesync", "-o", backup, "-q"])
             try #require(made.status == 0, "\(made.stderr)")
             let before = try TreeSnapshot.take(backup)
@@ -57,6 +60,7 @@ import Testing
             let data = try #require(try Device.open(new).container(.data, identifier: Self.news))
             #expect(try FileManager.default.destinationOfSymbolicLink(atPath: data.path + "/Documents/link")
                 == "../Library/Preferences")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: data.path + "/Documents/big.bin")) == big)
             try Self.expectRestoredPhone(root, new, oldData: oldData)
             #expect(try TreeSnapshot.take(backup) == before, "the restore changed the backup")
             // Not onto a device that has apps.
