@@ -18,6 +18,23 @@ import Testing
         }
     }
 
+    @Test func progressIsDrawnOnRequestAndErasedBeforeTheSummary() throws {
+        try PhoneScratch.with(initialised: false) { phone in
+            let archive = phone.dir + "/backup.tar"
+            try RestoreArchives.withManifest(archive)
+            let drawn = try phone.ok(["verify", archive, "--progress"])
+            #expect(drawn.stderr.contains("\r\u{1B}[2Kverifying "), "\(drawn.stderr)")
+            #expect(drawn.stderr.contains("\r\u{1B}[2Kdevicectl: \(archive) is intact"), "\(drawn.stderr)")
+            // A file archive: the share of it read so far, as a bar and a percentage.
+            #expect(
+                drawn.stderr.range(of: #"verifying  \[[#-]{24}\] +[0-9]{1,3}%"#, options: .regularExpression) != nil,
+                "\(drawn.stderr)")
+            // Not on a pipe unless asked, never with -q.
+            #expect(!(try phone.ok(["verify", archive])).stderr.contains("verifying "))
+            #expect(try phone.ok(["verify", archive, "--progress", "-q"]).stderr.isEmpty)
+        }
+    }
+
     @Test func alteredTruncatedAndPlainArchivesFail() throws {
         try PhoneScratch.with(initialised: false) { phone in
             let altered = phone.dir + "/altered.tar"

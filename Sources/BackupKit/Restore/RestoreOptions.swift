@@ -17,7 +17,7 @@ public struct RestoreOptions {
     /// Polled between blocks; a signal number aborts and undoes the restore.
     public var interruption: @Sendable () -> Int32? = { InterruptSignal.received }
     /// Called after each member with the running counts, on the calling thread (cheap; throttle in the callback).
-    public var progress: ((RestoreProgress) -> Void)?
+    public var progress: ((ReadProgress) -> Void)?
     /// Called with each member staged in ROOT (its normalised name and kind), in archive order, on the calling
     /// thread (`restore -v`); never for the manifest, ROOT itself, DeviceLocal or a path ROOT flags excluded.
     public var restored: ((MemberPath, ArchiveReader.Kind) -> Void)?
@@ -40,14 +40,4 @@ public struct RestoreOptions {
     }
 
     public init() {}
-}
-
-/// Running counts for a progress display.
-public struct RestoreProgress: Sendable {
-    public let files: UInt64
-    public let bytes: UInt64
-    /// Compressed bytes read from the archive so far.
-    public let archiveBytes: UInt64
-    /// Seconds since the restore started (monotonic clock).
-    public let seconds: Double
 }

@@ -104,7 +104,7 @@ final class RestoreSession {
             try apply(member, path, pipeline)
             if let progress = options.progress {
                 progress(
-                    RestoreProgress(
+                    ReadProgress(
                         files: observed.files, bytes: observed.bytes, archiveBytes: reader.inputBytes,
                         seconds: RestoreSession.monotonicSeconds() - started))
             }

@@ -13,7 +13,8 @@ public enum ArchiveVerification {
     /// a problem in the report).
     public static func verify(
         archive: String, problemLimit: Int = 1000, limit: ExpansionLimit = .reading,
-        interruption: @escaping @Sendable () -> Int32? = { InterruptSignal.received }
+        interruption: @escaping @Sendable () -> Int32? = { InterruptSignal.received },
+        progress: ((ReadProgress) -> Void)? = nil
     ) throws -> VerifyReport {
         var report = VerifyReport()
         let reader: any FormatSource
@@ -24,6 +25,8 @@ public enum ArchiveVerification {
             return report
         }
         defer { try? reader.close() }
-        return try VerifyPass(reader: reader, problemLimit: problemLimit, interruption: interruption).run()
+        return try VerifyPass(
+            reader: reader, problemLimit: problemLimit, interruption: interruption, progress: progress
+        ).run()
     }
 }

@@ -16,11 +16,17 @@ final class VerifyPass {
     private let memberDigest: Manifest.MemberDigest
     private var observed = ManifestCheck.Observed()
     private var manifestSeen = false
+    private let progress: ((ReadProgress) -> Void)?
+    private let started = RestoreSession.monotonicSeconds()
 
-    init(reader: any FormatSource, problemLimit: Int, interruption: @escaping @Sendable () -> Int32?) throws {
+    init(
+        reader: any FormatSource, problemLimit: Int, interruption: @escaping @Sendable () -> Int32?,
+        progress: ((ReadProgress) -> Void)? = nil
+    ) throws {
         self.reader = reader
         self.problemLimit = problemLimit
         self.interruption = interruption
+        self.progress = progress
         digest = try SHA256Digest()
         memberDigest = try Manifest.MemberDigest()
     }
@@ -28,7 +34,15 @@ final class VerifyPass {
     /// Reads every member, then judges what only the whole archive shows. A damaged stream is a problem.
     func run() throws -> VerifyReport {
         do {
-            while let member = try reader.next() { try verify(member) }
+            while let member = try reader.next() {
+                try verify(member)
+                if let progress {
+                    progress(
+                        ReadProgress(
+                            files: report.files, bytes: report.bytes, archiveBytes: reader.inputBytes,
+                            seconds: RestoreSession.monotonicSeconds() - started))
+                }
+            }
             if manifestSeen, let problem = reader.alterationProblem { add(problem) }
             if !manifestSeen {
                 add("the archive has no devicectl manifest (\(Manifest.memberName)): nothing to verify against")

@@ -14,7 +14,7 @@ enum VerifyCommand: Command {
                 ["--max-bytes"], .value("N"),
                 help: "Refuse more than N bytes of file data (K, M, G, T suffixes; default 64G)."),
             passwordFileOption, quietOption, jsonOption,
-        ],
+        ] + progressOptions,
         discussion: """
             Reads the archive once without extracting: hashes every file and compares it with the manifest
             (path, size, SHA-256), checks counts and the members line (metadata of every member and the manifest
@@ -23,6 +23,8 @@ enum VerifyCommand: Command {
             archive without a manifest (nothing to verify against). An archive holding more file data than
             --max-bytes (64 GiB unless told) is refused at the member that crosses it, as restore refuses one that
             does not fit on ROOT's file system. -q prints nothing for an intact archive, and a bad one's problems.
+            On a terminal (or with --progress) a progress line shows the share of an archive file read so far, as a
+            bar and a percentage, and the time left.
             A directory is a MobileSync backup (or a MobileSync/Backup folder holding one): its plists, every
             Manifest.db row and record as restore would check them, every file's content file and its size, and no
             stray content file; nothing in it is changed. An encrypted one needs its password (--password-file,
@@ -54,7 +56,22 @@ enum VerifyCommand: Command {
         if case .mobileSync(let backup) = try BackupLocation.of(archive) {
             return try verifyMobileSync(backup, archive: archive, arguments, context)
         }
-        let report = try ArchiveVerification.verify(archive: archive, limit: limit)
+        let bar = ProgressBar(console: context.console, enabled: context.showsProgress(arguments), label: "verifying")
+        let archiveSize = archive == "-" ? nil : RestoreCommand.regularFileSize(archive)
+        let report: VerifyReport
+        do {
+            report = try ArchiveVerification.verify(
+                archive: archive, limit: limit,
+                progress: { progress in
+                    let fraction = archiveSize.map { Double(progress.archiveBytes) / Double($0) }
+                    bar.update(
+                        files: progress.files, bytes: progress.bytes, seconds: progress.seconds, fraction: fraction)
+                })
+            bar.finish()
+        } catch {
+            bar.finish()
+            throw error
+        }
         if arguments.flag("--json") {
             context.console.result(Result(report, archive: archive))
             guard !report.isValid else { return 0 }
