@@ -128,6 +128,31 @@ import Testing
         }
     }
 
+    /// install, launch and list print data on stdout: they take -q as every command that prints does, and it keeps
+    /// that data (only stderr is silenced).
+    @Test func quietKeepsTheDataOfInstallLaunchAndList() throws {
+        try withTemporaryDirectory { dir in
+            let root = dir + "/phone"
+            let environment = ["DEVICECTL_NOW": "2026-12-01T08:00:00Z"]
+            #expect(try BackupCheck.devicectl(["init", root], environment: environment).status == 0)
+            let install = try BackupCheck.devicectl(
+                ["install", root, "--app", "com.example.news", "-q"], environment: environment)
+            #expect(install.status == 0 && install.stderr.isEmpty && install.stdout.hasPrefix("installed com.example.news"),
+                    "\(install.stdout)\(install.stderr)")
+            let launch = try BackupCheck.devicectl(
+                ["launch", root, "--app", "com.example.news", "--quiet"], environment: environment)
+            #expect(launch.status == 0 && launch.stderr.isEmpty && launch.stdout.contains("device token sent: "),
+                    "\(launch.stdout)\(launch.stderr)")
+            try Self.makeTree(dir + "/src")
+            let tar = try Shell.run("tar", ["-cf", dir + "/plain.tar", "-C", dir + "/src", "."])
+            try #require(tar.status == 0, "\(tar.stderr)")
+            let loud = try BackupCheck.devicectl(["list", dir + "/plain.tar"])
+            let quiet = try BackupCheck.devicectl(["list", dir + "/plain.tar", "-q"])
+            #expect(quiet.status == 0 && quiet.stderr.isEmpty && quiet.stdout == loud.stdout && !quiet.stdout.isEmpty,
+                    "\(quiet.stderr)")
+        }
+    }
+
     @Test func quietStillPrintsTheErrorAndKeepsTheExitStatus() throws {
         try PhoneScratch.with(initialised: false) { phone in
             let altered = phone.dir + "/altered.tar"

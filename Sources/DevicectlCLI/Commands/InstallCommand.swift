@@ -27,7 +27,7 @@ enum InstallCommand: Command {
             OptionSpec(
                 ["--flag-key"], .value("KEY"), help: "The shared defaults flag key (default notificationEnabled)."),
             OptionSpec(["--no-widget"], help: "The app has no nudge widget."),
-            lockTimeoutOption,
+            lockTimeoutOption, quietOption,
             jsonOption,
         ],
         discussion: """

@@ -8,7 +8,7 @@ enum LaunchCommand: Command {
         positionals: [PositionalSpec("ROOT", help: "The device root.")],
         options: [
             OptionSpec(["--app"], .value("BUNDLE_ID"), help: "The app to launch (required)."), nowOption,
-            lockTimeoutOption,
+            lockTimeoutOption, quietOption,
             jsonOption,
         ],
         discussion: """

@@ -14,7 +14,7 @@ enum ListCommand: Command {
                            optional: true, variadic: true),
         ],
         options: [
-            OptionSpec(["--summary"], help: "Print only the manifest summary, not the members."),
+            OptionSpec(["--summary"], help: "Print only the manifest summary, not the members."), quietOption,
             OptionSpec(
                 ["--max-bytes"], .value("N"),
                 help: "Refuse more than N bytes of file data (K, M, G, T suffixes; default 64G)."),
