@@ -102,6 +102,14 @@ final class Console: Sendable {
         state.withLock { $0.enabled ? .some($0.command) : nil }
     }
 
+    /// Writes a progress line on stderr under `--json` (never under `--quiet`).
+    func progress(_ line: JSONProgressLine) {
+        guard let command = jsonCommand(), !isQuiet else { return }
+        var line = line
+        line.command = command
+        write(JSONOutput.line(line) + "\n", to: STDERR_FILENO)
+    }
+
     private func stderrLine(_ line: JSONStderrLine) {
         write(JSONOutput.line(line) + "\n", to: STDERR_FILENO)
     }

@@ -26,10 +26,23 @@ final class ProgressBar {
 
     /// Redraws with the current counts (throttled to 10 Hz unless `force`).
     /// `fraction`: how much of the work is done (0...1), when known.
-    func update(files: UInt64, bytes: UInt64, seconds: Double, fraction: Double? = nil, force: Bool = false) {
+    /// `total`: the input's size, when known (for `--json` progress lines). Under `--json`, a `JSONProgressLine`
+    /// on stderr instead of the drawn line.
+    func update(
+        files: UInt64, bytes: UInt64, seconds: Double, fraction: Double? = nil, total: UInt64? = nil,
+        force: Bool = false
+    ) {
         guard enabled else { return }
         guard force || seconds - lastDraw >= 0.1 else { return }
         lastDraw = seconds
+        if console.isJSON {
+            let (done, remaining) = Self.progress(fraction, seconds: seconds)
+            console.progress(
+                JSONProgressLine(
+                    files: files, bytes: bytes, total: total, percent: done.map { ($0 * 1000).rounded() / 10 },
+                    secondsRemaining: remaining.map { ($0 * 10).rounded() / 10 }, seconds: (seconds * 10).rounded() / 10))
+            return
+        }
         // Measured at every draw, so a resized terminal gets lines of its new width.
         let width = Self.columns(environment: environment)
         let line = Self.line(
@@ -46,10 +59,8 @@ final class ProgressBar {
         label: String, files: UInt64, bytes: UInt64, seconds: Double, fraction: Double?, width: Int
     ) -> String {
         var bar: String?
-        var remaining: Double?
-        if let done = fraction, done.isFinite, done >= 0 {
-            let fraction = min(1, done)
-            if fraction >= 0.01 && fraction < 1 { remaining = seconds * (1 - fraction) / fraction }
+        let (done, remaining) = progress(fraction, seconds: seconds)
+        if let fraction = done {
             let cells = 24
             let filled = Int(fraction * Double(cells))
             bar = "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: cells - filled) + "] "
@@ -68,6 +79,13 @@ final class ProgressBar {
             if line.count <= room { return line }
         }
         return String(counts.prefix(room))
+    }
+
+    /// The share done (0...1) and the time left (from the rate so far, once 1% is done), when a fraction is known.
+    static func progress(_ fraction: Double?, seconds: Double) -> (done: Double?, remaining: Double?) {
+        guard let value = fraction, value.isFinite, value >= 0 else { return (nil, nil) }
+        let done = min(1, value)
+        return (done, done >= 0.01 && done < 1 ? seconds * (1 - done) / done : nil)
     }
 
     /// The terminal's width: TIOCGWINSZ on stderr, else `COLUMNS`, else 80.

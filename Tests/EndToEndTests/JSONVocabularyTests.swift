@@ -39,7 +39,8 @@ import Testing
             let value = try #require(
                 try? JSONDecoder().decode(StrictJSON.self, from: Data(line.utf8)), "not JSON on stderr: \(line)",
                 sourceLocation: sourceLocation)
-            let problems = vocabulary.problems(value, object: JSONVocabulary.stderrName)
+            let isProgress = line.contains(#""type":"progress""#)
+            let problems = vocabulary.problems(value, object: isProgress ? "ProgressLine" : JSONVocabulary.stderrName)
             #expect(problems.isEmpty, "\(problems) in \(line)", sourceLocation: sourceLocation)
         }
         if status != 0 {
@@ -257,6 +258,37 @@ import Testing
             let damaged = try Self.check(try Self.run(["verify", bad], at: nil), "verify", status: 1)
             #expect(damaged["ok"] as? Bool == false)
             #expect((damaged["problems"] as? [[String: Any]])?.isEmpty == false)
+        }
+    }
+
+    /// With `--progress`, backup, verify and restore write ProgressLines on stderr (the first at once, then at most
+    /// ten a second); the result is still the one object on stdout. Reading an archive file, a line knows its
+    /// total and percent.
+    @Test func progressLinesUnderJSON() throws {
+        try withTemporaryDirectory { dir in
+            try FileManager.default.createDirectory(atPath: "\(dir)/src/Documents", withIntermediateDirectories: true)
+            try Data("hi".utf8).write(to: URL(fileURLWithPath: "\(dir)/src/Documents/a.txt"))
+            let archive = "\(dir)/good.tar"
+            try RestoreArchives.withManifest(archive)
+            let runs: [([String], String)] = [
+                (["backup", "\(dir)/src", "-o", "\(dir)/b.tar", "--progress"], "backup"),
+                (["verify", archive, "--progress"], "verify"),
+                (["restore", archive, "\(dir)/phone", "--progress"], "restore"),
+            ]
+            for (arguments, name) in runs {
+                let result = try Self.run(arguments, at: nil)
+                try Self.check(result, name)
+                let lines = result.stderr.split(separator: "\n").filter { $0.contains(#""type":"progress""#) }
+                #expect(!lines.isEmpty, "\(name): \(result.stderr)")
+                let first = try #require(try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])
+                #expect(first["command"] as? String == name)
+                if name != "backup" {
+                    #expect(first["total"] as? Int == (try FileManager.default.attributesOfItem(atPath: archive)[.size] as? Int))
+                    #expect(first["percent"] is Double || first["percent"] is Int, "\(lines[0])")
+                }
+            }
+            let quiet = try Self.run(["verify", archive, "--progress", "-q"], at: nil)
+            #expect(!quiet.stderr.contains(#""type":"progress""#), "\(quiet.stderr)")
         }
     }
 

@@ -58,7 +58,9 @@ enum RestoreCommand: Command {
         let archiveSize = archive == "-" ? nil : Self.regularFileSize(archive)
         options.progress = { progress in
             let fraction = archiveSize.map { Double(progress.archiveBytes) / Double($0) }
-            bar.update(files: progress.files, bytes: progress.bytes, seconds: progress.seconds, fraction: fraction)
+            bar.update(
+                files: progress.files, bytes: progress.bytes, seconds: progress.seconds, fraction: fraction,
+                total: archiveSize)
         }
         if arguments.flag("--verbose") {
             let console = context.console

@@ -65,7 +65,8 @@ enum VerifyCommand: Command {
                 progress: { progress in
                     let fraction = archiveSize.map { Double(progress.archiveBytes) / Double($0) }
                     bar.update(
-                        files: progress.files, bytes: progress.bytes, seconds: progress.seconds, fraction: fraction)
+                        files: progress.files, bytes: progress.bytes, seconds: progress.seconds, fraction: fraction,
+                        total: archiveSize)
                 })
             bar.finish()
         } catch {

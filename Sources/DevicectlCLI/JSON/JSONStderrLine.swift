@@ -2,7 +2,8 @@
 
 /// What devicectl writes on stderr under `--json`, one object per line, so that stderr stays machine-readable:
 /// `warning` (also listed in the result's `warnings`), `notice` (e.g. waiting for the device lock) and `error`
-/// (the failure that ends the command, with its exit status). docs/JSON.md reserves `progress` for issue 19.
+/// (the failure that ends the command, with its exit status). Progress lines have keys of their own
+/// (`JSONProgressLine`).
 struct JSONStderrLine: Codable, Equatable, Sendable {
     enum Kind: String, Codable, Sendable {
         case warning, notice, error
