@@ -92,6 +92,24 @@ struct ScriptScenarioTests {
         }
     }
 
+    /// The two smaller stories: flag policies side by side, and two widgets on one home screen.
+    static let stories = ["Examples/flag-policies.sh", "Examples/two-widgets.sh"]
+
+    @Test("The policy and two-widget examples say their story held, and not with a widget that never runs",
+          arguments: stories)
+    func storyExampleHoldsAndFailsWhenSabotaged(script: String) throws {
+        try withTemporaryDirectory { dir in
+            let result = try Self.run(script, in: dir, environment: ["DEVICECTL": DevicectlBinary.path])
+            #expect(result.status == 0, "\(script):\n\(result.stdout)\n\(result.stderr)")
+            #expect(Self.lastLine(result.stdout).hasPrefix("Verdict: the story held"), "\(result.stdout)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: dir).isEmpty, "\(script) left files behind")
+            let fake = try Self.sabotagedDevicectl(in: dir)
+            let sabotaged = try Self.run(script, in: dir, environment: ["DEVICECTL": fake])
+            #expect(sabotaged.status == 1 && Self.lastLine(sabotaged.stdout).hasPrefix("Verdict: the story did not hold"),
+                    "\(sabotaged.stdout)\n\(sabotaged.stderr)")
+        }
+    }
+
     /// A phone (News installed, its widget placed, launched when `launched`) backed up in the MobileSync format
     /// into `dir/backup`, encrypted when `password` is given.
     static func phoneBackup(in dir: String, launched: Bool, password: String? = nil) throws -> String {
