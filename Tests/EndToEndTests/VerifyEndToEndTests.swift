@@ -35,6 +35,22 @@ import Testing
         }
     }
 
+    /// list draws it too, when asked: its member lines are on stdout, the progress line on stderr.
+    @Test func listDrawsProgressOnRequest() throws {
+        try PhoneScratch.with(initialised: false) { phone in
+            let archive = phone.dir + "/backup.tar"
+            try RestoreArchives.withManifest(archive)
+            let plain = try phone.ok(["list", archive])
+            let drawn = try phone.ok(["list", archive, "--progress"])
+            #expect(drawn.stdout == plain.stdout)
+            #expect(
+                drawn.stderr.range(of: #"listing  \[[#-]{24}\] +[0-9]{1,3}%"#, options: .regularExpression) != nil,
+                "\(drawn.stderr)")
+            #expect(drawn.stderr.hasSuffix("\r\u{1B}[2K"), "erased at the end: \(drawn.stderr)")
+            #expect(!plain.stderr.contains("listing "))
+        }
+    }
+
     @Test func alteredTruncatedAndPlainArchivesFail() throws {
         try PhoneScratch.with(initialised: false) { phone in
             let altered = phone.dir + "/altered.tar"

@@ -17,21 +17,36 @@ public struct ListSummary: Sendable {
 
 /// Lists archives without extracting them.
 public enum ArchiveListing {
-    /// Calls `each` for every member in order (the manifest member too), then returns the manifest summary.
+    /// Calls `each` for every member in order (the manifest member too), then returns the manifest summary;
+    /// `progress` gets the running counts after each member, on the calling thread.
     /// The manifest is read by restore's rules (`ManifestCheck`), so a manifest restore refuses is a problem here.
     /// Throws when the archive cannot be opened or is damaged (after listing what came before the damage), or
     /// expands beyond `limit` (restore's and verify's expansion check).
     public static func list(
         archive: String, limit: ExpansionLimit = .reading,
         interruption: @escaping @Sendable () -> Int32? = { InterruptSignal.received },
+        progress: ((ReadProgress) -> Void)? = nil,
         each: (ArchiveReader.Member) throws -> Void
     ) throws -> ListSummary {
         let reader = try ArchiveSource.open(archive, limit: limit, interruption: interruption)
         defer { try? reader.close() }
         var summary = ListSummary()
+        let started = RestoreSession.monotonicSeconds()
+        var files: UInt64 = 0
+        var bytes: UInt64 = 0
         while let member = try reader.next() {
             summary.members += 1
             try each(member)
+            if let progress {
+                if member.kind == .regular {
+                    files += 1
+                    bytes &+= UInt64(max(0, member.size))
+                }
+                progress(
+                    ReadProgress(
+                        files: files, bytes: bytes, archiveBytes: reader.inputBytes,
+                        seconds: RestoreSession.monotonicSeconds() - started))
+            }
             let isManifest =
                 member.kind == .regular && (try? MemberPath(member.pathBytes))?.bytes == RestoreSession.manifestName
             guard isManifest, summary.header == nil else { continue }

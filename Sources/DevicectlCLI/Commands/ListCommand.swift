@@ -19,7 +19,7 @@ enum ListCommand: Command {
                 ["--max-bytes"], .value("N"),
                 help: "Refuse more than N bytes of file data (K, M, G, T suffixes; default 64G)."),
             VerifyCommand.passwordFileOption, jsonOption,
-        ],
+        ] + progressOptions,
         discussion: """
             One line per member: type and mode, owner, size, mtime (UTC), path (and link target). Then the
             manifest: the source device, the apps a restore reinstalls, the widgets, and the totals. The archive is
@@ -29,6 +29,8 @@ enum ListCommand: Command {
             that selects nothing fails the command (exit 1) after the listing, as tar -t does. The summary's count
             is of all members. A directory is a MobileSync backup (or a MobileSync/Backup folder holding one):
             one line per Manifest.db row (domain/path), then the device, iOS version, date and apps.
+            With --progress, or on a terminal while the member lines go elsewhere (a pipe, a file, --summary,
+            --json), a progress line on stderr shows the share of an archive file read and the time left.
             Example: devicectl list /tmp/phone.tar.zst
             Example: devicectl list /tmp/phone.tar.zst Library/SpringBoard '*.plist' --summary
             """
@@ -50,17 +52,36 @@ enum ListCommand: Command {
         }
         var members: [Member] = []
         let summary: ListSummary
+        // A progress line on stderr, but not between member lines on the same terminal: only when stdout goes
+        // elsewhere, or carries no member lines (--summary, --json).
+        let stdoutFree = summaryOnly || json || isatty(STDOUT_FILENO) == 0
+        let bar = ProgressBar(
+            console: context.console, enabled: stdoutFree && context.showsProgress(arguments), label: "listing")
+        let archiveSize = archive == "-" ? nil : RestoreCommand.regularFileSize(archive)
         do {
-            summary = try ArchiveListing.list(archive: archive, limit: limit) { member in
-                guard filter.selects(member.path), !summaryOnly else { return }
-                if json {
-                    members.append(Member(member))
-                } else {
-                    context.console.out(line(member))
-                }
-            }
+            summary = try ArchiveListing.list(
+                archive: archive, limit: limit,
+                progress: { progress in
+                    let fraction = archiveSize.map { Double(progress.archiveBytes) / Double($0) }
+                    bar.update(
+                        files: progress.files, bytes: progress.bytes, seconds: progress.seconds, fraction: fraction,
+                        total: archiveSize)
+                },
+                each: { member in
+                    guard filter.selects(member.path), !summaryOnly else { return }
+                    if json {
+                        members.append(Member(member))
+                    } else {
+                        context.console.out(line(member))
+                    }
+                })
+            bar.finish()
         } catch let error as ArchiveReaderError {
+            bar.finish()
             throw ArchiveFailure(archive: archive, cause: error)
+        } catch {
+            bar.finish()
+            throw error
         }
         let status = try report(
             summary, members: members, archive: archive, json: json, blankLine: !summaryOnly, context)
