@@ -57,16 +57,10 @@ enum ListCommand: Command {
         let stdoutFree = summaryOnly || json || isatty(STDOUT_FILENO) == 0
         let bar = ProgressBar(
             console: context.console, enabled: stdoutFree && context.showsProgress(arguments), label: "listing")
-        let archiveSize = archive == "-" ? nil : RestoreCommand.regularFileSize(archive)
+        let archiveSize = ProgressBar.archiveSize(of: archive)
         do {
             summary = try ArchiveListing.list(
-                archive: archive, limit: limit,
-                progress: { progress in
-                    let fraction = archiveSize.map { Double(progress.archiveBytes) / Double($0) }
-                    bar.update(
-                        files: progress.files, bytes: progress.bytes, seconds: progress.seconds, fraction: fraction,
-                        total: archiveSize)
-                },
+                archive: archive, limit: limit, progress: { bar.update($0, archiveSize: archiveSize) },
                 each: { member in
                     guard filter.selects(member.path), !summaryOnly else { return }
                     if json {

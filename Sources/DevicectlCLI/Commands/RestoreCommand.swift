@@ -55,13 +55,8 @@ enum RestoreCommand: Command {
         }
         let bar = ProgressBar(console: context.console, enabled: context.showsProgress(arguments), label: "restoring")
         // The share of the archive read so far, when it is a file of known size (not a pipe or standard input).
-        let archiveSize = archive == "-" ? nil : Self.regularFileSize(archive)
-        options.progress = { progress in
-            let fraction = archiveSize.map { Double(progress.archiveBytes) / Double($0) }
-            bar.update(
-                files: progress.files, bytes: progress.bytes, seconds: progress.seconds, fraction: fraction,
-                total: archiveSize)
-        }
+        let archiveSize = ProgressBar.archiveSize(of: archive)
+        options.progress = { bar.update($0, archiveSize: archiveSize) }
         if arguments.flag("--verbose") {
             let console = context.console
             options.restored = { path, kind in
@@ -129,12 +124,5 @@ enum RestoreCommand: Command {
                     + "\(BackupCommand.counted(skipped.entries, "archive entry")) not restored")
         }
         return lines.joined(separator: "\n")
-    }
-
-    /// The size of `path` when it is a regular file with data; nil for anything else (a FIFO, a device).
-    static func regularFileSize(_ path: String) -> UInt64? {
-        var status = stat()
-        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size > 0 else { return nil }
-        return UInt64(status.st_size)
     }
 }

@@ -57,17 +57,11 @@ enum VerifyCommand: Command {
             return try verifyMobileSync(backup, archive: archive, arguments, context)
         }
         let bar = ProgressBar(console: context.console, enabled: context.showsProgress(arguments), label: "verifying")
-        let archiveSize = archive == "-" ? nil : RestoreCommand.regularFileSize(archive)
+        let archiveSize = ProgressBar.archiveSize(of: archive)
         let report: VerifyReport
         do {
             report = try ArchiveVerification.verify(
-                archive: archive, limit: limit,
-                progress: { progress in
-                    let fraction = archiveSize.map { Double(progress.archiveBytes) / Double($0) }
-                    bar.update(
-                        files: progress.files, bytes: progress.bytes, seconds: progress.seconds, fraction: fraction,
-                        total: archiveSize)
-                })
+                archive: archive, limit: limit, progress: { bar.update($0, archiveSize: archiveSize) })
             bar.finish()
         } catch {
             bar.finish()
