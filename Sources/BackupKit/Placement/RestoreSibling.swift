@@ -80,6 +80,12 @@ final class RestoreSibling {
             guard fstat(fd, &status) == 0, status.st_uid == geteuid(), flock(fd, LOCK_EX | LOCK_NB) == 0 else {
                 continue
             }
+            // The lock was free: the restore that made it died, or it has just finished and renamed its sibling onto
+            // ROOT (then released the lock). Only a directory still under the sibling's name is stale; with the lock
+            // held nobody renames it any more, so this check stands until the removal.
+            var named = stat()
+            let stillNamed = cName.withPointer { fstatat(parent.rawValue, $0, &named, AT_SYMLINK_NOFOLLOW) } == 0
+            guard stillNamed, named.st_ino == status.st_ino, named.st_dev == status.st_dev else { continue }
             try TreeRemoval.remove(entry.name, in: parent.rawValue, display: shown)
             try stale.close()
             removed.append(cName.text)
