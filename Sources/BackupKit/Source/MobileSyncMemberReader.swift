@@ -63,9 +63,10 @@ final class MobileSyncMemberReader: FormatSource {
     /// and CameraRollDomain; HealthDomain's root is HomeDomain's `Library`), and the first one's row makes it.
     private var mobileDirectories: Set<String> = []
     private var dataTotal: UInt64 = 0
-    /// The one decrypting context, restarted for each file of an encrypted backup, and an unwrapping one a class.
+    /// The one decrypting context, restarted for each file of an encrypted backup, and the class keys' unwrapper
+    /// for a key the prefetch worker did not unwrap (to say why).
     private var decryptor: FileCipher?
-    private var unwrappers: [UInt32: KeyWrapper] = [:]
+    private var unwrapper: ClassKeyUnwrapper?
     private let owner = (uid: Int64(geteuid()), gid: Int64(getegid()))
     private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 16)
     private let plain = UnsafeMutableRawBufferPointer.allocate(byteCount: (256 << 10) + 32, alignment: 16)
@@ -448,13 +449,11 @@ final class MobileSyncMemberReader: FormatSource {
     /// A file's key: its `EncryptionKey` unwrapped with the key of its class, which must be its `ProtectionClass`
     /// (the prefetch worker unwraps it ahead; this says why when it did not).
     private func fileKey(_ record: BackupFileRecord, keys: [UInt32: [UInt8]], name: RowName) throws -> [UInt8] {
-        guard let wrapped = record.encryptionKey, wrapped.count == 44 else {
+        guard let wrapped = record.encryptionKey.flatMap(WrappedKey.init) else {
             throw RestoreError.refusedMember(name.shown, reason: "its record has no 44-byte EncryptionKey")
         }
-        let number = wrapped[0..<4].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-        guard Int(number) == record.protectionClass, let unwrapper = unwrapper(number, keys),
-            let key = unwrapper.unwrap(Array(wrapped[4...]))
-        else {
+        if unwrapper == nil { unwrapper = ClassKeyUnwrapper(keys: keys) }
+        guard Int(wrapped.protectionClass) == record.protectionClass, let key = unwrapper?.unwrap(wrapped) else {
             throw RestoreError.refusedMember(name.shown, reason: "its key does not unwrap with its protection class's key")
         }
         return key
@@ -470,14 +469,6 @@ final class MobileSyncMemberReader: FormatSource {
         } catch {
             throw RestoreError.refusedMember(name.shown, reason: "\(error)")
         }
-    }
-
-    /// The unwrapping context of class `number`, made at its first file; nil for a class the keybag lacks.
-    private func unwrapper(_ number: UInt32, _ keys: [UInt32: [UInt8]]) -> KeyWrapper? {
-        if let made = unwrappers[number] { return made }
-        guard let classKey = keys[number], let made = try? KeyWrapper(kek: classKey) else { return nil }
-        unwrappers[number] = made
-        return made
     }
 
     /// A member for `path` with the record's mode and time; owned by whoever restores (a backup's `mobile` is no

@@ -25,30 +25,23 @@ final class MobileSyncRowPrefetch {
         var rows: [CheckedRow] = []
     }
 
-    /// The cursor, and the class keys' unwrapping contexts, used by the worker thread alone.
+    /// The cursor, and the class keys' unwrapper, used by the worker thread alone.
     private final class Rows: @unchecked Sendable {
         let cursor: ManifestDatabaseReader.RowCursor
-        let keys: [UInt32: [UInt8]]?
-        var unwrappers: [UInt32: KeyWrapper] = [:]
+        let keys: ClassKeyUnwrapper?
 
         init(_ cursor: ManifestDatabaseReader.RowCursor, keys: [UInt32: [UInt8]]?) {
             self.cursor = cursor
-            self.keys = keys
+            self.keys = keys.map(ClassKeyUnwrapper.init)
         }
 
         /// The file key of an encrypted backup's file record: its `EncryptionKey` unwrapped with its class's key,
         /// the class being its `ProtectionClass`; nil otherwise.
         func fileKey(_ record: BackupFileRecord) -> [UInt8]? {
-            guard let keys, record.kind == .file, let wrapped = record.encryptionKey, wrapped.count == 44 else {
-                return nil
-            }
-            let number = wrapped[0..<4].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-            guard Int(number) == record.protectionClass else { return nil }
-            if unwrappers[number] == nil {
-                guard let classKey = keys[number], let made = try? KeyWrapper(kek: classKey) else { return nil }
-                unwrappers[number] = made
-            }
-            return unwrappers[number]?.unwrap(Array(wrapped[4...]))
+            guard let keys, record.kind == .file, let wrapped = record.encryptionKey.flatMap(WrappedKey.init),
+                Int(wrapped.protectionClass) == record.protectionClass
+            else { return nil }
+            return keys.unwrap(wrapped)
         }
     }
 

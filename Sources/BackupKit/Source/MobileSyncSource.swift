@@ -98,12 +98,11 @@ final class MobileSyncSource {
         directory: Int32, info: BackupInfo, keys: [UInt32: [UInt8]], path: String
     ) throws -> Int32 {
         let shown = "\(path)/Manifest.db"
-        guard let wrapped = info.manifestKey, wrapped.count == 44 else {
+        guard let wrapped = info.manifestKey.flatMap(WrappedKey.init) else {
             throw MobileSyncReadError.properties(
                 .init(file: "\(path)/Manifest.plist", reason: "an encrypted Manifest.db needs a 44-byte ManifestKey"))
         }
-        let number = wrapped[0..<4].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-        guard let classKey = keys[number], var key = try KeyWrap.unwrap(Array(wrapped[4...]), with: classKey) else {
+        guard var key = ClassKeyUnwrapper(keys: keys).unwrap(wrapped) else {
             throw MobileSyncReadError.refusedRow(path: path, entry: "Manifest.db", reason: "its ManifestKey does not unwrap")
         }
         defer { BackupEncryption.clear(&key) }

@@ -50,6 +50,7 @@ public enum MobileSyncVerification {
         var directories: Set<String> = []
         var previous = ""
         var fileRows = 0
+        let unwrapper = source.classKeys.map(ClassKeyUnwrapper.init)
         do {
             try source.forEachRow(
                 entry: { entry in
@@ -79,7 +80,7 @@ public enum MobileSyncVerification {
                         report.files += 1
                         report.bytes += record.size
                         fileRows += 1
-                        if let keys = source.classKeys {
+                        if let keys = unwrapper {
                             switch decryptionProblem(source, entry.fileID, record: record, keys: keys) {
                             case .none: break
                             case .warning(let text): report.warnings.append("\(name): \(text)")
@@ -147,16 +148,16 @@ public enum MobileSyncVerification {
     /// `ProtectionClass`, as readers take one or the other), its content file decrypts with valid padding, and a
     /// plaintext length other than the record's `Size` is a warning (live databases do this in real backups).
     private static func decryptionProblem(
-        _ source: MobileSyncSource, _ fileID: String, record: BackupFileRecord, keys: [UInt32: [UInt8]]
+        _ source: MobileSyncSource, _ fileID: String, record: BackupFileRecord, keys: ClassKeyUnwrapper
     ) -> Finding {
-        guard let wrapped = record.encryptionKey, wrapped.count == 44 else {
+        guard let wrapped = record.encryptionKey.flatMap(WrappedKey.init) else {
             return .problem("its record has no 44-byte EncryptionKey")
         }
-        let number = wrapped[0..<4].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        let number = wrapped.protectionClass
         guard Int(number) == record.protectionClass else {
             return .problem("its EncryptionKey is of class \(number), its ProtectionClass \(record.protectionClass)")
         }
-        guard let classKey = keys[number], var key = try? KeyWrap.unwrap(Array(wrapped[4...]), with: classKey) else {
+        guard var key = keys.unwrap(wrapped) else {
             return .problem("its key does not unwrap with class \(number)'s key")
         }
         defer { BackupEncryption.clear(&key) }
