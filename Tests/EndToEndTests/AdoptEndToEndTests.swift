@@ -150,10 +150,12 @@ import TestSupport
         -> String
     {
         let archive = "\(dir)/phone.tar"
-        let backup = try DevicectlBinary.run(["backup", data, "-o", archive])
+        // The restored phone's clock starts at the restore's time: pinned, so the later `--now` stays later.
+        let clock = ["DEVICECTL_NOW": "2026-12-01T10:00:00Z"]
+        let backup = try DevicectlBinary.run(["backup", data, "-o", archive], environment: clock)
         #expect(backup.status == 0, "\(backup.stderr)", sourceLocation: sourceLocation)
         let newPhone = "\(dir)/new"
-        let restore = try DevicectlBinary.run(["restore", archive, newPhone])
+        let restore = try DevicectlBinary.run(["restore", archive, newPhone], environment: clock)
         #expect(restore.status == 0, "\(restore.stderr)", sourceLocation: sourceLocation)
         return newPhone
     }

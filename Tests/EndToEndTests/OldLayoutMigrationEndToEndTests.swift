@@ -51,8 +51,9 @@ import TestSupport
     @Test func anOldLayoutDeviceMigratesAndIsUpgradedByTheNextInstall() throws {
         try withTemporaryDirectory { dir in
             let old = "\(dir)/old"
+            // Every step at a pinned time: the restored phone's clock starts at the restore's, before the refresh.
             let ok = { (arguments: [String]) throws -> RunResult in
-                let result = try DevicectlBinary.run(arguments)
+                let result = try DevicectlBinary.run(arguments, environment: ["DEVICECTL_NOW": "2026-12-01T10:00:00Z"])
                 #expect(result.status == 0, "\(arguments): \(result.stderr)")
                 return result
             }
