@@ -28,10 +28,11 @@ final class ProgressBar {
     /// Redraws with the current counts (throttled to 10 Hz unless `force`).
     /// `fraction`: how much of the work is done (0...1), when known.
     /// `total`: the input's size, when known (for `--json` progress lines). Under `--json`, a `JSONProgressLine`
-    /// on stderr instead of the drawn line.
+    /// on stderr instead of the drawn line. `counting`: the total is being counted (the line says so where the
+    /// bar goes).
     func update(
         files: UInt64, bytes: UInt64, seconds: Double, fraction: Double? = nil, total: UInt64? = nil,
-        force: Bool = false
+        counting: Bool = false, force: Bool = false
     ) {
         guard enabled else { return }
         guard force || seconds - lastDraw >= 0.1 else { return }
@@ -47,7 +48,8 @@ final class ProgressBar {
         // Measured at every draw, so a resized terminal gets lines of its new width.
         let width = Self.columns(environment: environment)
         let line = Self.line(
-            label: label, files: files, bytes: bytes, seconds: seconds, fraction: fraction, width: width)
+            label: label, files: files, bytes: bytes, seconds: seconds, fraction: fraction, counting: counting,
+            width: width)
         console.errRaw("\r\u{1B}[2K" + line)
         drawn = true
     }
@@ -75,10 +77,12 @@ final class ProgressBar {
     /// wrap on some terminals, and `\r` then redraws only its last row, leaving the first one stale. What
     /// does not fit is dropped whole, least useful first: the bar, the rate, the label, the elapsed time. With
     /// a fraction, the time shown is what is left (from the rate so far, once 1% is done), else the time spent.
+    /// `counting`: no fraction yet, but one is being counted: `counting...` stands where the bar will be.
     static func line(
-        label: String, files: UInt64, bytes: UInt64, seconds: Double, fraction: Double?, width: Int
+        label: String, files: UInt64, bytes: UInt64, seconds: Double, fraction: Double?, counting: Bool = false,
+        width: Int
     ) -> String {
-        var bar: String?
+        var bar: String? = counting ? "counting..." : nil
         let (done, remaining) = progress(fraction, seconds: seconds)
         if let fraction = done {
             let cells = 24

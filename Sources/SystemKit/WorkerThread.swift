@@ -1,4 +1,5 @@
 // WorkerThread: the one worker thread type: a pthread that runs a closure and is joined by its owner.
+import CSupport
 import Glibc
 
 /// A thread running one closure. The owner joins it (`join()`, or at the latest when the value goes away),
@@ -6,14 +7,19 @@ import Glibc
 public struct WorkerThread: ~Copyable {
     private let thread: pthread_t
 
-    /// Starts `body` on a new thread with a stack of `stackSize` bytes (nil: the default).
+    /// Starts `body` on a new thread with a stack of `stackSize` bytes (nil: the default). `whenIdle`: the thread
+    /// runs under SCHED_IDLE, only on a core no other thread wants (best effort: a kernel that refuses leaves it
+    /// at the normal policy).
     /// - Throws: `SystemError` for `pthread_create` (then `body` never runs).
-    public init(stackSize: Int? = nil, _ body: @escaping @Sendable () -> Void) throws(SystemError) {
+    public init(
+        stackSize: Int? = nil, whenIdle: Bool = false, _ body: @escaping @Sendable () -> Void
+    ) throws(SystemError) {
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)
         defer { pthread_attr_destroy(&attributes) }
         if let stackSize { pthread_attr_setstacksize(&attributes, stackSize) }
-        let context = Unmanaged.passRetained(Work(body)).toOpaque()
+        let work = whenIdle ? Work { _ = csupport_run_when_idle(); body() } : Work(body)
+        let context = Unmanaged.passRetained(work).toOpaque()
         var thread = pthread_t()
         let status = pthread_create(
             &thread, &attributes,

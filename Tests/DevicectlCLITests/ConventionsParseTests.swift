@@ -187,6 +187,17 @@ import Testing
         #expect(!unknown.contains("%") && unknown.hasSuffix("0:09"), "\(unknown)")
     }
 
+    /// While a backup's total is being counted, `counting...` stands where the bar will be; it goes first when the
+    /// line is narrow.
+    @Test func theProgressLineSaysCountingUntilTheTotalComes() {
+        let counting = ProgressBar.line(
+            label: "backing up", files: 10, bytes: 1000, seconds: 3, fraction: nil, counting: true, width: 200)
+        #expect(counting == "backing up  counting...  10 files  1.0 kB  333 B/s  0:03", "\(counting)")
+        let narrow = ProgressBar.line(
+            label: "backing up", files: 10, bytes: 1000, seconds: 3, fraction: nil, counting: true, width: 40)
+        #expect(!narrow.contains("counting") && narrow.count <= 39, "\(narrow)")
+    }
+
     @Test func theWidthComesFromColumnsWhenStderrIsNoTerminal() {
         // Under `swift test` stderr is a pipe or file: TIOCGWINSZ fails and COLUMNS decides.
         guard !Console().stderrIsTerminal else { return }

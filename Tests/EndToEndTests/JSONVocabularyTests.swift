@@ -287,6 +287,18 @@ import Testing
                     #expect(first["percent"] is Double || first["percent"] is Int, "\(lines[0])")
                 }
             }
+            // Counted first (DEVICECTL_THREADS=pinned), every backup line has the total: the bytes it stores.
+            let counted = try DevicectlBinary.run(
+                ["backup", "\(dir)/src", "-o", "\(dir)/c.tar", "--progress", "--json"],
+                environment: ["DEVICECTL_THREADS": "pinned"])
+            try Self.check(counted, "backup")
+            let lines = counted.stderr.split(separator: "\n").filter { $0.contains(#""type":"progress""#) }
+            #expect(!lines.isEmpty, "\(counted.stderr)")
+            for line in lines {
+                let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+                #expect(object["total"] as? Int == 2, "\(line)")
+                #expect(object["percent"] is Double || object["percent"] is Int, "\(line)")
+            }
             let quiet = try Self.run(["verify", archive, "--progress", "-q"], at: nil)
             #expect(!quiet.stderr.contains(#""type":"progress""#), "\(quiet.stderr)")
         }

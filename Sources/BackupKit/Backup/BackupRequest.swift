@@ -24,6 +24,9 @@ public struct BackupRequest: Sendable {
     public var format: BackupFormat
     /// An encrypted MobileSync backup's password; nil for a plain backup.
     public var password: BackupPassword?
+    /// Whether and how the tree is counted (`BackupScanner`) so progress reports carry a total: worth it only
+    /// when progress is shown.
+    public var counting = BackupCounting.off
 
     public init(
         root: String, output: BackupOutput, compression: Compression = .none, level: Int? = nil,

@@ -20,6 +20,21 @@ struct BackupRun {
     /// Receives each stored path (`backup -v`); nil: nothing is built per file.
     let stored: ((StoredPath) -> Void)?
 
+    /// The count behind the progress reports' total, as `request.counting` asks.
+    private func scanner(_ rules: ExclusionRules) -> BackupScanner? {
+        switch request.counting {
+        case .off:
+            return nil
+        case .alongside:
+            return BackupScanner(
+                root: request.root, rules: rules, ignoring: ownArchives, oneFileSystem: request.oneFileSystem)
+        case .first:
+            return BackupScanner(
+                counted: BackupScanner.count(
+                    root: request.root, rules: rules, ignoring: ownArchives, oneFileSystem: request.oneFileSystem))
+        }
+    }
+
     /// Archives the tree into `sink`, then the manifest; `commit` runs once the sink has written everything.
     func archive<Sink: FormatSink>(into sink: Sink, commit: () throws -> Void) throws -> BackupSummary {
         let manifest = ManifestWriter(spillDirectory: spillDirectory)
@@ -30,10 +45,12 @@ struct BackupRun {
         let hasher = try FileHasher(manifest: manifest, hashes: placement != .nowhere)
         let members = try Manifest.MemberDigest()
         let consumer = BatchConsumer(sink: sink, hasher: hasher, pipe: pipe, members: members)
-        let visitor = try ArchivingVisitor(
-            pipe: pipe, progress: ProgressThrottle(progress), warn: warning,
-            afterRead: afterRead, duringRead: duringRead, placement: placement, stored: stored)
         let rules = ExclusionRules(deviceRoot: deviceRoot, patterns: request.patterns, engine: request.engine)
+        let scanner = progress == nil ? nil : scanner(rules)
+        defer { scanner?.stop() }
+        let visitor = try ArchivingVisitor(
+            pipe: pipe, progress: ProgressThrottle(progress, scanner: scanner), warn: warning,
+            afterRead: afterRead, duringRead: duringRead, placement: placement, stored: stored)
         if inline {
             consumer.runInline()
         } else {
@@ -51,6 +68,7 @@ struct BackupRun {
             throw error
         }
         pipe.waitForConsumer()
+        scanner?.stop()
         if let failure = consumer.error { throw failure }
 
         do {

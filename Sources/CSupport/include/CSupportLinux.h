@@ -12,4 +12,8 @@ static const long CSUPPORT_UTIME_OMIT = (1l << 30) - 2l;
 /// syncfs(2): flushes the whole file system holding `fd`. Returns 0, or -1 with errno set.
 int csupport_syncfs(int fd);
 
+/// Moves the calling thread to SCHED_IDLE: it runs only on a core nothing else wants. Returns 0, or -1 with
+/// errno set.
+int csupport_run_when_idle(void);
+
 #endif

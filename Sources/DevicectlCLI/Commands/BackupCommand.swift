@@ -160,6 +160,9 @@ enum BackupCommand: Command {
         if format == .mobileSync { InterruptSignal.install() }
         defer { if format == .mobileSync { InterruptSignal.uninstall() } }
 
+        // Shown progress gets a percentage: the tree is counted alongside the backup on an idle core (first, with
+        // DEVICECTL_THREADS=pinned).
+        if context.showsProgress(arguments) { request.counting = try context.pinsThreads() ? .first : .alongside }
         let bar = ProgressBar(
             console: context.console, enabled: context.showsProgress(arguments), label: "backing up",
             environment: context.environment)
@@ -167,7 +170,11 @@ enum BackupCommand: Command {
         do {
             summary = try BackupEngine.backup(
                 request,
-                progress: { bar.update(files: $0.files, bytes: $0.bytes, seconds: $0.seconds) },
+                progress: {
+                    bar.update(
+                        files: $0.files, bytes: $0.bytes, seconds: $0.seconds, fraction: $0.fraction,
+                        total: $0.total?.bytes, counting: $0.counting)
+                },
                 warning: { message in
                     bar.finish()
                     context.console.warn(message)

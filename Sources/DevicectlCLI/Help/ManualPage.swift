@@ -12,7 +12,9 @@ struct ManualPage {
         ("DEVICECTL_LOCK_TIMEOUT", "The longest wait, in seconds, for the device lock another devicectl holds; "
             + "--lock-timeout overrides it. Default: no limit."),
         ("DEVICECTL_THREADS", "pinned: a restore creates every file on its reading thread, so system calls come "
-            + "in the same order on every run (for fault injection). adaptive (the default) shares the work."),
+            + "in the same order on every run (for fault injection), and a backup that shows progress counts its "
+            + "tree before it starts, so every report has the total. adaptive (the default) shares the work, and "
+            + "counts alongside the backup on an idle core."),
     ]
 
     var text: String {
