@@ -54,23 +54,12 @@ final class ProgressBar {
         drawn = true
     }
 
-    /// Redraws with a read's counts (restore, verify, list): the share of the archive read, when its size is
-    /// known (`archiveSize(of:)`).
-    func update(_ progress: ReadProgress, archiveSize: UInt64?) {
-        let fraction = archiveSize.map { Double(progress.archiveBytes) / Double($0) }
+    /// Redraws with a read's counts (restore, verify, list): the share read, when the source knows its total
+    /// (an archive file's size, a MobileSync backup's rows).
+    func update(_ progress: ReadProgress) {
         update(
-            files: progress.files, bytes: progress.bytes, seconds: progress.seconds, fraction: fraction,
-            total: archiveSize)
-    }
-
-    /// The size of the archive `path` when it is a regular file with data; nil for standard input, a FIFO, a
-    /// device, a directory.
-    static func archiveSize(of path: String) -> UInt64? {
-        var status = stat()
-        guard path != "-", stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size > 0 else {
-            return nil
-        }
-        return UInt64(status.st_size)
+            files: progress.files, bytes: progress.bytes, seconds: progress.seconds, fraction: progress.fraction,
+            total: progress.total)
     }
 
     /// The progress line, fitted to `width` columns less one: a line that reached the last column would

@@ -179,6 +179,20 @@ public final class ManifestDatabaseReader {
         }
     }
 
+    /// How many `Files` rows there are (for a progress display's total): one pass over the table's B-tree.
+    public func rowCount() throws(MobileSyncError) -> UInt64 {
+        var statement: OpaquePointer?
+        let prepared = sqlite3_prepare_v2(database, "SELECT COUNT(*) FROM Files", -1, &statement, nil)
+        guard prepared == SQLITE_OK else {
+            sqlite3_finalize(statement)
+            throw failure("sqlite3_prepare_v2", prepared)
+        }
+        defer { sqlite3_finalize(statement) }
+        let status = sqlite3_step(statement)
+        guard status == SQLITE_ROW else { throw failure("sqlite3_step", status) }
+        return UInt64(max(0, sqlite3_column_int64(statement, 0)))
+    }
+
     /// Whether a file row (flags 1) has `fileID`.
     public func hasFileRow(fileID: String) throws -> Bool {
         var statement: OpaquePointer?

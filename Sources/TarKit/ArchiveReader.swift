@@ -74,6 +74,8 @@ public final class ArchiveReader {
 
     /// Raw bytes read from the input (compressed size).
     public private(set) var inputBytes: UInt64 = 0
+    /// The input's size when it is a regular file (fstat when opened); nil for standard input, a pipe, a device.
+    public let inputSize: UInt64?
     /// Bytes of the uncompressed tar stream so far.
     public private(set) var streamBytes: UInt64 = 0
     /// Fail at the member whose declared size takes the file data past the limit, and once the uncompressed tar
@@ -98,6 +100,8 @@ public final class ArchiveReader {
         self.input = input
         self.name = name
         self.options = options
+        let status = Kernel.status(ofDescriptor: input.rawValue)
+        inputSize = status.flatMap { $0.kind == .regular && $0.size > 0 ? $0.size : nil }
         limit = options.limit
         inputBuffer = .allocate(byteCount: max(4096, options.blockSize), alignment: 64)
         framing.enabled = options.auditsFraming

@@ -69,6 +69,33 @@ import Testing
         }
     }
 
+    /// With `--progress --json`, restore, verify and list of a backup directory report a share of Manifest.db's
+    /// rows: every line's total is the row count, and its percent lies within 0...100.
+    @Test func progressOverABackupDirectoryIsAShareOfItsRows() throws {
+        try withTemporaryDirectory { scratch in
+            let root = scratch + "/phone", backup = scratch + "/backup"
+            _ = try MobileSyncBackupEndToEndTests.phone(root)
+            let made = try BackupCheck.devicectl(["backup", root, "--format", "mobilesync", "-o", backup, "-q"])
+            try #require(made.status == 0, "\(made.stderr)")
+            let count = try Shell.run(
+                "python3", ["-c", "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('SELECT COUNT(*) FROM Files').fetchone()[0])",
+                    backup + "/Manifest.db"])
+            let rows = try #require(Int(count.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
+            for arguments in [["restore", backup, scratch + "/new"], ["verify", backup], ["list", backup]] {
+                let result = try BackupCheck.devicectl(arguments + ["--progress", "--json"])
+                #expect(result.status == 0, "\(arguments[0]): \(result.stderr)")
+                let lines = result.stderr.split(separator: "\n").filter { $0.contains(#""type":"progress""#) }
+                #expect(!lines.isEmpty, "\(arguments[0]): \(result.stderr)")
+                for line in lines {
+                    let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+                    #expect(object["total"] as? Int == rows, "\(arguments[0]): \(line)")
+                    let percent = try #require((object["percent"] as? NSNumber)?.doubleValue, "\(line)")
+                    #expect(percent > 0 && percent <= 100, "\(line)")
+                }
+            }
+        }
+    }
+
     @Test func aBackupMadeByAnotherRouteRestoresItsMobileDomainsOnly() throws {
         try withTemporaryDirectory { scratch in
             let backup = scratch + "/backup", new = scratch + "/new"

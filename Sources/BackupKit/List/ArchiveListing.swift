@@ -43,9 +43,7 @@ public enum ArchiveListing {
                     bytes &+= UInt64(max(0, member.size))
                 }
                 progress(
-                    ReadProgress(
-                        files: files, bytes: bytes, archiveBytes: reader.inputBytes,
-                        seconds: RestoreSession.monotonicSeconds() - started))
+                    ReadProgress(files: files, bytes: bytes, of: reader, since: started))
             }
             let isManifest =
                 member.kind == .regular && (try? MemberPath(member.pathBytes))?.bytes == RestoreSession.manifestName

@@ -33,15 +33,18 @@ public enum MobileSyncListing {
 
     public static func list(
         path: String, password: () throws -> [UInt8]? = { nil },
-        interruption: @escaping @Sendable () -> Int32? = { InterruptSignal.received }, entry: (Entry) -> Void
+        interruption: @escaping @Sendable () -> Int32? = { InterruptSignal.received },
+        progress: ((ReadProgress) -> Void)? = nil, entry: (Entry) -> Void
     ) throws -> Summary {
         let source = try MobileSyncSource(path: path, password: password)
+        var rows = try RowProgress(source, progress)
         var summary = Summary(info: source.info)
         summary.decrypted = source.classKeys != nil
         do {
             try source.forEachRow(
                 entry: { row in
                     if let signal = interruption() { throw MobileSyncReadError.interrupted(signal: signal) }
+                    defer { rows.row(files: summary.files, bytes: summary.bytes) }
                     let record = row.record
                     summary.domains.insert(row.domain)
                     switch record.kind {

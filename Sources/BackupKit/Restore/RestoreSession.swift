@@ -104,9 +104,7 @@ final class RestoreSession {
             try apply(member, path, pipeline)
             if let progress = options.progress {
                 progress(
-                    ReadProgress(
-                        files: observed.files, bytes: observed.bytes, archiveBytes: reader.inputBytes,
-                        seconds: RestoreSession.monotonicSeconds() - started))
+                    ReadProgress(files: observed.files, bytes: observed.bytes, of: reader, since: started))
             }
         }
     }

@@ -10,4 +10,6 @@ extension ArchiveReader: FormatSource {
     }
 
     var restorePlan: RestorePlan? { nil }
+
+    var progressPosition: (done: UInt64, total: UInt64?) { (inputBytes, inputSize) }
 }

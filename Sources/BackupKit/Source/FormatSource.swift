@@ -26,6 +26,10 @@ protocol FormatSource: AnyObject {
     /// Bytes read from the input so far (compressed).
     var inputBytes: UInt64 { get }
 
+    /// How far the read is, for a progress display, in the format's own unit: a tar's input bytes of the archive
+    /// file's size (no total from standard input or a pipe); a MobileSync backup's rows of Manifest.db's.
+    var progressPosition: (done: UInt64, total: UInt64?) { get }
+
     /// A sign, beyond the members, that a devicectl backup was altered (for tar: pax keys no backup writes);
     /// judged after the last member of an archive that has a manifest.
     var alterationProblem: String? { get }

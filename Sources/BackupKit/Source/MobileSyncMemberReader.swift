@@ -63,6 +63,9 @@ final class MobileSyncMemberReader: FormatSource {
     /// and CameraRollDomain; HealthDomain's root is HomeDomain's `Library`), and the first one's row makes it.
     private var mobileDirectories: Set<String> = []
     private var dataTotal: UInt64 = 0
+    /// Rows taken so far, of `rowCount` (the progress display's position).
+    private var rowsRead: UInt64 = 0
+    private let rowCount: UInt64
     /// The one decrypting context, restarted for each file of an encrypted backup, and the class keys' unwrapper
     /// for a key the prefetch worker did not unwrap (to say why).
     private var decryptor: FileCipher?
@@ -119,6 +122,7 @@ final class MobileSyncMemberReader: FormatSource {
                 reason: "is not finished (Status.plist SnapshotState "
                     + "\(source.info.snapshotState.map { "'\(DeviceValueError.display($0))'" } ?? "missing"))")
         }
+        rowCount = try source.rowCount()  // before the prefetch worker takes the connection
         do {
             rows = try MobileSyncRowPrefetch(cursor: try source.database.rows(), keys: source.classKeys)
         } catch let error as MobileSyncError {
@@ -158,6 +162,7 @@ final class MobileSyncMemberReader: FormatSource {
                 if restorePlan == nil { restorePlan = try plan() }
                 return nil
             }
+            rowsRead += 1
             try place(row)
         }
         let (member, data) = pending.removeFirst()
@@ -165,6 +170,8 @@ final class MobileSyncMemberReader: FormatSource {
         position = 0
         return member
     }
+
+    var progressPosition: (done: UInt64, total: UInt64?) { (rowsRead, rowCount) }
 
     func readBlock() throws -> ArchiveReader.DataBlock? {
         if case .decrypted(let count) = content {

@@ -177,6 +177,11 @@ final class MobileSyncSource {
     /// Each row in (domain, path) order: `entry` with the checked record, or `refused` with the row's domain, path
     /// and the reason. A failure to read the database throws `MobileSyncReadError`; what the closures throw
     /// passes through.
+    /// How many rows Manifest.db has (a progress display's total).
+    func rowCount() throws -> UInt64 {
+        do { return try database.rowCount() } catch { throw MobileSyncReadError.database(path: path, error) }
+    }
+
     func forEachRow(
         entry: (Entry) throws -> Void, refused: (String, String, PropertyListReadError) throws -> Void
     ) throws {

@@ -39,9 +39,11 @@ public enum MobileSyncVerification {
 
     public static func verify(
         path: String, password: () throws -> [UInt8]? = { nil },
-        interruption: @escaping @Sendable () -> Int32? = { InterruptSignal.received }
+        interruption: @escaping @Sendable () -> Int32? = { InterruptSignal.received },
+        progress: ((ReadProgress) -> Void)? = nil
     ) throws -> Report {
         let source = try MobileSyncSource(path: path, password: password)
+        var rows = try RowProgress(source, progress)
         var report = Report()
         report.info = source.info
         checkState(source, &report)
@@ -55,6 +57,7 @@ public enum MobileSyncVerification {
             try source.forEachRow(
                 entry: { entry in
                     if let signal = interruption() { throw Interrupted(signal: signal) }
+                    defer { rows.row(files: report.files, bytes: report.bytes) }
                     let record = entry.record
                     let name = display(entry.domain, record.relativePath)
                     let key = entry.domain + "\0" + record.relativePath
@@ -97,6 +100,7 @@ public enum MobileSyncVerification {
                 },
                 refused: { domain, path, reason in
                     if let signal = interruption() { throw Interrupted(signal: signal) }
+                    defer { rows.row(files: report.files, bytes: report.bytes) }
                     report.problem("\(display(domain, path)): \(reason)")
                 })
         } catch let interrupted as Interrupted {

@@ -38,9 +38,7 @@ final class VerifyPass {
                 try verify(member)
                 if let progress {
                     progress(
-                        ReadProgress(
-                            files: report.files, bytes: report.bytes, archiveBytes: reader.inputBytes,
-                            seconds: RestoreSession.monotonicSeconds() - started))
+                        ReadProgress(files: report.files, bytes: report.bytes, of: reader, since: started))
                 }
             }
             if manifestSeen, let problem = reader.alterationProblem { add(problem) }

@@ -12,14 +12,27 @@ extension ListCommand {
     ) throws -> Int32 {
         var members: [MobileSyncMember] = []
         let password = PasswordSource.forReading(arguments, environment: context.environment, command: spec.name)
-        let summary = try MobileSyncListing.list(path: backup, password: password) { entry in
-            let name = entry.path.isEmpty ? entry.domain : entry.domain + "/" + entry.path
-            guard filter.selects(name), !summaryOnly else { return }
-            if json {
-                members.append(MobileSyncMember(entry))
-            } else {
-                context.console.out(line(entry))
+        // As for an archive: a progress line (its share of Manifest.db's rows) only when stdout is not the terminal
+        // it is drawn on, or carries no member lines.
+        let stdoutFree = summaryOnly || json || isatty(STDOUT_FILENO) == 0
+        let bar = ProgressBar(
+            console: context.console, enabled: stdoutFree && context.showsProgress(arguments), label: "listing")
+        let summary: MobileSyncListing.Summary
+        do {
+            summary = try MobileSyncListing.list(path: backup, password: password, progress: { bar.update($0) }) {
+                entry in
+                let name = entry.path.isEmpty ? entry.domain : entry.domain + "/" + entry.path
+                guard filter.selects(name), !summaryOnly else { return }
+                if json {
+                    members.append(MobileSyncMember(entry))
+                } else {
+                    context.console.out(line(entry))
+                }
             }
+            bar.finish()
+        } catch {
+            bar.finish()
+            throw error
         }
         if json {
             context.console.result(MobileSyncResult(archive: archive, backup: backup, summary: summary, members: members))

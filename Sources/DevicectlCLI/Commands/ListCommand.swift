@@ -57,10 +57,9 @@ enum ListCommand: Command {
         let stdoutFree = summaryOnly || json || isatty(STDOUT_FILENO) == 0
         let bar = ProgressBar(
             console: context.console, enabled: stdoutFree && context.showsProgress(arguments), label: "listing")
-        let archiveSize = ProgressBar.archiveSize(of: archive)
         do {
             summary = try ArchiveListing.list(
-                archive: archive, limit: limit, progress: { bar.update($0, archiveSize: archiveSize) },
+                archive: archive, limit: limit, progress: { bar.update($0) },
                 each: { member in
                     guard filter.selects(member.path), !summaryOnly else { return }
                     if json {

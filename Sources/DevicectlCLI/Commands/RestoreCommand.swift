@@ -55,8 +55,7 @@ enum RestoreCommand: Command {
         }
         let bar = ProgressBar(console: context.console, enabled: context.showsProgress(arguments), label: "restoring")
         // The share of the archive read so far, when it is a file of known size (not a pipe or standard input).
-        let archiveSize = ProgressBar.archiveSize(of: archive)
-        options.progress = { bar.update($0, archiveSize: archiveSize) }
+        options.progress = { bar.update($0) }
         if arguments.flag("--verbose") {
             let console = context.console
             options.restored = { path, kind in

@@ -7,9 +7,19 @@ extension VerifyCommand {
     static func verifyMobileSync(
         _ backup: String, archive: String, _ arguments: ParsedArguments, _ context: CommandContext
     ) throws -> Int32 {
-        let report = try MobileSyncVerification.verify(
-            path: backup,
-            password: PasswordSource.forReading(arguments, environment: context.environment, command: spec.name))
+        // The progress line's share is of Manifest.db's rows.
+        let bar = ProgressBar(console: context.console, enabled: context.showsProgress(arguments), label: "verifying")
+        let report: MobileSyncVerification.Report
+        do {
+            report = try MobileSyncVerification.verify(
+                path: backup,
+                password: PasswordSource.forReading(arguments, environment: context.environment, command: spec.name),
+                progress: { bar.update($0) })
+            bar.finish()
+        } catch {
+            bar.finish()
+            throw error
+        }
         let status = report.interruptedBy.map { 128 + $0 } ?? (report.isValid ? 0 : 1)
         let failed = "\(archive) failed verification (\(report.problemCount) problem\(report.problemCount == 1 ? "" : "s"))"
         if arguments.flag("--json") {

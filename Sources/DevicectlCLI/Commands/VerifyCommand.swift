@@ -57,11 +57,10 @@ enum VerifyCommand: Command {
             return try verifyMobileSync(backup, archive: archive, arguments, context)
         }
         let bar = ProgressBar(console: context.console, enabled: context.showsProgress(arguments), label: "verifying")
-        let archiveSize = ProgressBar.archiveSize(of: archive)
         let report: VerifyReport
         do {
             report = try ArchiveVerification.verify(
-                archive: archive, limit: limit, progress: { bar.update($0, archiveSize: archiveSize) })
+                archive: archive, limit: limit, progress: { bar.update($0) })
             bar.finish()
         } catch {
             bar.finish()
