@@ -38,12 +38,14 @@ let package = Package(
 
         // MARK: - Libraries
         .target(name: "SystemKit", dependencies: ["CSupport"]),
-        .target(name: "DeviceKit", dependencies: ["SystemKit", "CCrypto"]),
+        // The one property-list writer (binary), for the device's plists and the MobileSync format's.
+        .target(name: "PropertyListKit"),
+        .target(name: "DeviceKit", dependencies: ["SystemKit", "PropertyListKit", "CCrypto"]),
         // The tar layer: libarchive's reader and pax writer, the framing audit, decoders, member names.
         .target(name: "TarKit", dependencies: ["SystemKit", "CArchive", "CZlib"]),
         // The MobileSync layer (Finder/iTunes/idevicebackup2 backups): Manifest.db, MBFile records, binary plists,
         // the keybag; knows no device.
-        .target(name: "MobileSyncKit", dependencies: ["SystemKit", "CSQLite", "CCrypto"]),
+        .target(name: "MobileSyncKit", dependencies: ["SystemKit", "PropertyListKit", "CSQLite", "CCrypto"]),
         .target(
             name: "BackupKit",
             dependencies: ["DeviceKit", "SystemKit", "TarKit", "MobileSyncKit", "CArchive", "CCrypto"]),
@@ -58,8 +60,10 @@ let package = Package(
         // MARK: - Tests
         .target(name: "TestSupport", dependencies: ["SystemKit", "CCrypto"], path: "Tests/TestSupport"),
         .testTarget(name: "SystemKitTests", dependencies: ["TestSupport", "SystemKit", "CSupport"]),
-        .testTarget(name: "MobileSyncKitTests", dependencies: ["TestSupport", "MobileSyncKit", "SystemKit"]),
-        .testTarget(name: "DeviceKitTests", dependencies: ["TestSupport", "DeviceKit", "SystemKit"]),
+        .testTarget(
+            name: "MobileSyncKitTests", dependencies: ["TestSupport", "MobileSyncKit", "PropertyListKit", "SystemKit"]),
+        .testTarget(
+            name: "DeviceKitTests", dependencies: ["TestSupport", "DeviceKit", "PropertyListKit", "SystemKit"]),
         .testTarget(
             name: "BackupKitTests",
             dependencies: ["TestSupport", "BackupKit", "TarKit", "DeviceKit", "SystemKit", "CArchive"]

@@ -1,6 +1,7 @@
 // BackupInfo: what a backup directory's three plists say about it, read with caps from someone else's files.
 import Foundation
 import Glibc
+import PropertyListKit
 
 /// The device, the apps and the state of a backup (reference §3), from Manifest.plist (required), Info.plist and
 /// Status.plist (optional: mvt and iOSbackup differ on them; their absence is reported, not fatal). Each file is

@@ -1,5 +1,6 @@
 // BackupProperties: Manifest.plist, Info.plist and Status.plist of one backup.
 import Foundation
+import PropertyListKit
 
 /// The three property lists of a backup directory (reference §3), written binary. Manifest.plist is what the
 /// device writes (keybag, encryption flag, Lockdown, apps); Info.plist what the host writes (device and app

@@ -1,5 +1,6 @@
 // BinaryPropertyListReader: `bplist00` decoding of hostile bytes, with UIDs, within caps checked as it goes.
 import Foundation
+import PropertyListKit
 
 /// Decodes Apple's binary property lists from a backup (someone else's bytes): every offset, count and reference is
 /// checked against the data before it is used, nesting is capped (`Limits.depth`), and so is the number of values

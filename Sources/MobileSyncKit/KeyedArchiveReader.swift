@@ -1,4 +1,5 @@
 // KeyedArchiveReader: an `MBFile` record back from its NSKeyedArchiver blob, every reference checked.
+import PropertyListKit
 
 /// Reads a `Files.file` blob (reference §2.2) into a `BackupFileRecord`. The root is found by following
 /// `$top.root` (not by assuming index 1), every UID must name an object of the expected type, the root's class must

@@ -1,4 +1,5 @@
 // KeyedRecordEncoder: an MBFile record's keyed archive written straight to bytes, for one row a file.
+import PropertyListKit
 
 /// Writes what `BinaryPropertyListWriter.encode` writes for a record's keyed-archive tree (byte for byte: the
 /// tests compare them), without building the tree: a backup makes one record a file, and building and

@@ -1,5 +1,6 @@
 // PropertyListFileReader: a backup's top-level plist, binary or XML, from hostile bytes with caps.
 import Foundation
+import PropertyListKit
 
 /// Reads Manifest.plist, Info.plist or Status.plist: binary ones with `BinaryPropertyListReader`, XML ones (what
 /// idevicebackup2 writes for Info.plist) with Foundation's parser, converted with the same value and depth caps.

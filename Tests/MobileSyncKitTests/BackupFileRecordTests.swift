@@ -1,6 +1,7 @@
 // BackupFileRecordTests: the MBFile blob is a keyed archive laid out as devices write it, read by plistlib.
 import Foundation
 import MobileSyncKit
+import PropertyListKit
 import Testing
 
 @Suite struct BackupFileRecordTests {

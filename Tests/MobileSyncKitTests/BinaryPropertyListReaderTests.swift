@@ -3,6 +3,7 @@
 // 6,000 seeded mutations of real records each decode or are refused.
 import Foundation
 import MobileSyncKit
+import PropertyListKit
 import SystemKit
 import TestSupport
 import Testing

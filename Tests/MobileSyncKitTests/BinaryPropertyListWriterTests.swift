@@ -1,6 +1,7 @@
 // BinaryPropertyListWriterTests: what the writer encodes, Python's plistlib reads back value for value.
 import Foundation
 import MobileSyncKit
+import PropertyListKit
 import Testing
 
 @Suite struct BinaryPropertyListWriterTests {

@@ -162,8 +162,7 @@ public struct InstalledApp: Sendable, Equatable {
     private static func settings(_ raw: Any, path: String, field: String) throws -> NudgeSettings {
         let widget: NudgeSettings
         do {
-            let data = try PropertyListSerialization.data(fromPropertyList: raw, format: .binary, options: 0)
-            widget = try PropertyListDecoder().decode(NudgeSettings.self, from: data)
+            widget = try PropertyListDecoder().decode(NudgeSettings.self, from: Data(PropertyListFile.encode(raw)))
         } catch {
             let name = field.isEmpty ? "it" : field
             throw DeviceError.malformedPlist(path: path, reason: "\(name) is not valid widget settings")

@@ -1,6 +1,7 @@
 // PropertyListFile: reads and atomically writes binary property lists, beneath a contained root.
 import Foundation
 import Glibc
+import PropertyListKit
 import SystemKit
 
 /// Binary property list files, read with a size cap checked before reading and errors that name the file,
@@ -53,9 +54,15 @@ public enum PropertyListFile {
     }
 
     /// Writes `value` to `relative` beneath `root` as a binary plist, atomically; creates missing parents.
+    /// The one writer is PropertyListKit's (keys sorted, so the same value gives the same bytes).
     public static func write(_ value: Any, to relative: String, in root: ContainedRoot) throws {
-        let data = try PropertyListSerialization.data(fromPropertyList: value, format: .binary, options: 0)
-        try root.writeAtomically(Array(data), to: relative)
+        try root.writeAtomically(try encode(value), to: relative)
+    }
+
+    /// `value` (Foundation's plist types) as a binary plist.
+    /// - Throws: `PropertyListConversionError` for a value a property list cannot hold.
+    public static func encode(_ value: Any) throws(PropertyListConversionError) -> [UInt8] {
+        BinaryPropertyListWriter.encode(try PropertyListObject(foundation: value))
     }
 
     // MARK: - A file the user named

@@ -11,7 +11,9 @@ public enum BinaryPropertyListWriter {
         var objects: [PropertyListObject] = []
         var references: [[Int]] = []
         flatten(root, into: &objects, references: &references)
-        let referenceSize = byteCount(for: UInt64(max(objects.count - 1, 0)))
+        // Sized for the count, not the largest index: CoreFoundation refuses a file whose object count does not fit
+        // in a reference (256 objects with 1-byte references), as Python's plistlib sizes them.
+        let referenceSize = byteCount(for: UInt64(objects.count))
         var bytes: [UInt8] = Array("bplist00".utf8)
         var offsets: [Int] = []
         offsets.reserveCapacity(objects.count)
