@@ -137,6 +137,8 @@ public struct DataRegionMap: Sendable, Equatable {
             return
         }
         if first.offset < minimumHole { regions[0] = Region(offset: 0, length: first.end) }
-        if size - last.end < minimumHole { regions[regions.count - 1].length = size - regions[regions.count - 1].offset }
+        if size - last.end < minimumHole {
+            regions[regions.count - 1].length = size - regions[regions.count - 1].offset
+        }
     }
 }

@@ -11,7 +11,8 @@ import Testing
 
     /// The map of a new file of `size` bytes holding `data`, with `maximumRegions`.
     static func scan(
-        size: UInt64, data: [(offset: UInt64, length: UInt64)], maximumRegions: Int = DataRegionMap.defaultMaximumRegions
+        size: UInt64, data: [(offset: UInt64, length: UInt64)],
+        maximumRegions: Int = DataRegionMap.defaultMaximumRegions
     ) throws -> (map: DataRegionMap?, status: FileStatus) {
         try withTemporaryDirectory { dir in
             let path = dir + "/file"
@@ -73,7 +74,8 @@ import Testing
 
     @Test func aSmallFileOfOnlySmallHolesHasNoMap() throws {
         #expect(try Self.scan(size: 32 * Self.kib, data: []).map == nil)
-        #expect(try Self.scan(size: 256 * Self.kib, data: [(0, 4 * Self.kib), (100 * Self.kib, 4 * Self.kib)]).map != nil)
+        let twoBlocks: [(offset: UInt64, length: UInt64)] = [(0, 4 * Self.kib), (100 * Self.kib, 4 * Self.kib)]
+        #expect(try Self.scan(size: 256 * Self.kib, data: twoBlocks).map != nil)
     }
 
     @Test func tooManyRegionsMergeTheSmallestHolesFirst() throws {

@@ -9,7 +9,9 @@ public enum SparseFile {
     /// Creates `path` (0644) of `size` bytes whose data is `regions` (offset, length), the rest holes. The data is
     /// seeded noise with each 4 KiB block's file offset stamped in its first 8 bytes, so a block stored at the
     /// wrong offset never matches.
-    public static func make(_ path: String, size: UInt64, data regions: [(offset: UInt64, length: UInt64)], seed: UInt64 = 1) throws {
+    public static func make(
+        _ path: String, size: UInt64, data regions: [(offset: UInt64, length: UInt64)], seed: UInt64 = 1
+    ) throws {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw SystemError("open", path: path) }
         defer { close(fd) }
