@@ -26,7 +26,7 @@ int csupport_renameat2(int olddirfd, const char *oldpath, int newdirfd, const ch
 int csupport_statx(int dirfd, const char *path, int extra_flags, csupport_stat *out) {
     struct statx sx;
     unsigned mask = STATX_TYPE | STATX_MODE | STATX_NLINK | STATX_UID | STATX_GID | STATX_MTIME |
-                    STATX_ATIME | STATX_CTIME | STATX_INO | STATX_SIZE;
+                    STATX_ATIME | STATX_CTIME | STATX_INO | STATX_SIZE | STATX_BLOCKS;
     if (statx(dirfd, path, AT_SYMLINK_NOFOLLOW | AT_STATX_SYNC_AS_STAT | extra_flags, mask, &sx) != 0) {
         return -1;
     }
@@ -45,5 +45,6 @@ int csupport_statx(int dirfd, const char *path, int extra_flags, csupport_stat *
     out->nodump = (sx.stx_attributes_mask & STATX_ATTR_NODUMP) && (sx.stx_attributes & STATX_ATTR_NODUMP) ? 1 : 0;
     out->ctime_sec = sx.stx_ctime.tv_sec;
     out->ctime_nsec = sx.stx_ctime.tv_nsec;
+    out->blocks = (sx.stx_mask & STATX_BLOCKS) ? sx.stx_blocks : (sx.stx_size + 511) / 512;
     return 0;
 }

@@ -37,10 +37,14 @@ public struct FileStatus: Sendable, Equatable {
     /// set back (`touch -d`, `utimensat`), so a file rewritten with its mtime restored still shows it.
     public var ctimeSeconds: Int64
     public var ctimeNanoseconds: UInt32
+    /// 512-byte blocks allocated (`stx_blocks`; as many as the size needs when the file system does not say).
+    public var blocks: UInt64
 
     public var kind: FileKind { FileKind(mode: mode) }
     /// Permission bits including setuid, setgid and sticky.
     public var permissions: UInt32 { mode & 0o7777 }
+    /// Bytes allocated on disk (`du`): fewer than `size` for a file with holes (or a compressed one).
+    public var allocatedBytes: UInt64 { blocks.multipliedReportingOverflow(by: 512).partialValue }
 
     /// `statx` of `path` relative to `directory` (or the working directory).
     public static func of(
@@ -77,5 +81,6 @@ public struct FileStatus: Sendable, Equatable {
         noDump = raw.nodump != 0
         ctimeSeconds = raw.ctime_sec
         ctimeNanoseconds = raw.ctime_nsec
+        blocks = raw.blocks
     }
 }

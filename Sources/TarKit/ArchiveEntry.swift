@@ -57,6 +57,29 @@ public final class ArchiveEntry {
         archive_entry_set_size(raw, 0)
     }
 
+    /// Makes this file member sparse: its data lies in `regions` (in order and apart; none: the whole file is a hole),
+    /// every other byte is zero. Call after `setMetadata`, whose size bounds them. libarchive's pax writer then
+    /// stores a GNU sparse 1.0 member (pax `GNU.sparse.major`/`minor`/`name`/`realsize`, the map at the start of its
+    /// data, which GNU tar and bsdtar restore with its holes) and still takes the whole logical content through
+    /// `ArchiveWriter.writeData`, dropping the bytes that fall in holes.
+    /// - Throws: `ArchiveWriterError` when libarchive kept another map (a region out of order, touching the one
+    ///   before, past the size, or one covering the whole file).
+    public func setDataRegions(_ regions: some Collection<DataRegionMap.Region>) throws(ArchiveWriterError) {
+        let size = archive_entry_size(raw)
+        for region in regions {
+            archive_entry_sparse_add_entry(
+                raw, Int64(truncatingIfNeeded: region.offset), Int64(truncatingIfNeeded: region.length))
+        }
+        // An all-hole file: one empty region at its end, as GNU tar writes it.
+        if regions.isEmpty { archive_entry_sparse_add_entry(raw, size, 0) }
+        // libarchive drops a region it refuses without a word: count what it kept.
+        guard archive_entry_sparse_count(raw) == max(regions.count, 1) else {
+            throw ArchiveWriterError(
+                call: "archive_entry_sparse_add_entry", entry: String(cString: archive_entry_pathname(raw)),
+                message: "the sparse map of \(regions.count) regions was not taken whole")
+        }
+    }
+
     /// Adds an extended attribute (stored as `SCHILY.xattr.<name>`).
     public func addExtendedAttribute(name: UnsafePointer<CChar>, value: UnsafeRawBufferPointer) {
         archive_entry_xattr_add_entry(raw, name, value.baseAddress, value.count)

@@ -2,8 +2,9 @@
 //
 // Role: `BackupEngine` settles the output (../Output), the device lock and the manifest header
 // (`DeviceInventory`), then `BackupRun` wires the stages: walk (../Walk) -> `ArchivingVisitor` (reads each file
-// once, checks it did not change, packs `BatchRecord`s into `Batch`es) -> `BatchPipe` -> `BatchConsumer` (hashes
-// with `FileHasher`, manifest lines, members digest) -> the format sink (../Sink) -> the manifest, last.
+// once, checks it did not change, packs `BatchRecord`s into `Batch`es; of a file with holes only the data, each hole
+// a `.hole` record) -> `BatchPipe` -> `BatchConsumer` (hashes with `FileHasher`, holes as zeros, manifest lines,
+// members digest) -> the format sink (../Sink) -> the manifest, last.
 // Threads: the reading thread walks, reads and packs; `BatchConsumer` runs on a thread of its own for a plain tar
 // (8 batches in flight) or inline on the reading thread when compressed (`BackupEngine.formatsInline`), where
 // the compressor has the second core. `HashPlacement` says which of them hashes a file.

@@ -6,8 +6,9 @@ import SystemKit
 /// Runs on its own thread while the walker reads: for each record it hands the member to the format sink
 /// (`FormatSink`: the tar writer), and feeds file data to SHA-256 in the same pass (unless the reading thread
 /// hashed the file: its `.digest` record follows), so each manifest line is appended, in archive order, on this
-/// thread. Thread safety: used by the writing thread only between `start()` and the pipe's `waitForConsumer()`
-/// (or, after `runInline()`, only on the reading thread); the owner reads `error` only after `waitForConsumer()`.
+/// thread. A sparse file's holes (`.hole` records) reach the hasher and the sink as zeros. Thread safety: used by
+/// the writing thread only between `start()` and the pipe's `waitForConsumer()` (or, after `runInline()`, only on
+/// the reading thread); the owner reads `error` only after `waitForConsumer()`.
 final class BatchConsumer<Sink: FormatSink>: @unchecked Sendable {
     let sink: Sink
     private let pipe: BatchPipe
@@ -71,6 +72,8 @@ final class BatchConsumer<Sink: FormatSink>: @unchecked Sendable {
             let kind = BatchRecord.Kind(rawValue: record.kind)!
             if kind == .data {
                 try data(UnsafeRawBufferPointer(start: start + record.metadataSize, count: Int(record.dataLength)))
+            } else if kind == .hole {
+                try ZeroBytes.forEachChunk(record.size) { try data($0) }
             } else if kind == .digest {
                 guard let file = pending else { throw BackupError.output("internal error: a digest without its file") }
                 pending = nil
@@ -89,11 +92,17 @@ final class BatchConsumer<Sink: FormatSink>: @unchecked Sendable {
                     cursor += Int(record.linkLength) + 1
                 }
                 let attributes = UnsafeRawBufferPointer(start: cursor, count: Int(record.attributeBytes))
-                let member = SinkMember(
+                var member = SinkMember(
                     kind: Self.memberKind(kind), path: UnsafeBufferPointer(start: path, count: Int(record.pathLength)),
                     link: linkName, mode: record.mode, uid: record.uid, gid: record.gid,
                     mtimeSeconds: record.mtimeSeconds, mtimeNanoseconds: record.mtimeNanoseconds,
                     size: kind == .file ? record.size : 0, attributes: attributes)
+                if record.flags & BatchRecord.sparse != 0 {
+                    let count = Int(record.regionCount)
+                    let regions = (start + record.regionsOffset)
+                        .bindMemory(to: DataRegionMap.Region.self, capacity: count)
+                    member.dataRegions = UnsafeBufferPointer(start: regions, count: count)
+                }
                 try sink.begin(member)
                 addToMembers(member, link: link)
                 if kind == .file {

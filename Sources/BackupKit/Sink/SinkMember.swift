@@ -1,4 +1,5 @@
 // SinkMember: one member as a format sink receives it, borrowed for one `FormatSink.begin` call.
+import SystemKit
 
 /// A member in archive order: its name, type, permissions, numeric owner, mtime, link and `user.*` attributes.
 /// Every pointer is borrowed for the call that receives it.
@@ -23,6 +24,10 @@ struct SinkMember {
     var size: UInt64
     /// The `user.*` attributes, sorted by name, each `[name length u32][value length u32][name NUL][value]`.
     var attributes: UnsafeRawBufferPointer
+    /// A file with holes: where its data lies (in order; empty when the whole file is a hole); nil for any other
+    /// member. Its `size` bytes still all come through `FormatSink.write`, zeros for the holes, so a format without
+    /// holes stores them as they read; the tar format stores a sparse member and drops them.
+    var dataRegions: UnsafeBufferPointer<DataRegionMap.Region>? = nil
 
     /// Calls `body` with each attribute: its NUL-terminated name and its value.
     func forEachAttribute(_ body: (UnsafeBufferPointer<CChar>, UnsafeRawBufferPointer) throws -> Void) rethrows {

@@ -1,7 +1,8 @@
 // TarSink: the pax tar format behind `FormatSink`: libarchive's pax writer, optionally compressed.
 import TarKit
 
-/// Writes the members as a POSIX pax tar stream (`ArchiveWriter`), reusing one `ArchiveEntry`.
+/// Writes the members as a POSIX pax tar stream (`ArchiveWriter`), reusing one `ArchiveEntry`. A file with holes
+/// becomes a GNU sparse 1.0 member: only its data regions are stored.
 final class TarSink: FormatSink {
     private let writer: ArchiveWriter
     private let entry = ArchiveEntry()
@@ -27,7 +28,10 @@ final class TarSink: FormatSink {
             }
         }
         member.forEachAttribute { name, value in entry.addExtendedAttribute(name: name.baseAddress!, value: value) }
-        do { try writer.writeHeader(entry) } catch { throw .archive(error) }
+        do {
+            if let regions = member.dataRegions { try entry.setDataRegions(regions) }
+            try writer.writeHeader(entry)
+        } catch { throw .archive(error) }
     }
 
     func write(_ data: UnsafeRawBufferPointer) throws(BackupError) {

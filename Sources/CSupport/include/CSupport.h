@@ -44,6 +44,8 @@ typedef struct csupport_stat {
     int nodump;             ///< 1 when STATX_ATTR_NODUMP is set (chattr +d)
     int64_t ctime_sec;      ///< status change time: moves on every write, chmod, xattr or link change,
     uint32_t ctime_nsec;    ///< and unlike mtime cannot be set back by the file's writer
+    uint64_t blocks;        ///< 512-byte blocks allocated (stx_blocks); fewer than the size needs: holes. When the
+                            ///< file system does not report it, as many as the size needs (read as no holes)
 } csupport_stat;
 
 /// `statx(2)` with AT_SYMLINK_NOFOLLOW plus `extra_flags` (e.g. AT_EMPTY_PATH).

@@ -9,6 +9,11 @@ static const int CSUPPORT_O_TMPFILE = 020000000 | 0200000;
 /// UTIME_OMIT: leave this timestamp unchanged (utimensat/futimens).
 static const long CSUPPORT_UTIME_OMIT = (1l << 30) - 2l;
 
+/// lseek(2) whence values: the next data at or after the offset, the next hole at or after it (the end of the file
+/// counts as a hole).
+static const int CSUPPORT_SEEK_DATA = 3;
+static const int CSUPPORT_SEEK_HOLE = 4;
+
 /// syncfs(2): flushes the whole file system holding `fd`. Returns 0, or -1 with errno set.
 int csupport_syncfs(int fd);
 
