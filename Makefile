@@ -6,7 +6,7 @@ APT_PACKAGES := libarchive-dev libarchive-tools libssl-dev pkg-config attr e2fsp
 	strace util-linux zlib1g-dev libsqlite3-dev python3-venv file mount groff-base zsh fish
 RELEASE_BIN := .build/release/devicectl
 
-.PHONY: all deps build release test demo bench bench-smoke fuzz clean install install-files uninstall oracles
+.PHONY: all deps build release test test-release demo bench bench-smoke fuzz clean install install-files uninstall oracles
 
 all: build
 
@@ -25,8 +25,10 @@ deps:
 build: deps
 	$(SWIFT) build
 
+# The Swift runtime and Foundation linked statically: a binary that runs without the toolchain's libraries, and
+# starts in half the time (issue 20: `--version` 17 -> 9 ms; no 20 shared libraries to load and relocate).
 release: deps
-	$(SWIFT) build -c release
+	$(SWIFT) build -c release --static-swift-stdlib
 
 # Independent readers the interop tests compare against, from PyPI into a venv (pinned versions).
 ORACLES := .build/oracles
@@ -39,7 +41,12 @@ oracles:
 test: deps oracles
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	$(MAKE) --no-print-directory test-release
 	$(MAKE) --no-print-directory bench-smoke
+
+# What ships is the static release binary: the end-to-end and scenario suites run again against it.
+test-release: release
+	DEVICECTL_BIN="$(CURDIR)/$(RELEASE_BIN)" $(SWIFT) test --skip-build --filter '^(EndToEndTests|ScenarioTests)\.'
 
 # The narrated migration story (Scripts/demo.sh) against a debug build of the binary (the quickest to build;
 # `make test` reuses it).
