@@ -302,8 +302,8 @@ def comparisons(devicectl, work, args):
         pair("backup zstd (like for like)", backup(plain, out("dp.tar.zst"), "--compression", "zstd"),
              peer(out("gp.tar.zst"), "tar", "--zstd", "-cf", out("gp.tar.zst"), "-C", plain, "."), runs, "tar --zstd", 1.0),
     ]
-    # What counting the tree for the progress bar's percentage costs (issue 19: under 5%): with --progress the tree
-    # is walked a second time, on an idle-only thread, alongside the backup.
+    # What counting the tree for the progress bar's percentage costs (issue 19: under 5%): with --progress the tree's
+    # directory listings are read a second time, on an idle-only thread, alongside the backup.
     rows.append(pair("backup --progress (counts alongside)",
                      {"argv": [devicectl, "backup", tree, "-o", out("d.tar"), "--progress"], "setup": removing(out("d.tar"))},
                      backup(tree, out("d.tar")), runs, "--no-progress", 1.05))

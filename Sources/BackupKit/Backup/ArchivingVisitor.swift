@@ -55,7 +55,7 @@ final class ArchivingVisitor: TreeVisitor {
 
     var elapsed: Double { progress.elapsed }
 
-    func finishProgress() { progress.finish(files: tally.files, bytes: tally.bytes) }
+    func finishProgress() { progress.finish(files: tally.files, bytes: tally.bytes, counted: tally.countedFiles) }
 
     /// Hands over the last partly filled batch and tells the writer nothing more comes.
     func finish() {
@@ -70,6 +70,8 @@ final class ArchivingVisitor: TreeVisitor {
         tally.exclude(
             reasons: reasons, bytes: entry.status.kind == .regular ? entry.status.size : 0,
             directory: entry.status.kind == .directory)
+        // A file only its attributes exclude is one `FileCounter` counted: the walk has passed it.
+        if entry.status.kind == .regular, reasons.isDisjoint(with: .pathOnly) { tally.attributeExcludedFiles += 1 }
     }
 
     func directory(_ walked: WalkEntry, attributes: AttributeReader) throws {
@@ -113,7 +115,7 @@ final class ArchivingVisitor: TreeVisitor {
         hardLinks.remember(device: status.device, inode: status.inode, name: walked.path.cString, links: status.linkCount)
         tally.files += 1
         tally.bytes += status.size
-        progress.tick(files: tally.files, bytes: tally.bytes)
+        progress.tick(files: tally.files, bytes: tally.bytes, counted: tally.countedFiles)
     }
 
     func skipped(path: String, reason: WalkSkip) {
@@ -255,7 +257,7 @@ final class ArchivingVisitor: TreeVisitor {
             current.used += n
             recordData += n
             offset += UInt64(n)
-            if expected > 1 << 20 { progress.tick(files: tally.files, bytes: tally.bytes + offset) }
+            if expected > 1 << 20 { progress.tick(files: tally.files, bytes: tally.bytes + offset, counted: tally.countedFiles) }
             if offset < expected, let duringRead { duringRead(walked.displayPath, offset) }
         }
     }
@@ -278,7 +280,7 @@ final class ArchivingVisitor: TreeVisitor {
         target.base.storeBytes(of: record, toByteOffset: target.used, as: BatchRecord.self)
         target.used += record.metadataSize
         if hashing { ZeroBytes.forEachChunk(length) { digest.update($0) } }
-        progress.tick(files: tally.files, bytes: tally.bytes + end)
+        progress.tick(files: tally.files, bytes: tally.bytes + end, counted: tally.countedFiles)
     }
 
     /// Where the file's data lies, when it has holes worth keeping (nil: read it whole).

@@ -7,6 +7,9 @@ public struct BackupProgress: Sendable {
     public var files: UInt64
     /// Bytes of file data read so far.
     public var bytes: UInt64
+    /// Regular files passed so far as `BackupScanner` counts them (`BackupTally.countedFiles`): stored, hard links
+    /// and files excluded by their attributes alone.
+    public var counted: UInt64
     /// Seconds since the backup started.
     public var seconds: Double
     /// Set on the final report.
@@ -17,17 +20,12 @@ public struct BackupProgress: Sendable {
     /// Whether a count of the total is running (the display says "counting" until `total` comes).
     public var counting: Bool
 
-    /// Bytes a file weighs in `fraction`, beside its data: about what opening, checking and archiving one file
-    /// costs at the rate data is read (15 µs a file against ~1 GB/s), so a tree of small files does not sit near
-    /// 0% while its count runs and a few large files do not dominate.
-    static let fileWeight = 16_384.0
-
-    /// The share done (0...1) by weighted files and bytes, once the total is known.
+    /// The share of the counted files passed (0...1), once the total is known; 1 on the final report (files in a
+    /// directory only its attributes exclude are counted but never passed: the share then ends short of it).
     public var fraction: Double? {
         guard let total else { return nil }
-        let all = Double(total.bytes) + Double(total.files) * Self.fileWeight
-        guard all > 0 else { return finished ? 1 : 0 }
-        return min(1, (Double(bytes) + Double(files) * Self.fileWeight) / all)
+        if finished || total.files == 0 { return 1 }
+        return min(1, Double(counted) / Double(total.files))
     }
 }
 
@@ -50,22 +48,24 @@ struct ProgressThrottle {
     /// Seconds since the start.
     var elapsed: Double { Self.now() - start }
 
-    mutating func tick(files: UInt64, bytes: UInt64) {
+    mutating func tick(files: UInt64, bytes: UInt64, counted: UInt64) {
         guard let report else { return }
         let now = Self.now()
         guard now - last >= interval else { return }
         last = now
-        report(snapshot(files: files, bytes: bytes, seconds: now - start, finished: false))
+        report(snapshot(files: files, bytes: bytes, counted: counted, seconds: now - start, finished: false))
     }
 
-    func finish(files: UInt64, bytes: UInt64) {
-        report?(snapshot(files: files, bytes: bytes, seconds: elapsed, finished: true))
+    func finish(files: UInt64, bytes: UInt64, counted: UInt64) {
+        report?(snapshot(files: files, bytes: bytes, counted: counted, seconds: elapsed, finished: true))
     }
 
-    private func snapshot(files: UInt64, bytes: UInt64, seconds: Double, finished: Bool) -> BackupProgress {
+    private func snapshot(
+        files: UInt64, bytes: UInt64, counted: UInt64, seconds: Double, finished: Bool
+    ) -> BackupProgress {
         let total = scanner?.total
         return BackupProgress(
-            files: files, bytes: bytes, seconds: seconds, finished: finished, total: total,
+            files: files, bytes: bytes, counted: counted, seconds: seconds, finished: finished, total: total,
             counting: scanner != nil && total == nil)
     }
 

@@ -26,12 +26,9 @@ struct BackupRun {
         case .off:
             return nil
         case .alongside:
-            return BackupScanner(
-                root: request.root, rules: rules, ignoring: ownArchives, oneFileSystem: request.oneFileSystem)
+            return BackupScanner(root: request.root, rules: rules)
         case .first:
-            return BackupScanner(
-                counted: BackupScanner.count(
-                    root: request.root, rules: rules, ignoring: ownArchives, oneFileSystem: request.oneFileSystem))
+            return BackupScanner(counted: BackupScanner.count(root: request.root, rules: rules))
         }
     }
 

@@ -7,12 +7,18 @@ struct BackupTally {
     var directories: UInt64 = 0
     var symlinks: UInt64 = 0
     var hardlinks: UInt64 = 0
+    /// Regular files excluded by their attributes or flags alone (no path rule), which `FileCounter` counts.
+    var attributeExcludedFiles: UInt64 = 0
     var excludedEntries: UInt64 = 0
     var excludedBytes: UInt64 = 0
     /// Skipped directories, among `excludedEntries` (their contents are neither walked nor measured).
     var excludedDirectories: UInt64 = 0
     private var directoriesByReason = [UInt64](repeating: 0, count: ExclusionReason.allCases.count)
     private var byReason = [Manifest.Count](repeating: Manifest.Count(), count: ExclusionReason.allCases.count)
+
+    /// The regular files passed so far as `FileCounter` counts them: stored, linked to one stored, or excluded by
+    /// attributes alone (the progress's share of the count).
+    var countedFiles: UInt64 { files + hardlinks + attributeExcludedFiles }
 
     /// Records one skipped entry (a directory counts once; its contents are never walked).
     mutating func exclude(reasons: ExclusionReasons, bytes size: UInt64, directory: Bool = false) {

@@ -7,27 +7,17 @@ final class DryRunVisitor: TreeVisitor {
     private let warn: (String) -> Void
     /// Receives each path a backup would store (`--dry-run -v`), in archive order.
     private let stored: ((StoredPath) -> Void)?
-    /// Asked at each entry: true ends the walk (`Stopped`). Nil for the dry run; `BackupScanner`'s flag.
-    private let stopWhen: (() -> Bool)?
     private var hardLinks = HardLinkTable()
     private(set) var tally = BackupTally()
     private(set) var warnings = 0
 
-    /// Thrown by a visit once `stopWhen` says so.
-    struct Stopped: Error {}
-
     init(
         report: @escaping (ExcludedPath) -> Void, warn: @escaping (String) -> Void,
-        stored: ((StoredPath) -> Void)? = nil, stopWhen: (() -> Bool)? = nil
+        stored: ((StoredPath) -> Void)? = nil
     ) {
         self.report = report
         self.warn = warn
         self.stored = stored
-        self.stopWhen = stopWhen
-    }
-
-    private func checkStop() throws {
-        if let stopWhen, stopWhen() { throw Stopped() }
     }
 
     private func list(_ entry: WalkEntry) {
@@ -35,20 +25,17 @@ final class DryRunVisitor: TreeVisitor {
     }
 
     func excluded(_ entry: WalkEntry, reasons: ExclusionReasons) throws {
-        try checkStop()
         let size = entry.status.kind == .regular ? entry.status.size : 0
         tally.exclude(reasons: reasons, bytes: size, directory: entry.status.kind == .directory)
         report(ExcludedPath(path: entry.path.string, reasons: reasons.reasons, kind: entry.status.kind, bytes: size))
     }
 
     func directory(_ entry: WalkEntry, attributes: AttributeReader) throws {
-        try checkStop()
         list(entry)
         tally.directories += 1
     }
 
     func regularFile(_ entry: WalkEntry, attributes: AttributeReader) throws {
-        try checkStop()
         let status = entry.status
         list(entry)
         if status.linkCount > 1, hardLinks.target(device: status.device, inode: status.inode) != nil {

@@ -68,6 +68,11 @@ public struct ExclusionReasons: OptionSet, Sendable, Hashable {
         .appleCloudExcludeXattr, .appleUnencryptedExcludeXattr,
     ]
 
+    /// The reasons a path alone gives (`ExclusionRules.pathReasons`): the device's path rules and `--exclude`.
+    public static let pathOnly: ExclusionReasons = [
+        .iosAppBundle, .iosCaches, .iosTmp, .iosSystemData, .deviceLocal, .pattern,
+    ]
+
     /// The reasons in their canonical order (the order of `ExclusionReason.allCases`).
     public var reasons: [ExclusionReason] {
         ExclusionReason.allCases.filter { contains(ExclusionReasons($0)) }

@@ -173,7 +173,7 @@ enum BackupCommand: Command {
                 progress: {
                     bar.update(
                         files: $0.files, bytes: $0.bytes, seconds: $0.seconds, fraction: $0.fraction,
-                        total: $0.total?.bytes, counting: $0.counting)
+                        total: $0.total?.files, counting: $0.counting)
                 },
                 warning: { message in
                     bar.finish()
