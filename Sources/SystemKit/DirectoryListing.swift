@@ -22,10 +22,12 @@ public struct DirectoryListing: Sendable {
     /// The number of names.
     public var count: Int { entries.count }
 
-    /// Reads every name of the open directory `fd` (from its current offset, normally 0) and sorts them.
-    /// `scratch` is the getdents64 buffer, reused across calls; `path` only names the directory in errors.
+    /// Reads every name of the open directory `fd` (from its current offset, normally 0) and sorts them (unless
+    /// `sorted` is false: a count needs no order). `scratch` is the getdents64 buffer, reused across calls; `path`
+    /// only names the directory in errors.
     public static func read(
-        directory fd: Int32, path: @autoclosure () -> String, scratch: UnsafeMutableRawBufferPointer
+        directory fd: Int32, path: @autoclosure () -> String, scratch: UnsafeMutableRawBufferPointer,
+        sorted: Bool = true
     ) throws(SystemError) -> DirectoryListing {
         var listing = DirectoryListing()
         listing.bytes.reserveCapacity(1024)
@@ -52,7 +54,7 @@ public struct DirectoryListing: Sendable {
                 listing.bytes.append(contentsOf: UnsafeBufferPointer(start: name, count: length + 1))
             }
         }
-        listing.sort()
+        if sorted { listing.sort() }
         return listing
     }
 

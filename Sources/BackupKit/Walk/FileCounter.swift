@@ -40,7 +40,9 @@ final class FileCounter {
 
     private func walk(_ fd: Int32, depth: Int) throws {
         if stopWhen() { throw Stopped() }
-        guard let listing = try? DirectoryListing.read(directory: fd, path: "", scratch: scratch) else { return }
+        guard let listing = try? DirectoryListing.read(directory: fd, path: "", scratch: scratch, sorted: false) else {
+            return
+        }
         for index in 0..<listing.count {
             try listing.withName(at: index) { name, cName in
                 if depth == 1 && (name.elementsEqual(manifestName) || name.starts(with: stagingPrefix)) { return }
