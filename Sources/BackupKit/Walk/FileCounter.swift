@@ -8,7 +8,7 @@ import SystemKit
 /// and `--exclude` patterns apply (an excluded directory is not entered); what only the file system says (Apple's
 /// xattrs, nodump, `CACHEDIR.TAG`, hard links to a file already counted, another file system) is not known, so the
 /// count may run a little above what the backup stores. Entries whose type the listing does not give are
-/// `statx`ed. `stopWhen` is asked at each directory.
+/// `statx`ed. `stopWhen` is asked at each directory; past `maxDepth` levels the count gives up.
 final class FileCounter {
     private let rules: ExclusionRules
     private let stopWhen: () -> Bool
@@ -38,8 +38,12 @@ final class FileCounter {
         return files
     }
 
+    /// Deeper than this, the count gives up (a path that deep is past PATH_MAX anyway): its thread's stack stays
+    /// bounded whatever the tree.
+    static let maxDepth = 4096
+
     private func walk(_ fd: Int32, depth: Int) throws {
-        if stopWhen() { throw Stopped() }
+        if stopWhen() || depth > Self.maxDepth { throw Stopped() }
         guard let listing = try? DirectoryListing.read(directory: fd, path: "", scratch: scratch, sorted: false) else {
             return
         }
