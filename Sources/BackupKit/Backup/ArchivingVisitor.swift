@@ -101,6 +101,7 @@ final class ArchivingVisitor: TreeVisitor {
         try encodeAttributes(attributes, of: walked)
         // Only a file with fewer blocks than its size needs is asked where its holes are: no call for the others.
         let regions = DataRegionMap.mayHaveHoles(status) ? try dataRegions(walked) : nil
+        if regions != nil { tally.sparseBytes &+= status.size }
         // Measured on a 40k-file tree: sharing by backlog was 7% faster than hashing only on the writer, and
         // a threshold of a half beat a quarter and three quarters.
         let hashHere =

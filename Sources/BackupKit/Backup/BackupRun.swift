@@ -1,5 +1,6 @@
 // BackupRun: one backup's pipeline once the destination is open: walk, exclusion, batches, the format sink.
 import SystemKit
+import TarKit
 
 /// The stages of one backup after its destination is open. The reading thread walks (`TreeWalker`, evaluating
 /// `ExclusionRules`), reads and packs batches (`ArchivingVisitor`); the formatting thread (`BatchConsumer`, or
@@ -76,6 +77,8 @@ struct BackupRun {
             throw BackupError.system(error)
         }
         for note in sink.notes { warning(note) }
+        let sparseNote = Self.sparseNote(visitor.tally.sparseBytes, format: request.format)
+        if let sparseNote { warning(sparseNote) }
         try commit()
         visitor.finishProgress()
         let tally = visitor.tally
@@ -87,6 +90,16 @@ struct BackupRun {
             excludedDirectories: tally.excludedDirectories,
             excludedDirectoriesByReason: tally.excludedDirectoriesByReason,
             archiveBytes: sink.bytesWritten,
-            seconds: visitor.elapsed, warnings: visitor.warnings + sink.notes.count, deviceRoot: deviceRoot)
+            seconds: visitor.elapsed, warnings: visitor.warnings + sink.notes.count + (sparseNote == nil ? 0 : 1),
+            deviceRoot: deviceRoot)
+    }
+
+    /// A tar whose sparse files hold more (holes included) than a reader accepts by default says so: restore refuses
+    /// it, verify and list need `--max-bytes`.
+    static func sparseNote(_ bytes: UInt64, format: BackupFormat) -> String? {
+        let cap = ArchiveReader.Options().maxSparseBytes
+        guard format == .tar, bytes > cap else { return nil }
+        return "the archive's sparse files hold \(bytes) bytes with their holes, more than the \(cap) devicectl "
+            + "restore accepts; verify and list it with --max-bytes \(bytes)"
     }
 }

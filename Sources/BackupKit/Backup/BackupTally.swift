@@ -7,6 +7,8 @@ struct BackupTally {
     var directories: UInt64 = 0
     var symlinks: UInt64 = 0
     var hardlinks: UInt64 = 0
+    /// The logical size of the files stored sparse (the readers' sparse cap: `TarKit.ArchiveReader.Options`).
+    var sparseBytes: UInt64 = 0
     /// Regular files excluded by their attributes or flags alone (no path rule), which `FileCounter` counts.
     var attributeExcludedFiles: UInt64 = 0
     var excludedEntries: UInt64 = 0

@@ -17,6 +17,8 @@ enum ArchiveSource {
         var options = ArchiveReader.Options(metadataMember: Manifest.memberName)
         options.interruption = interruption
         options.limit = limit
+        // `--max-bytes` above the default raises the sparse cap with it (a sparse file's holes are file data too).
+        options.maxSparseBytes = max(options.maxSparseBytes, limit.dataBytes == .max ? 0 : limit.dataBytes)
         return try ArchiveReader(path: archive, options: options)
     }
 }
