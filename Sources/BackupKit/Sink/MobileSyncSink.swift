@@ -33,7 +33,7 @@ final class MobileSyncSink: FormatSink {
     private var cipher: FileCipher?
     /// Content files are created, encrypted and written on a thread of their own; `contentOpen` while one is
     /// being handed over.
-    private let contents: ContentFileWriter
+    private let contents: ContentFileWriters
     private var contentOpen = false
     private var cipherOutput = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 16)
     /// The `xx` directories made so far, open (by their first byte's value; -1 until made).
@@ -72,7 +72,7 @@ final class MobileSyncSink: FormatSink {
         } catch { throw .format(error) }
         do {
             rows = try ManifestRowWriter(database: database)
-            contents = try ContentFileWriter()
+            contents = try ContentFileWriters()
         } catch { throw .system(error) }
         let root = BackupFileRecord(
             kind: .directory, relativePath: "", mode: rootStatus.mode, userID: Self.mobile, groupID: Self.mobile,

@@ -7,5 +7,5 @@
 // comes with its data regions (`SinkMember.dataRegions`) and all its bytes, zeros in the holes: `TarSink` makes it
 // a sparse member, `MobileSyncSink` stores every byte.
 // Threads: called on the formatting thread only; `TarSink`'s compressor (TarKit's `StreamCompressor`) has a
-// thread of its own when the stream is compressed; `MobileSyncSink`'s content files (`ContentFileWriter`) and its
-// Manifest.db rows (`ManifestRowWriter`) have one each.
+// thread of its own when the stream is compressed; `MobileSyncSink`'s content files have two (`ContentFileWriters`,
+// a file each in turn) and its Manifest.db rows (`ManifestRowWriter`) one.
