@@ -22,7 +22,9 @@ public struct WidgetRefresher: Sendable {
         try NotificationStore(device: device).settle(at: now)
         let widgets = try device.homeScreen().placedWidgets
         guard !widgets.isEmpty else { return [] }
-        let apps = try device.apps()
+        // Each kind of container listed once for all the widgets.
+        var index = ContainerIndex(device: device)
+        let apps = try device.apps(using: &index)
         var results: [WidgetRefreshResult] = []
         for widget in widgets {
             let owner = widget.app
@@ -38,14 +40,16 @@ public struct WidgetRefresher: Sendable {
                             + "widget; skipped"))
                 continue
             }
-            results.append(try refresh(owner, apps: apps, at: now))
+            results.append(try refresh(owner, apps: apps, index: &index, at: now))
         }
         return results
     }
 
     // MARK: - One widget
 
-    private func refresh(_ bundleId: String, apps: [InstalledApp], at now: Date) throws -> WidgetRefreshResult {
+    private func refresh(
+        _ bundleId: String, apps: [InstalledApp], index: inout ContainerIndex, at now: Date
+    ) throws -> WidgetRefreshResult {
         guard let app = apps.first(where: { $0.bundleId == bundleId }) else {
             return WidgetRefreshResult(
                 app: bundleId, decision: .none(.appNotInstalled),
@@ -56,7 +60,7 @@ public struct WidgetRefresher: Sendable {
                 app: bundleId, decision: .none(.noWidget),
                 problem: "the widget of '\(bundleId)' is on the home screen but the app has no nudge widget; skipped")
         }
-        guard let groupId = app.groups.first, let group = try device.container(.group, identifier: groupId) else {
+        guard let groupId = app.groups.first, let group = try index.container(.group, identifier: groupId) else {
             let missing =
                 app.groups.first.map { "its App Group container '\($0)' does not exist" }
                 ?? "it belongs to no App Group"
@@ -66,7 +70,7 @@ public struct WidgetRefresher: Sendable {
             try log(result, settings: settings, at: now)
             return result
         }
-        let suite = try device.defaults(groupId)
+        let suite = try index.defaults(groupId)
         let (snapshot, unreadable, markerProblem) = try WidgetSnapshot.read(
             group: group, suite: suite, settings: settings, on: device)
         let decision = NudgeDecision.decide(snapshot: snapshot, settings: settings, now: now)

@@ -21,6 +21,32 @@ import Testing
         }
     }
 
+    /// `status` lists each kind of container once (`ContainerIndex`): every container's metadata plist is opened
+    /// once, however many apps and groups look containers up (seven times each before). `widget-refresh` reads them at
+    /// most twice: once when it validates the device before writing anything, once for all the widgets.
+    @Test func containerMetadataIsReadOncePerPass() throws {
+        try PhoneScratch.with { phone in
+            for index in 0..<4 {
+                try phone.install("com.example.app\(index)", ["--group", "group.com.example.app\(index)"])
+                try phone.ok(["widget", "add", phone.root, "--app", "com.example.app\(index)"])
+            }
+            for command in [["status", phone.root], ["widget-refresh", phone.root, "--now", "2026-12-02T09:00:00Z"]] {
+                let traced = try Shell.run(
+                    "strace", ["-f", "-e", "trace=openat2", DevicectlBinary.path] + command,
+                    environment: ["DEVICECTL_NOW": PhoneScratch.now])
+                #expect(traced.status == 0, "\(command[0]): \(traced.stderr)")
+                let opened = traced.stderr.split(separator: "\n")
+                    .filter { $0.contains(".com.apple.mobile_container_manager.metadata.plist") }
+                    .compactMap { $0.split(separator: "\"").dropFirst().first.map(String.init) }
+                let reads = command[0] == "status" ? 1 : 2
+                let groups = opened.filter { $0.hasPrefix("Containers/Shared/AppGroup/") }
+                #expect(groups.count == 4 * reads, "\(command[0]) opened group metadata \(groups.count) times: \(groups)")
+                let counts = Dictionary(opened.map { ($0, 1) }, uniquingKeysWith: +)
+                #expect(counts.values.allSatisfy { $0 <= reads }, "\(command[0]): \(counts)")
+            }
+        }
+    }
+
     @Test func everythingAboutTheApps() throws {
         try PhoneScratch.with { phone in
             try phone.install()

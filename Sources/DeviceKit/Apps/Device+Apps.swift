@@ -5,9 +5,16 @@ import SystemKit
 extension Device {
     /// Every installed app, sorted by bundle id.
     public func apps() throws -> [InstalledApp] {
-        let data = try containers(.data)
+        var index = ContainerIndex(device: self)
+        return try apps(using: &index)
+    }
+
+    /// Every installed app, sorted by bundle id, the data and bundle containers listed through `index` (once for a
+    /// command that looks up containers too).
+    public func apps(using index: inout ContainerIndex) throws -> [InstalledApp] {
+        let data = try index.containers(.data)
         var apps: [InstalledApp] = []
-        for bundle in try containers(.bundle) {
+        for bundle in try index.containers(.bundle) {
             guard let dataContainer = data.first(where: { $0.identifier == bundle.identifier }) else { continue }
             apps.append(try readApp(bundle: bundle, data: dataContainer))
         }

@@ -33,7 +33,9 @@ extension StatusCommand {
             self.device = device
             self.now = now
             identity = try device.identity()
-            let installed = try device.apps()
+            // Each kind of container listed once for the whole report.
+            var index = ContainerIndex(device: device)
+            let installed = try device.apps(using: &index)
             let placed = try device.homeScreen().widgets
             widgets = placed
             let notifications = try NotificationStore(device: device).all()
@@ -45,7 +47,7 @@ extension StatusCommand {
                 var excluded = false
                 var flag: Any?
                 if let widget = app.widget, let groupId = app.groups.first,
-                    let group = try device.container(.group, identifier: groupId)
+                    let group = try index.container(.group, identifier: groupId)
                 {
                     let marker = "\(group.relativePath)/\(widget.markerFileName)"
                     markerPath = marker
@@ -55,7 +57,7 @@ extension StatusCommand {
                     if present {
                         excluded = try device.directory.attribute(BackupExclusionAttribute.apple, of: marker) != nil
                     }
-                    flag = try device.defaults(groupId).value(widget.flagKey)
+                    flag = try index.defaults(groupId).value(widget.flagKey)
                 }
                 var counts: [LocalNotification.State: Int] = [.pending: 0, .delivered: 0, .cancelled: 0]
                 for notification in notifications where notification.app == app.bundleId {
@@ -68,7 +70,7 @@ extension StatusCommand {
                     lastDeviceToken: token)
             }
             self.problems = problems
-            groups = try device.containers(.group).map { container in
+            groups = try index.containers(.group).map { container in
                 (container, installed.filter { $0.groups.contains(container.identifier) }.map(\.bundleId))
             }
         }
