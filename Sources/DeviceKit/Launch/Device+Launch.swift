@@ -24,8 +24,12 @@ extension Device {
     /// Group container and marks it excluded from backup (every launch: the flag can be lost on rewrite),
     /// sets the shared defaults flag to true, cancels its pending nudge, and sends its device token.
     public func launch(_ bundleId: String, at now: Date, source: LaunchSource = .homeScreen) throws -> LaunchResult {
-        // Read everything first: an unknown app or a malformed plist fails before anything is written.
-        let app = try app(bundleId)
+        // Read everything first: an unknown app or a malformed plist fails before anything is written. Each kind
+        // of container is listed once.
+        var index = ContainerIndex(device: self)
+        guard let app = try apps(using: &index).first(where: { $0.bundleId == bundleId }) else {
+            throw DeviceError.unknownApp(bundleId)
+        }
         let token = DeviceToken.derive(udid: try identity().udid, bundleId: bundleId)
         let log = EventLog(device: self)
         let notifications = NotificationStore(device: self)
@@ -34,8 +38,10 @@ extension Device {
         var shared: (suite: DefaultsSuite, marker: String, flagKey: String)?
         if let widget = app.widget {
             guard let groupId = app.groups.first else { throw DeviceError.noGroup(app: bundleId) }
-            let group = try groupContainer(groupId)
-            let suite = try defaults(groupId)
+            guard let group = try index.container(.group, identifier: groupId) else {
+                throw DeviceError.unknownGroup(groupId)
+            }
+            let suite = try index.defaults(groupId)
             _ = try suite.dictionary()
             shared = (suite, "\(group.relativePath)/\(widget.markerFileName)", widget.flagKey)
         }
