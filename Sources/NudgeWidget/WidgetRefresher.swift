@@ -19,12 +19,19 @@ public struct WidgetRefresher: Sendable {
     /// run, so nothing is decided, written or logged. Deliveries due by `now` are logged first.
     /// Throws when the device itself cannot be read (home screen, Info.plists) or a write fails.
     public func refreshAll(at now: Date) throws -> [WidgetRefreshResult] {
+        // Each kind of container listed once for all the widgets.
+        var index = ContainerIndex(device: device)
+        return try refreshAll(at: now, apps: device.apps(using: &index), index: &index)
+    }
+
+    /// `refreshAll(at:)` with the device's `apps` and containers as a validation just read them
+    /// (`Device.validatedState(using:)`), so a refresh after it reads no container metadata again.
+    public func refreshAll(
+        at now: Date, apps: [InstalledApp], index: inout ContainerIndex
+    ) throws -> [WidgetRefreshResult] {
         try NotificationStore(device: device).settle(at: now)
         let widgets = try device.homeScreen().placedWidgets
         guard !widgets.isEmpty else { return [] }
-        // Each kind of container listed once for all the widgets.
-        var index = ContainerIndex(device: device)
-        let apps = try device.apps(using: &index)
         var results: [WidgetRefreshResult] = []
         for widget in widgets {
             let owner = widget.app

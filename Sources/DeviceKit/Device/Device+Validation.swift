@@ -11,9 +11,18 @@ extension Device {
     /// `validate`, returning what it read, each plist once (the bundle and data containers are listed by
     /// `apps`): for a caller that needs the apps and home screen too, such as a backup's manifest header.
     public func validatedState() throws -> (identity: DeviceIdentity, apps: [InstalledApp], homeScreen: HomeScreen) {
+        var index = ContainerIndex(device: self)
+        return try validatedState(using: &index)
+    }
+
+    /// `validatedState()`, the containers listed into `index`: a command that looks containers up after validating
+    /// (`widget-refresh`) then reads none of their metadata again.
+    public func validatedState(
+        using index: inout ContainerIndex
+    ) throws -> (identity: DeviceIdentity, apps: [InstalledApp], homeScreen: HomeScreen) {
         let identity = try identity()
-        for kind in [ContainerKind.group, .plugin] { _ = try containers(kind) }
-        let apps = try apps()
+        for kind in [ContainerKind.group, .plugin] { _ = try index.containers(kind) }
+        let apps = try apps(using: &index)
         return (identity, apps, try homeScreen())
     }
 

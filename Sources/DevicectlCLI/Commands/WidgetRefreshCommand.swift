@@ -25,9 +25,11 @@ enum WidgetRefreshCommand: Command {
         let now = try context.now(arguments)
         let device = try DeviceArguments.open(root, arguments, context)
         let results = try device.withLock { () throws -> [WidgetRefreshResult] in
-            try device.validate()
+            // Validated first (nothing written if a plist is malformed); the refresh reuses what that read.
+            var index = ContainerIndex(device: device)
+            let state = try device.validatedState(using: &index)
             try DeviceArguments.checkClock(device, now, arguments, context)
-            return try WidgetRefresher(device: device).refreshAll(at: now)
+            return try WidgetRefresher(device: device).refreshAll(at: now, apps: state.apps, index: &index)
         }
         for problem in results.compactMap(\.problem) { context.console.warn(problem) }
         if arguments.flag("--json") {
