@@ -4,6 +4,8 @@
 import DeviceKit
 import Foundation
 import PropertyListKit
+import SystemKit
+import TestSupport
 import Testing
 
 @Suite struct PropertyListWriteTests {
@@ -13,7 +15,7 @@ import Testing
     static var tree: [String: Any] { [
         "iconLists": [["com.example.news", ["elementType": "widget", "gridSize": "medium", "iconLists": [["a"]]]], []],
         "buttonBar": ["com.apple.mobilephone"], "flag": true, "off": false, "small": 7, "negative": -3,
-        "large": Int64(1) << 40, "real": 0.25, "text": "Ünïcode 📱", "when": date, "bytes": Data([0, 1, 255]),
+        "large": Int64(1) << 40, "real": 0.25, "whole": 1.0, "nsWhole": NSNumber(value: 3.0), "text": "Ünïcode 📱", "when": date, "bytes": Data([0, 1, 255]),
         "nested": ["deep": [[true, 1], ["x": NSNumber(value: 2.5)]]],
     ] }
 
@@ -33,6 +35,9 @@ import Testing
         let deep = try #require((read["nested"] as? [AnyHashable: Any])?["deep"] as? [Any])
         #expect((deep[0] as? [Any])?.first as? Bool == true && ((deep[1] as? [AnyHashable: Any])?["x"] as? Double) == 2.5)
         #expect((read["small"] as? NSNumber).map { String(cString: $0.objCType) } != "c", "an integer is no Boolean")
+        for key in ["whole", "nsWhole"] {
+            #expect((read[key] as? NSNumber).map { String(cString: $0.objCType) } == "d", "\(key): a whole real stays real")
+        }
     }
 
     @Test func theSameValueGivesTheSameBytes() throws {
@@ -52,6 +57,28 @@ import Testing
         let bytes = try PropertyListFile.encode(array)
         let read = try #require(try PropertyListSerialization.propertyList(from: Data(bytes), format: nil) as? [Int])
         #expect(read == array)
+    }
+
+    /// A value shared into 2^40 values (as Foundation returns a hostile binary plist whose containers are shared:
+    /// Swift arrays share storage, so this costs nothing to build) or nested 10,000 deep is refused before the
+    /// writer expands it, and `write` names the file and writes nothing.
+    @Test func aSharedOrDeepValueIsRefused() throws {
+        var shared: Any = 1
+        for _ in 0..<40 { shared = [shared, shared] }
+        #expect(throws: PropertyListConversionError.self) { try PropertyListFile.encode(["k": shared]) }
+        var deep: Any = 1
+        for _ in 0..<10_000 { deep = [deep] }
+        #expect(throws: PropertyListConversionError.self) { try PropertyListFile.encode(deep) }
+        try withTemporaryDirectory { dir in
+            let root = try ContainedRoot(opening: dir)
+            #expect {
+                try PropertyListFile.write(["k": shared], to: "a.plist", in: root)
+            } throws: { error in
+                guard case DeviceError.malformedPlist(let path, let reason)? = error as? DeviceError else { return false }
+                return path.hasSuffix("a.plist") && reason.contains("values")
+            }
+            #expect(!FileManager.default.fileExists(atPath: dir + "/a.plist"))
+        }
     }
 
     @Test func aValueNoPropertyListHoldsIsRefusedNamingItsType() {

@@ -55,8 +55,16 @@ public enum PropertyListFile {
 
     /// Writes `value` to `relative` beneath `root` as a binary plist, atomically; creates missing parents.
     /// The one writer is PropertyListKit's (keys sorted, so the same value gives the same bytes).
+    /// A value that cannot be written (one read from a hostile file: nested too deep, a container shared too many
+    /// times) is `DeviceError.malformedPlist` naming the file.
     public static func write(_ value: Any, to relative: String, in root: ContainedRoot) throws {
-        try root.writeAtomically(try encode(value), to: relative)
+        let bytes: [UInt8]
+        do {
+            bytes = try encode(value)
+        } catch {
+            throw DeviceError.malformedPlist(path: root.display(relative), reason: error.reason)
+        }
+        try root.writeAtomically(bytes, to: relative)
     }
 
     /// `value` (Foundation's plist types) as a binary plist.
