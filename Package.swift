@@ -48,7 +48,7 @@ let package = Package(
         .target(name: "MobileSyncKit", dependencies: ["SystemKit", "PropertyListKit", "CSQLite", "CCrypto"]),
         .target(
             name: "BackupKit",
-            dependencies: ["DeviceKit", "SystemKit", "TarKit", "MobileSyncKit", "CArchive", "CCrypto"]),
+            dependencies: ["DeviceKit", "SystemKit", "TarKit", "MobileSyncKit", "PropertyListKit", "CArchive", "CCrypto"]),
         .target(name: "NudgeWidget", dependencies: ["DeviceKit", "SystemKit"]),
         .target(
             name: "DevicectlCLI",

@@ -112,7 +112,7 @@ public struct BackupInfo: Sendable {
             done += n
         }
         do {
-            return try PropertyListFileReader.read(bytes)
+            return try PropertyListReader.read(bytes)
         } catch {
             throw Failure(file: file, reason: error.reason)
         }

@@ -1,4 +1,5 @@
 // BackupKeyBag: Manifest.plist's `BackupKeyBag`, the TLV list of class keys wrapped under the password's key.
+import PropertyListKit
 
 /// A backup keybag (reference §5.2): a header (`VERS TYPE UUID HMCK WRAP SALT ITER`, then `DPWT DPIC DPSL` for
 /// the iOS 10.2+ two-stage derivation) and one block per protection class, exactly `UUID CLAS WRAP KTYP WPKY`

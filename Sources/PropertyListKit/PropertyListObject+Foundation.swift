@@ -4,28 +4,25 @@ import Foundation
 extension PropertyListObject {
     /// Converts `value`: Swift's `Bool`, integers, floating point, `String`, `Date`, `Data`, arrays and dictionaries
     /// with string keys, and the `NSNumber`, `NSString`, `NSArray`, `NSDictionary` Foundation's reader returns.
-    /// Dictionary keys are written sorted (bytewise), so the same value gives the same bytes.
+    /// Dictionary keys are sorted (bytewise), so the same value gives the same bytes when written.
     /// - Throws: `PropertyListConversionError` for anything else (a key that is not a string, an integer beyond
-    ///   64 bits, a value of another type), and for a value nested deeper than `maxDepth` or of more than `maxNodes`
-    ///   values in all: what Foundation read from a hostile file can share one container many times (a binary plist
-    ///   of a few hundred bytes can describe 2^40 values), which this writer would expand.
-    public init(foundation value: Any) throws(PropertyListConversionError) {
-        var budget = Self.maxNodes
-        try self.init(foundation: value, depth: 0, budget: &budget)
+    ///   64 bits, a value of another type), and for a value nested deeper or of more values in all than `limits`:
+    ///   what Foundation read from a hostile file can share one container many times (a binary plist of a few
+    ///   hundred bytes can describe 2^40 values), which a writer would expand.
+    public init(foundation value: Any, limits: PropertyListLimits = .document) throws(PropertyListConversionError) {
+        var budget = limits.values
+        try self.init(foundation: value, depth: 0, budget: &budget, limits: limits)
     }
 
-    /// The deepest nesting converted (Apple's own plists nest a few dozen levels).
-    public static let maxDepth = 512
-    /// The most values converted (an 8 MiB plist without sharing holds at most a few million).
-    public static let maxNodes = 4_000_000
-
-    private init(foundation value: Any, depth: Int, budget: inout Int) throws(PropertyListConversionError) {
-        guard depth <= Self.maxDepth else {
-            throw PropertyListConversionError("a value nested deeper than \(Self.maxDepth) levels")
+    private init(
+        foundation value: Any, depth: Int, budget: inout Int, limits: PropertyListLimits
+    ) throws(PropertyListConversionError) {
+        guard depth <= limits.depth else {
+            throw PropertyListConversionError("nested deeper than \(limits.depth) levels")
         }
         budget -= 1
         guard budget >= 0 else {
-            throw PropertyListConversionError("more than \(Self.maxNodes) values (a container shared many times)")
+            throw PropertyListConversionError("more than \(limits.values) values (a container shared many times)")
         }
         // A Bool first: Foundation's NSNumber would also cast to an integer.
         if type(of: value) == Bool.self, let flag = value as? Bool {
@@ -39,11 +36,11 @@ extension PropertyListObject {
             var elements: [PropertyListObject] = []
             elements.reserveCapacity(array.count)
             for element in array {
-                elements.append(try PropertyListObject(foundation: element, depth: depth + 1, budget: &budget))
+                elements.append(try PropertyListObject(foundation: element, depth: depth + 1, budget: &budget, limits: limits))
             }
             self = .array(elements)
         case let dictionary as [String: Any]:
-            self = try Self.dictionary(dictionary.map { ($0.key, $0.value) }, depth: depth, budget: &budget)
+            self = try Self.dictionary(dictionary.map { ($0.key, $0.value) }, depth: depth, budget: &budget, limits: limits)
         case let dictionary as [AnyHashable: Any]:
             var pairs: [(String, Any)] = []
             for (key, element) in dictionary {
@@ -52,7 +49,7 @@ extension PropertyListObject {
                 }
                 pairs.append((name, element))
             }
-            self = try Self.dictionary(pairs, depth: depth, budget: &budget)
+            self = try Self.dictionary(pairs, depth: depth, budget: &budget, limits: limits)
         case let text as String: self = .string(text)
         case let date as Date: self = .date(date)
         case let data as Data: self = .data(Array(data))
@@ -90,13 +87,33 @@ extension PropertyListObject {
     }
 
     private static func dictionary(
-        _ pairs: [(String, Any)], depth: Int, budget: inout Int
+        _ pairs: [(String, Any)], depth: Int, budget: inout Int, limits: PropertyListLimits
     ) throws(PropertyListConversionError) -> PropertyListObject {
         var converted: [(String, PropertyListObject)] = []
         converted.reserveCapacity(pairs.count)
         for (key, element) in pairs.sorted(by: { Array($0.0.utf8).lexicographicallyPrecedes(Array($1.0.utf8)) }) {
-            converted.append((key, try PropertyListObject(foundation: element, depth: depth + 1, budget: &budget)))
+            converted.append((key, try PropertyListObject(foundation: element, depth: depth + 1, budget: &budget, limits: limits)))
         }
         return .dictionary(converted)
+    }
+}
+
+extension PropertyListObject {
+    /// The value as Foundation's plist reader returns one on Linux, for code written against it: a Swift `Bool`,
+    /// an `NSNumber` for integers (`q`) and reals (`d`), `String`, `Date`, `Data`, `[Any]`, and `[String: Any]`
+    /// (dictionaries; a repeated key keeps its last value). A UID becomes `["CF$UID": n]`, its XML form.
+    public var foundation: Any {
+        switch self {
+        case .string(let text): text
+        case .integer(let number): NSNumber(value: number)
+        case .real(let number): NSNumber(value: number)
+        case .bool(let flag): flag
+        case .data(let bytes): Data(bytes)
+        case .date(let date): date
+        case .uid(let reference): ["CF$UID": NSNumber(value: reference)] as [String: Any]
+        case .array(let elements): elements.map(\.foundation)
+        case .dictionary(let pairs):
+            Dictionary(pairs.map { ($0.0, $0.1.foundation) }, uniquingKeysWith: { _, last in last }) as [String: Any]
+        }
     }
 }

@@ -199,7 +199,7 @@ import Testing
             try #require(made.status == 0, "\(made.stderr)")
             let member = made.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
             // Issue 13, finding 9: verify called it intact; both now refuse the member with the same words.
-            let words = ["member '\(member)'", "malformed property list (not a property list)"]
+            let words = ["member '\(member)'", "malformed property list (not a binary property list)"]
             try scratch.fails(["verify", damaged], mentioning: words)
             let root = try scratch.freshDevice("target")
             let before = try FaultScratch.snapshot(root)

@@ -1,5 +1,6 @@
 // MobileSyncRowRules: what a Manifest.db row must be before anything is done with it.
 import MobileSyncKit
+import PropertyListKit
 
 /// The checks every reader of a MobileSync backup (list, verify, and a restore to come) applies to each row,
 /// hostile bytes being the rule: a domain is one non-empty name without `/`, NUL or control characters; a

@@ -1,6 +1,7 @@
 // MobileSyncListing: `devicectl list DIR` for a MobileSync backup: each row and what the plists say.
 import Foundation
 import MobileSyncKit
+import PropertyListKit
 import SystemKit
 
 /// Lists a MobileSync backup's rows in (domain, path) order with restore's row checks: a row restore would refuse

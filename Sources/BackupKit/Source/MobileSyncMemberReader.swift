@@ -3,6 +3,7 @@ import DeviceKit
 import Foundation
 import Glibc
 import MobileSyncKit
+import PropertyListKit
 import SystemKit
 import TarKit
 

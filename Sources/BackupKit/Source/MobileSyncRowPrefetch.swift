@@ -1,5 +1,6 @@
 // MobileSyncRowPrefetch: a MobileSync restore's Manifest.db rows read and checked on a worker thread, ahead of it.
 import MobileSyncKit
+import PropertyListKit
 import SystemKit
 
 /// Steps Manifest.db's rows (`RowCursor`) and checks each (`MobileSyncRowRules`: the path, the fileID's SHA-1, the

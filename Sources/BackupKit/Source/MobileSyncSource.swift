@@ -2,6 +2,7 @@
 import Foundation
 import Glibc
 import MobileSyncKit
+import PropertyListKit
 import SystemKit
 
 /// One MobileSync backup, opened for reading: the directory (by descriptor: every later open is relative to it,

@@ -1,6 +1,7 @@
 // HomeScreen: SpringBoard's home-screen layout (Library/SpringBoard/IconState.plist), kept whole.
 import CCrypto
 import Foundation
+import PropertyListKit
 
 /// The home-screen layout stored at `Library/SpringBoard/IconState.plist`, in SpringBoard's own schema:
 /// `iconLists` (pages), `listUniqueIdentifiers`, `buttonBar` (the dock), `today`, `favoriteToday`, `ignored`,
@@ -10,7 +11,7 @@ import Foundation
 /// `<app>.NudgeWidget` extension on page 1) and written in SpringBoard's schema the next time it changes.
 public struct HomeScreen: Sendable, Equatable {
     /// Caps on a hostile file, checked while it is converted (before anything of it is used).
-    public static let limits = PropertyListValue.Limits(depth: 12, nodes: 100_000)
+    public static let limits = PropertyListLimits(depth: 12, values: 100_000)
     /// At most this many pages, and this many entries in one page, dock, folder page or Today list.
     public static let maxPages = 500
     public static let maxEntries = 5_000

@@ -43,13 +43,15 @@ public enum PropertyListFile {
         return try parse(bytes, path: shown)
     }
 
-    /// Parses `bytes`, the content of the plist at `path` (named in the error), as `read` does.
+    /// Parses `bytes`, the content of the plist at `path` (named in the error), as `read` does: with PropertyListKit's
+    /// reader and its `document` caps (Foundation's own reader expands a binary plist's shared objects while it parses,
+    /// so a file of a few hundred bytes could take all memory), given back in the form Foundation's reader returns.
     public static func parse(_ bytes: [UInt8], path: String) throws -> Any {
+        guard !bytes.isEmpty else { throw DeviceError.malformedPlist(path: path, reason: "the file is empty") }
         do {
-            return try PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: nil)
+            return try PropertyListReader.read(bytes, limits: .document).foundation
         } catch {
-            let reason = bytes.isEmpty ? "the file is empty" : "not a property list"
-            throw DeviceError.malformedPlist(path: path, reason: reason)
+            throw DeviceError.malformedPlist(path: path, reason: error.reason)
         }
     }
 

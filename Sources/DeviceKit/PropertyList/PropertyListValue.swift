@@ -1,9 +1,10 @@
 // PropertyListValue: a property list held as a Sendable value, converted from Foundation's with caps.
 import Foundation
+import PropertyListKit
 
-/// A property list value. A device's plists are hostile: `init(_:path:limits:)` walks Foundation's parse
-/// result with a depth and a node budget (a binary plist can share one object many times, so a 1 MiB file can
-/// describe a tree of billions of nodes) and refuses what passes either, naming the file.
+/// A property list value, unordered and `Sendable`, for the home screen's editing. A device's plists are hostile:
+/// `init(_:path:limits:)` converts with PropertyListKit's caps (tighter than the reader's, for a file of a known
+/// shape) and refuses what passes either, naming the file.
 public indirect enum PropertyListValue: Sendable, Equatable {
     case string(String)
     case integer(Int)
@@ -14,61 +15,28 @@ public indirect enum PropertyListValue: Sendable, Equatable {
     case array([PropertyListValue])
     case dictionary([String: PropertyListValue])
 
-    /// How deep and how large a converted value may be.
-    public struct Limits: Sendable {
-        public var depth: Int
-        public var nodes: Int
-
-        public init(depth: Int, nodes: Int) {
-            self.depth = depth
-            self.nodes = nodes
+    /// Converts `value` (Foundation's plist types, as `PropertyListFile` reads them), refusing one deeper or larger
+    /// than `limits`: `DeviceError.malformedPlist` naming `path`.
+    public init(_ value: Any, path: String, limits: PropertyListLimits) throws {
+        do {
+            self.init(try PropertyListObject(foundation: value, limits: limits))
+        } catch {
+            throw DeviceError.malformedPlist(path: path, reason: error.reason)
         }
     }
 
-    /// Converts `value` (from `PropertyListSerialization`), refusing one deeper or larger than `limits`:
-    /// `DeviceError.malformedPlist` naming `path`.
-    public init(_ value: Any, path: String, limits: Limits) throws {
-        var budget = limits.nodes
-        self = try PropertyListValue.convert(value, depth: 0, budget: &budget, path: path, limits: limits)
-    }
-
-    private static func convert(
-        _ value: Any, depth: Int, budget: inout Int, path: String, limits: Limits
-    ) throws -> PropertyListValue {
-        budget -= 1
-        guard budget >= 0 else {
-            throw DeviceError.malformedPlist(path: path, reason: "more than \(limits.nodes) values")
-        }
-        guard depth <= limits.depth else {
-            throw DeviceError.malformedPlist(path: path, reason: "nested deeper than \(limits.depth) levels")
-        }
-        if let flag = value as? Bool, type(of: value) == Bool.self { return .bool(flag) }
-        switch value {
-        case let text as String: return .string(text)
-        case let number as NSNumber:
-            let type = String(cString: number.objCType)
-            if type == "c" || type == "B" { return .bool(number.boolValue) }
-            if type == "d" || type == "f" { return .real(number.doubleValue) }
-            return .integer(number.intValue)
-        case let number as Int: return .integer(number)
-        case let number as Double: return .real(number)
-        case let date as Date: return .date(date)
-        case let data as Data: return .data(Array(data))
-        case let array as [Any]:
-            var result: [PropertyListValue] = []
-            result.reserveCapacity(min(array.count, budget))
-            for element in array {
-                result.append(try convert(element, depth: depth + 1, budget: &budget, path: path, limits: limits))
-            }
-            return .array(result)
-        case let dictionary as [String: Any]:
-            var result: [String: PropertyListValue] = [:]
-            for (key, element) in dictionary {
-                result[key] = try convert(element, depth: depth + 1, budget: &budget, path: path, limits: limits)
-            }
-            return .dictionary(result)
-        default:
-            throw DeviceError.malformedPlist(path: path, reason: "a value of an unknown type")
+    init(_ object: PropertyListObject) {
+        switch object {
+        case .string(let text): self = .string(text)
+        case .integer(let number): self = .integer(Int(number))
+        case .real(let number): self = .real(number)
+        case .bool(let flag): self = .bool(flag)
+        case .date(let date): self = .date(date)
+        case .data(let bytes): self = .data(bytes)
+        case .uid(let reference): self = .dictionary(["CF$UID": .integer(Int(clamping: reference))])
+        case .array(let elements): self = .array(elements.map(PropertyListValue.init))
+        case .dictionary(let pairs):
+            self = .dictionary(Dictionary(pairs.map { ($0.0, PropertyListValue($0.1)) }, uniquingKeysWith: { _, last in last }))
         }
     }
 

@@ -1,4 +1,4 @@
-// PropertyListReadError: why a property list from a backup was refused.
+// PropertyListReadError: why a property list from someone else's bytes was refused.
 
 /// A property list that is not one, or one past the reader's caps. `reason` says what is wrong in the file's terms.
 public struct PropertyListReadError: Error, CustomStringConvertible, Sendable, Equatable {

@@ -1,29 +1,13 @@
 // BinaryPropertyListReader: `bplist00` decoding of hostile bytes, with UIDs, within caps checked as it goes.
 import Foundation
-import PropertyListKit
 
-/// Decodes Apple's binary property lists from a backup (someone else's bytes): every offset, count and reference is
-/// checked against the data before it is used, nesting is capped (`Limits.depth`), and so is the number of values
-/// produced (`Limits.values`: objects can be shared, so a small file could otherwise describe a huge tree, and a
-/// reference cycle is caught by the depth cap). Sets, 16-byte integers and non-string keys are refused; so is
+/// Decodes Apple's binary property lists from someone else's bytes (a backup, a device root): every offset, count and
+/// reference is checked against the data before it is used, nesting is capped (`PropertyListLimits.depth`), and so is
+/// the number of values produced (`PropertyListLimits.values`: objects can be shared, so a small file could otherwise
+/// describe a huge tree, and a reference cycle is caught by the depth cap). Sets, 16-byte integers and non-string keys are refused; so is
 /// anything after the trailer's promises (objects beyond the offset table, a table past the end).
 public enum BinaryPropertyListReader {
-    public struct Limits: Sendable {
-        public var depth: Int
-        public var values: Int
-
-        public init(depth: Int, values: Int) {
-            self.depth = depth
-            self.values = values
-        }
-
-        /// An `MBFile` record or its attributes: small and shallow.
-        public static let record = Limits(depth: 8, values: 4_096)
-        /// Manifest.plist, Info.plist, Status.plist.
-        public static let properties = Limits(depth: 16, values: 1_000_000)
-    }
-
-    public static func read(_ bytes: [UInt8], limits: Limits) throws(PropertyListReadError) -> PropertyListObject {
+    public static func read(_ bytes: [UInt8], limits: PropertyListLimits) throws(PropertyListReadError) -> PropertyListObject {
         try bytes.withUnsafeBytes { buffer in
             Result { () throws(PropertyListReadError) -> PropertyListObject in
                 var decoder = try Decoder(buffer, limits: limits)
@@ -32,12 +16,18 @@ public enum BinaryPropertyListReader {
         }.get()
     }
 
+    /// The most values read per byte of the file. Writers share equal strings, numbers and data, never a
+    /// container, so each value costs at least one byte of reference (Python's plistlib also shares a container
+    /// that appears twice as the same object: 16 leaves room for that); sharing containers many times over is how a
+    /// file of a few hundred bytes describes billions of values, and this stops it in proportion to the file's size.
+    public static let valuesPerByte = 16
+
     /// Whether `bytes` start as a binary property list does.
     public static func isBinary(_ bytes: some Collection<UInt8>) -> Bool { bytes.starts(with: Array("bplist00".utf8)) }
 
     private struct Decoder {
         let bytes: UnsafeRawBufferPointer
-        let limits: Limits
+        let limits: PropertyListLimits
         let offsetSize: Int
         let referenceSize: Int
         let count: Int
@@ -45,10 +35,10 @@ public enum BinaryPropertyListReader {
         let table: Int
         var budget: Int
 
-        init(_ bytes: UnsafeRawBufferPointer, limits: Limits) throws(PropertyListReadError) {
+        init(_ bytes: UnsafeRawBufferPointer, limits: PropertyListLimits) throws(PropertyListReadError) {
             self.bytes = bytes
             self.limits = limits
-            budget = limits.values
+            budget = min(limits.values, BinaryPropertyListReader.valuesPerByte * max(bytes.count, 256))
             guard bytes.count >= 8 + 32, BinaryPropertyListReader.isBinary(bytes) else {
                 throw PropertyListReadError("not a binary property list")
             }
@@ -109,7 +99,13 @@ public enum BinaryPropertyListReader {
 
         mutating func object(_ index: Int, depth: Int) throws(PropertyListReadError) -> PropertyListObject {
             budget -= 1
-            guard budget >= 0 else { throw PropertyListReadError("more than \(limits.values) values") }
+            guard budget >= 0 else {
+                let cap = min(limits.values, BinaryPropertyListReader.valuesPerByte * max(bytes.count, 256))
+                throw PropertyListReadError(
+                    cap < limits.values
+                        ? "more than \(cap) values in \(bytes.count) bytes, objects shared many times"
+                        : "more than \(limits.values) values")
+            }
             guard depth <= limits.depth else { throw PropertyListReadError("nested deeper than \(limits.depth) levels") }
             guard index >= 0, index < count else { throw PropertyListReadError("a reference to a missing object") }
             let offset = try offset(of: index)
