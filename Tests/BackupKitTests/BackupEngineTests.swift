@@ -122,7 +122,7 @@ import Testing
             }
             let archive = "\(dir)/out.tar"
             let summary = try backup(tree.root, archive)
-            #expect(summary.files == 1600)
+            #expect(summary.counts.files == 1600)
             let members = try TreeBuilder.members(archive).filter { !$0.hasSuffix("/") }
             #expect(members.last == ".devicectl-manifest.jsonl")
             let lines = try TreeBuilder.manifest(archive)
@@ -157,9 +157,9 @@ import Testing
 
             let summary = try backup(tree.root, "\(dir)/out.tar", patterns: ["*.log"])
             // Stored: a/hard and keep/a.txt with data, a/hard2 as a link to a/hard.
-            #expect(summary.files == 2)
-            #expect(summary.hardlinks == 1)
-            #expect(summary.bytes == 6 + 4)
+            #expect(summary.counts.files == 2)
+            #expect(summary.counts.hardlinks == 1)
+            #expect(summary.counts.bytes == 6 + 4)
             #expect(summary.excluded.files == 5)
             #expect(summary.excluded.byReason["pattern"] == Manifest.Count(files: 3, bytes: 6 + 10 + 8))
             #expect(summary.excluded.byReason["apple-exclude-xattr"] == Manifest.Count(files: 1, bytes: 6))
@@ -173,7 +173,7 @@ import Testing
                 warning: { _ in })
             #expect(listed.map(\.path) == ["b.log", "big.log", "cache", "flagged.bin", "keep/b.log"])
             #expect(listed.first { $0.path == "flagged.bin" }?.reasons == [.appleExcludeXattr, .xdgRobotsBackup])
-            #expect(dry.files == summary.files && dry.bytes == summary.bytes && dry.hardlinks == summary.hardlinks)
+            #expect(dry.counts.files == summary.counts.files && dry.counts.bytes == summary.counts.bytes && dry.counts.hardlinks == summary.counts.hardlinks)
             #expect(dry.excluded == summary.excluded)
             #expect(try directoryNames(in: dir) == ["out.tar", "src"])
         }

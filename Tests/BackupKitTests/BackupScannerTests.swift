@@ -43,7 +43,7 @@ import Testing
             var last: BackupProgress?
             let summary = try BackupEngine.backup(
                 try request(root, "\(dir)/out.tar", counting: .first), progress: { last = $0 }, warning: { _ in })
-            #expect(summary.files == 2 && summary.hardlinks == 1)
+            #expect(summary.counts.files == 2 && summary.counts.hardlinks == 1)
             let final = try #require(last)
             #expect(final.counted == 4, "a.txt, hard, hard2 and flagged.bin")
             #expect(final.total == BackupTotal(files: 6) && final.fraction == 1)
@@ -87,7 +87,7 @@ import Testing
             let last = try #require(reports.last)
             #expect(last.finished)
             if counting == .first {
-                #expect(reports.allSatisfy { $0.total == BackupTotal(files: summary.files + 4) }, "hard2, flagged.bin and the cache's two files")
+                #expect(reports.allSatisfy { $0.total == BackupTotal(files: summary.counts.files + 4) }, "hard2, flagged.bin and the cache's two files")
                 #expect(reports.allSatisfy { !$0.counting })
                 #expect(last.fraction == 1)
             } else {

@@ -162,7 +162,7 @@ import Testing
             let before = try scratch.snapshot()
             #expect(throws: RestoreError.self) { try scratch.restore { $0.maxBytes = 55_000 } }
             #expect(try scratch.snapshot() == before)
-            #expect(try scratch.restore { $0.maxBytes = 100_000 }.files == 10)
+            #expect(try scratch.restore { $0.maxBytes = 100_000 }.counts.files == 10)
         }
     }
 }

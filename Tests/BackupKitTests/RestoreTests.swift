@@ -33,9 +33,9 @@ import Testing
             let report = try scratch.restore { $0.fileCreation = creation }
             #expect(report.verified)
             #expect(report.metadataVerified)
-            #expect(report.files == 5)
-            #expect(report.hardlinks == 1)
-            #expect(report.symlinks == 2)
+            #expect(report.counts.files == 5)
+            #expect(report.counts.hardlinks == 1)
+            #expect(report.counts.symlinks == 2)
             #expect(report.warnings.isEmpty)
             let snapshot = try TreeSnapshot.take(scratch.root)
             let a = try #require(snapshot["Library/Preferences/a.plist"])

@@ -185,7 +185,7 @@ import Testing
             members += links.map { .symlink($0.path, $0.target) }
             try scratch.write(TarBuilder.archive(members))
             let report = try scratch.restore()
-            #expect(report.symlinks == links.count)
+            #expect(report.counts.symlinks == links.count)
             let root = URL(fileURLWithPath: scratch.root).resolvingSymlinksInPath().path
             for link in links {
                 let path = scratch.root + "/" + link.path

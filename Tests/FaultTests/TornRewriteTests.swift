@@ -74,7 +74,7 @@ import Testing
             let summary = try BackupEngine.backup(
                 request, progress: nil, warning: { _ in }, afterRead: nil, duringRead: { _, _ in reads += 1 })
             #expect(reads > 0)
-            #expect(summary.files == 1 && summary.bytes == UInt64(Self.size))
+            #expect(summary.counts.files == 1 && summary.counts.bytes == UInt64(Self.size))
             let verified = try DevicectlBinary.run(["verify", archive])
             #expect(verified.status == 0, "\(verified.stderr)")
         }

@@ -55,7 +55,7 @@ final class ArchivingVisitor: TreeVisitor {
 
     var elapsed: Double { progress.elapsed }
 
-    func finishProgress() { progress.finish(files: tally.files, bytes: tally.bytes, counted: tally.countedFiles) }
+    func finishProgress() { progress.finish(files: tally.counts.files, bytes: tally.counts.bytes, counted: tally.countedFiles) }
 
     /// Hands over the last partly filled batch and tells the writer nothing more comes.
     func finish() {
@@ -77,13 +77,13 @@ final class ArchivingVisitor: TreeVisitor {
     func directory(_ walked: WalkEntry, attributes: AttributeReader) throws {
         try encodeAttributes(attributes, of: walked)
         _ = try append(.directory, walked, link: nil)
-        tally.directories += 1
+        tally.counts.directories += 1
     }
 
     func symlink(_ walked: WalkEntry, target: UnsafeBufferPointer<UInt8>) throws {
         attributeScratch.removeAll(keepingCapacity: true)
         _ = try append(.symlink, walked, link: target)
-        tally.symlinks += 1
+        tally.counts.symlinks += 1
     }
 
     func regularFile(_ walked: WalkEntry, attributes: AttributeReader) throws {
@@ -95,7 +95,7 @@ final class ArchivingVisitor: TreeVisitor {
                     _ = try append(.hardlink, walked, link: UnsafeBufferPointer(rebasing: bytes.dropLast()))
                 }
             }
-            tally.hardlinks += 1
+            tally.counts.hardlinks += 1
             return
         }
         try encodeAttributes(attributes, of: walked)
@@ -114,9 +114,9 @@ final class ArchivingVisitor: TreeVisitor {
         let recordOffset = try append(.file, walked, link: nil, flags: flags, regions: regions?.regions)
         try copyData(walked, recordOffset: recordOffset, hashing: hashHere, regions: regions)
         hardLinks.remember(device: status.device, inode: status.inode, name: walked.path.cString, links: status.linkCount)
-        tally.files += 1
-        tally.bytes += status.size
-        progress.tick(files: tally.files, bytes: tally.bytes, counted: tally.countedFiles)
+        tally.counts.files += 1
+        tally.counts.bytes += status.size
+        progress.tick(files: tally.counts.files, bytes: tally.counts.bytes, counted: tally.countedFiles)
     }
 
     func skipped(path: String, reason: WalkSkip) {
@@ -258,7 +258,7 @@ final class ArchivingVisitor: TreeVisitor {
             current.used += n
             recordData += n
             offset += UInt64(n)
-            if expected > 1 << 20 { progress.tick(files: tally.files, bytes: tally.bytes + offset, counted: tally.countedFiles) }
+            if expected > 1 << 20 { progress.tick(files: tally.counts.files, bytes: tally.counts.bytes + offset, counted: tally.countedFiles) }
             if offset < expected, let duringRead { duringRead(walked.displayPath, offset) }
         }
     }
@@ -281,7 +281,7 @@ final class ArchivingVisitor: TreeVisitor {
         target.base.storeBytes(of: record, toByteOffset: target.used, as: BatchRecord.self)
         target.used += record.metadataSize
         if hashing { ZeroBytes.forEachChunk(length) { digest.update($0) } }
-        progress.tick(files: tally.files, bytes: tally.bytes + end, counted: tally.countedFiles)
+        progress.tick(files: tally.counts.files, bytes: tally.counts.bytes + end, counted: tally.countedFiles)
     }
 
     /// Where the file's data lies, when it has holes worth keeping (nil: read it whole).

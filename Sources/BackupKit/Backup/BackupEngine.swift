@@ -165,10 +165,8 @@ public enum BackupEngine {
             .run()
         let tally = visitor.tally
         return BackupSummary(
-            files: tally.files, bytes: tally.bytes, directories: tally.directories, symlinks: tally.symlinks,
-            hardlinks: tally.hardlinks, excluded: tally.excluded,
-                excludedDirectories: tally.excludedDirectories,
-                excludedDirectoriesByReason: tally.excludedDirectoriesByReason, archiveBytes: 0,
+            counts: tally.counts, excluded: tally.excluded, excludedDirectories: tally.excludedDirectories,
+            excludedDirectoriesByReason: tally.excludedDirectoriesByReason, archiveBytes: 0,
             seconds: ProgressThrottle.now() - start, warnings: visitor.warnings, deviceRoot: deviceRoot)
     }
 

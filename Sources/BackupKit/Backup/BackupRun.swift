@@ -82,11 +82,8 @@ struct BackupRun {
         try commit()
         visitor.finishProgress()
         let tally = visitor.tally
-        let stored = sink.storedCounts
         return BackupSummary(
-            files: stored?.files ?? tally.files, bytes: stored?.bytes ?? tally.bytes,
-            directories: stored?.directories ?? tally.directories, symlinks: stored?.symlinks ?? tally.symlinks,
-            hardlinks: stored == nil ? tally.hardlinks : 0, excluded: tally.excluded,
+            counts: sink.storedCounts ?? tally.counts, excluded: tally.excluded,
             excludedDirectories: tally.excludedDirectories,
             excludedDirectoriesByReason: tally.excludedDirectoriesByReason,
             archiveBytes: sink.bytesWritten,

@@ -2,14 +2,9 @@
 
 /// The outcome of a backup or a dry run.
 public struct BackupSummary: Sendable, Equatable {
-    /// Regular files stored with their data (one manifest line each).
-    public var files: UInt64
-    /// Bytes of file data stored.
-    public var bytes: UInt64
-    public var directories: UInt64
-    public var symlinks: UInt64
-    /// Names stored as links to an earlier member.
-    public var hardlinks: UInt64
+    /// What was stored: regular files with their data (one manifest line each), their bytes, directories,
+    /// symbolic links, and names stored as links to an earlier member.
+    public var counts: EntryCounts
     /// Skipped entries (an excluded directory counts once: its contents are never walked).
     public var excluded: Manifest.Excluded
     /// How many of the skipped entries are directories: their bytes are not measured (never walked), so

@@ -2,11 +2,8 @@
 
 /// Counts kept while walking; cheap to update per file (reasons indexed by bit, no dictionary).
 struct BackupTally {
-    var files: UInt64 = 0
-    var bytes: UInt64 = 0
-    var directories: UInt64 = 0
-    var symlinks: UInt64 = 0
-    var hardlinks: UInt64 = 0
+    /// What is stored, by kind.
+    var counts = EntryCounts()
     /// The logical size of the files stored sparse (the readers' sparse cap: `TarKit.ArchiveReader.Options`).
     var sparseBytes: UInt64 = 0
     /// Regular files excluded by their attributes or flags alone (no path rule), which `FileCounter` counts.
@@ -20,7 +17,7 @@ struct BackupTally {
 
     /// The regular files passed so far as `FileCounter` counts them: stored, linked to one stored, or excluded by
     /// attributes alone (the progress's share of the count).
-    var countedFiles: UInt64 { files + hardlinks + attributeExcludedFiles }
+    var countedFiles: UInt64 { counts.files + counts.hardlinks + attributeExcludedFiles }
 
     /// Records one skipped entry (a directory counts once; its contents are never walked).
     mutating func exclude(reasons: ExclusionReasons, bytes size: UInt64, directory: Bool = false) {
@@ -54,8 +51,6 @@ struct BackupTally {
 
     /// The manifest's totals line.
     var totals: Manifest.Totals {
-        Manifest.Totals(
-            files: files, bytes: bytes, directories: directories, symlinks: symlinks, hardlinks: hardlinks,
-            excluded: excluded)
+        Manifest.Totals(counts: counts, excluded: excluded)
     }
 }

@@ -32,24 +32,24 @@ final class DryRunVisitor: TreeVisitor {
 
     func directory(_ entry: WalkEntry, attributes: AttributeReader) throws {
         list(entry)
-        tally.directories += 1
+        tally.counts.directories += 1
     }
 
     func regularFile(_ entry: WalkEntry, attributes: AttributeReader) throws {
         let status = entry.status
         list(entry)
         if status.linkCount > 1, hardLinks.target(device: status.device, inode: status.inode) != nil {
-            tally.hardlinks += 1
+            tally.counts.hardlinks += 1
             return
         }
         hardLinks.remember(device: status.device, inode: status.inode, name: entry.path.cString, links: status.linkCount)
-        tally.files += 1
-        tally.bytes += status.size
+        tally.counts.files += 1
+        tally.counts.bytes += status.size
     }
 
     func symlink(_ entry: WalkEntry, target: UnsafeBufferPointer<UInt8>) throws {
         list(entry)
-        tally.symlinks += 1
+        tally.counts.symlinks += 1
     }
 
     func skipped(path: String, reason: WalkSkip) {

@@ -12,11 +12,7 @@ import TarKit
 final class ManifestCheck {
     /// What the archive held before the manifest.
     struct Observed {
-        var files: UInt64 = 0
-        var bytes: UInt64 = 0
-        var directories: UInt64 = 0
-        var symlinks: UInt64 = 0
-        var hardlinks: UInt64 = 0
+        var counts = EntryCounts()
         /// Members before the manifest and their digest.
         var memberCount: UInt64 = 0
         var memberDigest: String?
@@ -90,7 +86,7 @@ final class ManifestCheck {
                     + "but its totals say \(totals.files) (\(totals.bytes) bytes)"
             )
         }
-        let seen = observed ?? Observed()
+        let seen = (observed ?? Observed()).counts
         let counts: [(String, UInt64, UInt64)] = [
             ("files", seen.files, totals.files), ("bytes", seen.bytes, totals.bytes),
             ("directories", seen.directories, totals.directories), ("symlinks", seen.symlinks, totals.symlinks),

@@ -25,10 +25,8 @@ public enum MobileSyncListing {
         public let info: BackupInfo
         /// Whether devicectl decrypted it (an encrypted backup; false for a copy another tool decrypted).
         public var decrypted = false
-        public var files: UInt64 = 0
-        public var bytes: UInt64 = 0
-        public var directories: UInt64 = 0
-        public var symlinks: UInt64 = 0
+        /// The rows listed, by kind (a MobileSync backup has no hard links).
+        public var counts = EntryCounts()
         public var domains: Set<String> = []
     }
 
@@ -45,15 +43,15 @@ public enum MobileSyncListing {
             try source.forEachRow(
                 entry: { row in
                     if let signal = interruption() { throw MobileSyncReadError.interrupted(signal: signal) }
-                    defer { rows.row(files: summary.files, bytes: summary.bytes) }
+                    defer { rows.row(files: summary.counts.files, bytes: summary.counts.bytes) }
                     let record = row.record
                     summary.domains.insert(row.domain)
                     switch record.kind {
                     case .file:
-                        summary.files += 1
-                        summary.bytes += record.size
-                    case .directory: summary.directories += 1
-                    case .symlink: summary.symlinks += 1
+                        summary.counts.files += 1
+                        summary.counts.bytes += record.size
+                    case .directory: summary.counts.directories += 1
+                    case .symlink: summary.counts.symlinks += 1
                     }
                     entry(Entry(
                         domain: row.domain, path: record.relativePath, kind: record.kind, mode: record.mode,

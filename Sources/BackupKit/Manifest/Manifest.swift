@@ -120,5 +120,16 @@ public enum Manifest {
             self.hardlinks = hardlinks
             self.excluded = excluded
         }
+
+        public init(counts: EntryCounts, excluded: Excluded) {
+            self.init(
+                files: counts.files, bytes: counts.bytes, directories: counts.directories, symlinks: counts.symlinks,
+                hardlinks: counts.hardlinks, excluded: excluded)
+        }
+
+        /// The counts this line records.
+        public var counts: EntryCounts {
+            EntryCounts(files: files, bytes: bytes, directories: directories, symlinks: symlinks, hardlinks: hardlinks)
+        }
     }
 }

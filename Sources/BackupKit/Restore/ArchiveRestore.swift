@@ -94,7 +94,7 @@ public enum ArchiveRestore {
             try log.append(DeviceEvent(time: now, type: "init", details: ["udid": try device.identity().udid]))
         }
         var details = [
-            "archive": archive, "files": String(report.files), "bytes": String(report.bytes),
+            "archive": archive, "files": String(report.counts.files), "bytes": String(report.counts.bytes),
             "verified": String(report.verified), "apps": report.apps.joined(separator: ","),
         ]
         if let source = report.sourceUDID { details["source"] = source }

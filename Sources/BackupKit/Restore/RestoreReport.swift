@@ -2,13 +2,8 @@
 
 /// The outcome of a successful restore.
 public struct RestoreReport: Sendable, Equatable {
-    /// Regular files restored (hard links not counted).
-    public var files: UInt64 = 0
-    /// Bytes of file data restored.
-    public var bytes: UInt64 = 0
-    public var directories: UInt64 = 0
-    public var symlinks: UInt64 = 0
-    public var hardlinks: UInt64 = 0
+    /// What was restored: regular files (hard links counted apart), their bytes, directories, links.
+    public var counts = EntryCounts()
     /// Every file was checked against the manifest's SHA-256 (false for an archive without a manifest).
     public var verified = false
     /// The manifest's members line was present and matched (names, modes, owners, times, links, xattrs).

@@ -32,8 +32,8 @@ extension RestoreSession {
                 truncateTo: sparseTail ? size : nil, owner: try owner(member), chmod: chmod,
                 xattrs: try userXattrs(member, path, symlink: false), mtime: mtime(member)))
         try log.append(path: path.bytes, size: size, digest: digest.finalize())
-        report.files += 1
-        report.bytes += size
+        report.counts.files += 1
+        report.counts.bytes += size
     }
 
     /// Hashes a member's data without writing it (DeviceLocal members: checked, never applied).

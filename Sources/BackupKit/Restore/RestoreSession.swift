@@ -104,7 +104,7 @@ final class RestoreSession {
             try apply(member, path, pipeline)
             if let progress = options.progress {
                 progress(
-                    ReadProgress(files: observed.files, bytes: observed.bytes, of: reader, since: started))
+                    ReadProgress(files: observed.counts.files, bytes: observed.counts.bytes, of: reader, since: started))
             }
         }
     }
@@ -150,8 +150,8 @@ final class RestoreSession {
         if !targetExclusions.flagged.isEmpty, try skipFlaggedOnTarget(member, path) { return }
         switch member.kind {
         case .regular:
-            observed.files += 1
-            observed.bytes &+= UInt64(max(0, member.size))
+            observed.counts.files += 1
+            observed.counts.bytes &+= UInt64(max(0, member.size))
             if deviceLocal {
                 warnings.deviceLocal += 1
                 try hashOnly(member, path)
@@ -159,21 +159,21 @@ final class RestoreSession {
                 try extractFile(member, path, pipeline)
             }
         case .directory:
-            observed.directories += 1
+            observed.counts.directories += 1
             if deviceLocal {
                 warnings.deviceLocal += 1
                 return
             }
             try stageDirectory(member, path)
         case .symlink:
-            observed.symlinks += 1
+            observed.counts.symlinks += 1
             if deviceLocal {
                 warnings.deviceLocal += 1
                 return
             }
             try stageSymlink(member, path)
         case .hardLink:
-            observed.hardlinks += 1
+            observed.counts.hardlinks += 1
             if deviceLocal {
                 warnings.deviceLocal += 1
                 return
@@ -185,7 +185,7 @@ final class RestoreSession {
             let target = try MemberPath(member.linkBytes ?? [])
             try pipeline.waitForCreatedFiles()
             try tree.createHardLink(path, to: target)
-            report.hardlinks += 1
+            report.counts.hardlinks += 1
         case .characterDevice, .blockDevice, .fifo, .socket, .unknown:
             return  // refused by MemberRules
         }
@@ -201,7 +201,7 @@ final class RestoreSession {
             try StagingTree.setXattrs(xattrs, on: fd.rawValue, path: path.text)
             try fd.close()
         }
-        report.directories += 1
+        report.counts.directories += 1
     }
 
     private func stageSymlink(_ member: ArchiveReader.Member, _ path: MemberPath) throws {
@@ -209,7 +209,7 @@ final class RestoreSession {
         try tree.createSymlink(path, target: member.linkBytes ?? [])
         if let owner = try owner(member) { try tree.changeOwner(path, uid: owner.uid, gid: owner.gid) }
         if let mtime = mtime(member) { try tree.setModificationTime(path, mtime) }
-        report.symlinks += 1
+        report.counts.symlinks += 1
     }
 
     /// Skips `member` when it lies at or below a path the target device flags excluded from backup (or is a hard
@@ -222,15 +222,15 @@ final class RestoreSession {
         guard let index else { return false }
         switch member.kind {
         case .regular:
-            observed.files += 1
-            observed.bytes &+= UInt64(max(0, member.size))
+            observed.counts.files += 1
+            observed.counts.bytes &+= UInt64(max(0, member.size))
             try hashOnly(member, path)
         case .directory:
-            observed.directories += 1
+            observed.counts.directories += 1
         case .symlink:
-            observed.symlinks += 1  // its target was checked by MemberRules
+            observed.counts.symlinks += 1  // its target was checked by MemberRules
         case .hardLink:
-            observed.hardlinks += 1
+            observed.counts.hardlinks += 1
             guard member.size == 0, try reader.readBlock() == nil else {
                 throw RestoreError.refusedMember(member.path, reason: "a hard link carrying data")
             }

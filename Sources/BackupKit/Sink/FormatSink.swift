@@ -24,17 +24,9 @@ protocol FormatSink: AnyObject, SendableMetatype {
 
     /// What the format stored, when it is not every member handed to it (a MobileSync backup leaves out the
     /// directories above the containers and their metadata, and stores hard links as files); nil: every member.
-    var storedCounts: StoredCounts? { get }
-}
-
-/// Entries a format stored, by kind.
-struct StoredCounts {
-    var files: UInt64 = 0
-    var bytes: UInt64 = 0
-    var directories: UInt64 = 0
-    var symlinks: UInt64 = 0
+    var storedCounts: EntryCounts? { get }
 }
 
 extension FormatSink {
-    var storedCounts: StoredCounts? { nil }
+    var storedCounts: EntryCounts? { nil }
 }

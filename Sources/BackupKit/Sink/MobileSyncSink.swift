@@ -50,8 +50,8 @@ final class MobileSyncSink: FormatSink {
     private var unmappedTops: Set<String> = []
     private(set) var notes: [String] = []
     /// The rows stored, the domains' roots included (HomeDomain's is ROOT).
-    private(set) var counts = StoredCounts()
-    var storedCounts: StoredCounts? { counts }
+    private(set) var counts = EntryCounts()
+    var storedCounts: EntryCounts? { counts }
     private(set) var bytesWritten: UInt64 = 0
 
     /// Starts a backup in `directory` (borrowed, empty, named `shown`): creates Manifest.db and HomeDomain's root

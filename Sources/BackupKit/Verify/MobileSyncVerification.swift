@@ -11,10 +11,8 @@ import SystemKit
 /// are warnings. SIGINT/SIGTERM stop it between rows.
 public enum MobileSyncVerification {
     public struct Report: Sendable {
-        public var files: UInt64 = 0
-        public var bytes: UInt64 = 0
-        public var directories: UInt64 = 0
-        public var symlinks: UInt64 = 0
+        /// The rows checked, by kind (a MobileSync backup has no hard links).
+        public var counts = EntryCounts()
         public var domains: Set<String> = []
         /// The first `shownProblems` problems, each naming the domain and path or the file.
         public var problems: [String] = []
@@ -57,7 +55,7 @@ public enum MobileSyncVerification {
             try source.forEachRow(
                 entry: { entry in
                     if let signal = interruption() { throw Interrupted(signal: signal) }
-                    defer { rows.row(files: report.files, bytes: report.bytes) }
+                    defer { rows.row(files: report.counts.files, bytes: report.counts.bytes) }
                     let record = entry.record
                     let name = display(entry.domain, record.relativePath)
                     let key = entry.domain + "\0" + record.relativePath
@@ -75,13 +73,13 @@ public enum MobileSyncVerification {
                     }
                     switch record.kind {
                     case .directory:
-                        report.directories += 1
+                        report.counts.directories += 1
                         directories.insert(key)
                     case .symlink:
-                        report.symlinks += 1
+                        report.counts.symlinks += 1
                     case .file:
-                        report.files += 1
-                        report.bytes += record.size
+                        report.counts.files += 1
+                        report.counts.bytes += record.size
                         fileRows += 1
                         if let keys = unwrapper {
                             switch decryptionProblem(source, entry.fileID, record: record, keys: keys) {
@@ -100,7 +98,7 @@ public enum MobileSyncVerification {
                 },
                 refused: { domain, path, reason in
                     if let signal = interruption() { throw Interrupted(signal: signal) }
-                    defer { rows.row(files: report.files, bytes: report.bytes) }
+                    defer { rows.row(files: report.counts.files, bytes: report.counts.bytes) }
                     report.problem("\(display(domain, path)): \(reason)")
                 })
         } catch let interrupted as Interrupted {

@@ -38,7 +38,7 @@ final class VerifyPass {
                 try verify(member)
                 if let progress {
                     progress(
-                        ReadProgress(files: report.files, bytes: report.bytes, of: reader, since: started))
+                        ReadProgress(files: report.counts.files, bytes: report.counts.bytes, of: reader, since: started))
                 }
             }
             if manifestSeen, let problem = reader.alterationProblem { add(problem) }
@@ -85,22 +85,22 @@ final class VerifyPass {
         if let refusal = MemberRules.refusal(member, path) { refused(member, refusal) }
         switch member.kind {
         case .regular:
-            observed.files += 1
-            observed.bytes &+= UInt64(max(0, member.size))
-            report.files += 1
-            report.bytes &+= UInt64(max(0, member.size))
+            observed.counts.files += 1
+            observed.counts.bytes &+= UInt64(max(0, member.size))
+            report.counts.files += 1
+            report.counts.bytes &+= UInt64(max(0, member.size))
             try hashFile(member, path)
         case .directory:
             if !path.isRoot {
-                observed.directories += 1
-                report.directories += 1
+                observed.counts.directories += 1
+                report.counts.directories += 1
             }
         case .symlink:
-            observed.symlinks += 1
-            report.symlinks += 1
+            observed.counts.symlinks += 1
+            report.counts.symlinks += 1
         case .hardLink:
-            observed.hardlinks += 1
-            report.hardlinks += 1
+            observed.counts.hardlinks += 1
+            report.counts.hardlinks += 1
             if try member.size != 0 || reader.readBlock() != nil {
                 refused(member, "a hard link carrying data")
                 try reader.skipData()

@@ -4,11 +4,8 @@ import TarKit
 /// The outcome of reading an archive once against its manifest.
 public struct VerifyReport: Sendable {
     public var members: UInt64 = 0
-    public var files: UInt64 = 0
-    public var bytes: UInt64 = 0
-    public var directories: UInt64 = 0
-    public var symlinks: UInt64 = 0
-    public var hardlinks: UInt64 = 0
+    /// The members read, by kind.
+    public var counts = EntryCounts()
     /// The archive has a devicectl manifest.
     public var hasManifest = false
     /// The manifest's members line was present (metadata and the manifest itself were checked too).

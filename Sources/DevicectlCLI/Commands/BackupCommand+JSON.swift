@@ -27,11 +27,11 @@ extension BackupCommand {
             self.archive = archive
             self.compression = compression.rawValue
             deviceRoot = summary.deviceRoot
-            counts = JSONCounts(summary)
+            counts = JSONCounts(summary.counts)
             excluded = JSONExcluded(summary)
             archiveBytes = summary.archiveBytes
             seconds = summary.seconds
-            bytesPerSecond = summary.seconds > 0 ? Double(summary.bytes) / summary.seconds : 0
+            bytesPerSecond = summary.seconds > 0 ? Double(summary.counts.bytes) / summary.seconds : 0
             archiveBytesPerSecond = summary.seconds > 0 ? Double(summary.archiveBytes) / summary.seconds : 0
         }
     }

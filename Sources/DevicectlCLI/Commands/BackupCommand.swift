@@ -196,8 +196,8 @@ enum BackupCommand: Command {
                 try EventLog(device: device).append(DeviceEvent(
                     time: request.created, type: "backup",
                     details: [
-                        "archive": archive == "-" ? "stdout" : archive, "files": String(summary.files),
-                        "bytes": String(summary.bytes), "archiveBytes": String(summary.archiveBytes),
+                        "archive": archive == "-" ? "stdout" : archive, "files": String(summary.counts.files),
+                        "bytes": String(summary.counts.bytes), "archiveBytes": String(summary.archiveBytes),
                         "engine": engine.rawValue, "format": format.rawValue,
                     ]))
             } catch {
@@ -291,14 +291,14 @@ enum BackupCommand: Command {
                 DryRunResult(
                     root: root, archive: archive, format: format.rawValue, compression: compression.rawValue,
                     deviceRoot: summary.deviceRoot,
-                    engine: engine.rawValue, counts: JSONCounts(summary), excluded: JSONExcluded(summary),
+                    engine: engine.rawValue, counts: JSONCounts(summary.counts), excluded: JSONExcluded(summary),
                     excludedPaths: listed))
         } else {
             let console = context.console
             console.err(
-                "devicectl: dry run of \(root) (engine \(engine)): would back up \(counted(summary.files, "file")) "
-                    + "(\(ProgressBar.bytes(summary.bytes))), \(counted(summary.directories, "directory")), "
-                    + "\(counted(summary.symlinks, "symlink")), \(counted(summary.hardlinks, "hard link"))")
+                "devicectl: dry run of \(root) (engine \(engine)): would back up \(counted(summary.counts.files, "file")) "
+                    + "(\(ProgressBar.bytes(summary.counts.bytes))), \(counted(summary.counts.directories, "directory")), "
+                    + "\(counted(summary.counts.symlinks, "symlink")), \(counted(summary.counts.hardlinks, "hard link"))")
             console.err("  " + excludedLine(summary))
         }
         return 0
@@ -330,16 +330,16 @@ enum BackupCommand: Command {
             ? " (device root: iOS rules applied, engine \(engine))" : engine == .default ? "" : " (engine \(engine))"
         console.err("devicectl: backed up \(root) to \(target)\(rules)")
         console.err(
-            "  stored   \(counted(summary.files, "file")) (\(ProgressBar.bytes(summary.bytes))), "
-                + "\(counted(summary.directories, "directory")), \(counted(summary.symlinks, "symlink")), "
-                + "\(counted(summary.hardlinks, "hard link"))")
+            "  stored   \(counted(summary.counts.files, "file")) (\(ProgressBar.bytes(summary.counts.bytes))), "
+                + "\(counted(summary.counts.directories, "directory")), \(counted(summary.counts.symlinks, "symlink")), "
+                + "\(counted(summary.counts.hardlinks, "hard link"))")
         console.err("  " + excludedLine(summary))
         // The archive's own rate and the rate file data was read at are different numbers: name both.
         let seconds = summary.seconds
         var rates = ""
         if seconds > 0 {
             rates = " (\(ProgressBar.bytes(UInt64(Double(summary.archiveBytes) / seconds)))/s); file data read at "
-                + "\(ProgressBar.bytes(UInt64(Double(summary.bytes) / seconds)))/s"
+                + "\(ProgressBar.bytes(UInt64(Double(summary.counts.bytes) / seconds)))/s"
         }
         console.err(
             "  \(format == .mobileSync ? "backup   " : "archive  ")\(ProgressBar.bytes(summary.archiveBytes)) written in \(String(format: "%.2f", seconds)) s"

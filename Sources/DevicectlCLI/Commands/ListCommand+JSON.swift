@@ -74,7 +74,7 @@ extension ListCommand {
                 App(bundleId: $0.bundleId, name: $0.name, groups: $0.groups, widget: $0.widget != nil)
             }
             widgets = header.widgets.map(\.app)
-            counts = totals.map(JSONCounts.init)
+            counts = totals.map { JSONCounts($0.counts) }
             excluded = totals.map { JSONExcluded($0.excluded) }
         }
     }

@@ -72,7 +72,7 @@ extension ListCommand {
         let apps = info.applications.map { ArchiveFormat.name($0.bundleId) }
         return [
             "",
-            "MobileSync backup \(ArchiveFormat.name(backup)): \(ProgressBar.count(summary.files + summary.directories + summary.symlinks)) "
+            "MobileSync backup \(ArchiveFormat.name(backup)): \(ProgressBar.count(summary.counts.files + summary.counts.directories + summary.counts.symlinks)) "
                 + "entries in \(summary.domains.count) domains"
                 + (summary.decrypted ? " (encrypted)" : info.isEncrypted ? " (encrypted; decrypted by another tool)" : ""),
             "  device: \(shown(info.deviceName)), UDID \(shown(info.udid)), \(shown(info.productType)) "
@@ -80,9 +80,9 @@ extension ListCommand {
             "  made: " + (info.date.map { ArchiveFormat.time(Int64($0.timeIntervalSince1970), 0) } ?? "(not recorded)")
                 + ", snapshot \(shown(info.snapshotState))",
             "  apps: " + (apps.isEmpty ? "none" : apps.joined(separator: ", ")),
-            "  totals: \(BackupCommand.counted(summary.files, "file")) (\(ProgressBar.bytes(summary.bytes))), "
-                + "\(BackupCommand.counted(summary.directories, "directory")), "
-                + "\(BackupCommand.counted(summary.symlinks, "symlink"))",
+            "  totals: \(BackupCommand.counted(summary.counts.files, "file")) (\(ProgressBar.bytes(summary.counts.bytes))), "
+                + "\(BackupCommand.counted(summary.counts.directories, "directory")), "
+                + "\(BackupCommand.counted(summary.counts.symlinks, "symlink"))",
         ]
     }
 
@@ -117,9 +117,7 @@ extension ListCommand {
                 date: info.date.map { ArchiveFormat.time(Int64($0.timeIntervalSince1970), 0) },
                 encrypted: info.isEncrypted, snapshotState: info.snapshotState,
                 apps: info.applications.map(\.bundleId))
-            counts = JSONCounts(
-                files: summary.files, bytes: summary.bytes, directories: summary.directories,
-                symlinks: summary.symlinks, hardlinks: 0)
+            counts = JSONCounts(summary.counts)
             domains = summary.domains.count
             self.members = members
         }

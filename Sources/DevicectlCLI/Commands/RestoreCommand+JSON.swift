@@ -39,7 +39,7 @@ extension RestoreCommand {
             self.root = root
             self.archive = archive
             format = report.format
-            counts = JSONCounts(report)
+            counts = JSONCounts(report.counts)
             archiveBytes = report.archiveBytes
             seconds = report.seconds
             verified = report.verified

@@ -94,10 +94,10 @@ enum RestoreCommand: Command {
     static func summary(_ report: RestoreReport, archive: String, root: String) -> String {
         var lines = [
             "devicectl: restored \(archive) onto \(root)\(report.initialized ? " (initialised as a new device)" : "")",
-            "  \(ProgressBar.count(report.files)) files (\(ProgressBar.bytes(report.bytes))), "
-                + "\(ProgressBar.count(report.directories)) directories, "
-                + "\(ProgressBar.count(report.symlinks)) symlinks, "
-                + "\(ProgressBar.count(report.hardlinks)) hard links in \(String(format: "%.2f", report.seconds)) s",
+            "  \(ProgressBar.count(report.counts.files)) files (\(ProgressBar.bytes(report.counts.bytes))), "
+                + "\(ProgressBar.count(report.counts.directories)) directories, "
+                + "\(ProgressBar.count(report.counts.symlinks)) symlinks, "
+                + "\(ProgressBar.count(report.counts.hardlinks)) hard links in \(String(format: "%.2f", report.seconds)) s",
         ]
         if report.format == "mobilesync" {
             lines.append(

@@ -23,7 +23,7 @@ extension VerifyCommand {
             hasManifest = report.hasManifest
             metadataChecked = report.metadataChecked
             members = report.members
-            counts = JSONCounts(report)
+            counts = JSONCounts(report.counts)
             format = report.format
             filters = report.filters
             sourceUdid = report.header?.source.udid

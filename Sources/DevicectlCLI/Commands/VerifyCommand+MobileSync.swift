@@ -31,9 +31,9 @@ extension VerifyCommand {
         for warning in report.warnings { context.console.warn(warning) }
         if report.isValid {
             context.console.err(
-                "devicectl: \(archive) is intact: a MobileSync backup of \(BackupCommand.counted(report.files, "file")) "
-                    + "(\(ProgressBar.bytes(report.bytes))), \(BackupCommand.counted(report.directories, "directory")) and "
-                    + "\(BackupCommand.counted(report.symlinks, "symlink")) in "
+                "devicectl: \(archive) is intact: a MobileSync backup of \(BackupCommand.counted(report.counts.files, "file")) "
+                    + "(\(ProgressBar.bytes(report.counts.bytes))), \(BackupCommand.counted(report.counts.directories, "directory")) and "
+                    + "\(BackupCommand.counted(report.counts.symlinks, "symlink")) in "
                     + "\(BackupCommand.counted(UInt64(report.domains.count), "domain")); every row, record and content "
                     + "file checked")
             return 0
@@ -63,9 +63,7 @@ extension VerifyCommand {
             self.archive = archive
             path = backup
             ok = report.isValid
-            counts = JSONCounts(
-                files: report.files, bytes: report.bytes, directories: report.directories, symlinks: report.symlinks,
-                hardlinks: 0)
+            counts = JSONCounts(report.counts)
             domains = report.domains.count
             sourceUdid = report.info?.udid
             problems = report.problems.map { JSONMessage($0) }

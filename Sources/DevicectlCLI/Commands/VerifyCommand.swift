@@ -75,8 +75,8 @@ enum VerifyCommand: Command {
         }
         if report.isValid {
             context.console.err(
-                "devicectl: \(archive) is intact: \(ProgressBar.count(report.files)) files "
-                    + "(\(ProgressBar.bytes(report.bytes))) match the manifest's SHA-256, "
+                "devicectl: \(archive) is intact: \(ProgressBar.count(report.counts.files)) files "
+                    + "(\(ProgressBar.bytes(report.counts.bytes))) match the manifest's SHA-256, "
                     + "\(ProgressBar.count(report.members)) members"
                     + (report.metadataChecked ? "; metadata and manifest verified too" : ""))
             return 0

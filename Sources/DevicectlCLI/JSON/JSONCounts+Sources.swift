@@ -1,28 +1,10 @@
-// JSONCounts+Sources: the counts of a backup, a restore, a verification and a manifest.
+// JSONCounts+Sources: the JSON record of BackupKit's counts (a backup, a restore, a verification, a listing).
 import BackupKit
 
 extension JSONCounts {
-    init(_ summary: BackupSummary) {
+    init(_ counts: EntryCounts) {
         self.init(
-            files: summary.files, bytes: summary.bytes, directories: summary.directories, symlinks: summary.symlinks,
-            hardlinks: summary.hardlinks)
-    }
-
-    init(_ report: RestoreReport) {
-        self.init(
-            files: report.files, bytes: report.bytes, directories: report.directories, symlinks: report.symlinks,
-            hardlinks: report.hardlinks)
-    }
-
-    init(_ report: VerifyReport) {
-        self.init(
-            files: report.files, bytes: report.bytes, directories: report.directories, symlinks: report.symlinks,
-            hardlinks: report.hardlinks)
-    }
-
-    init(_ totals: Manifest.Totals) {
-        self.init(
-            files: totals.files, bytes: totals.bytes, directories: totals.directories, symlinks: totals.symlinks,
-            hardlinks: totals.hardlinks)
+            files: counts.files, bytes: counts.bytes, directories: counts.directories, symlinks: counts.symlinks,
+            hardlinks: counts.hardlinks)
     }
 }
