@@ -82,8 +82,8 @@ final class ManifestCheck {
             problem("extra member '\(text(extra.path))': in the archive but not in the manifest")
             try log.advance()
         }
-        guard let header else { throw RestoreError.badManifest("empty manifest (no header line)") }
-        guard let totals else { throw RestoreError.badManifest("no totals line: the manifest is incomplete") }
+        guard let header else { throw RestoreError.badManifest(.malformed("empty manifest (no header line)")) }
+        guard let totals else { throw RestoreError.badManifest(.malformed("no totals line: the manifest is incomplete")) }
         if fileLines != totals.files || fileBytes != totals.bytes {
             problem(
                 "the manifest lists \(fileLines) files (\(fileBytes) bytes) "
@@ -119,7 +119,7 @@ final class ManifestCheck {
     private func line(_ bytes: ArraySlice<UInt8>) throws {
         lineNumber += 1
         if members != nil {
-            throw RestoreError.badManifest("line \(lineNumber): a line after the members line (it must be last)")
+            throw RestoreError.badManifest(.malformed("line \(lineNumber): a line after the members line (it must be last)"))
         }
         // A blank line (only spaces, tabs, CRs) starts with one of them: no need to scan every line for it.
         let blank = { (byte: UInt8) in byte == 0x20 || byte == 0x0D || byte == 0x09 }
@@ -131,31 +131,31 @@ final class ManifestCheck {
         do {
             parsed = try ManifestLine.parse(bytes)
         } catch {
-            throw RestoreError.badManifest("line \(lineNumber): \(error)")
+            throw RestoreError.badManifest(.unparsable(line: lineNumber, error))
         }
         if case .members = parsed {} else { hashLine(bytes) }
         if header == nil {
             guard case .header(let value) = parsed else {
-                throw RestoreError.badManifest("line \(lineNumber) is not the header")
+                throw RestoreError.badManifest(.malformed("line \(lineNumber) is not the header"))
             }
             guard value.format == Manifest.format else {
-                throw RestoreError.badManifest("format '\(value.format)' is not \(Manifest.format)")
+                throw RestoreError.badManifest(.malformed("format '\(value.format)' is not \(Manifest.format)"))
             }
             guard value.formatVersion == Manifest.formatVersion else {
-                throw RestoreError.badManifest(
+                throw RestoreError.badManifest(.malformed(
                     "format version \(value.formatVersion) is not supported "
                         + "(this devicectl reads \(Manifest.formatVersion))"
-                )
+                ))
             }
             try checkHeader(value)
             header = value
             return
         }
         if totals != nil, case .file = parsed {
-            throw RestoreError.badManifest("line \(lineNumber): a file line after the totals")
+            throw RestoreError.badManifest(.malformed("line \(lineNumber): a file line after the totals"))
         }
         switch parsed {
-        case .header: throw RestoreError.badManifest("line \(lineNumber): a second header")
+        case .header: throw RestoreError.badManifest(.malformed("line \(lineNumber): a second header"))
         case .file(let path, let size, let digest):
             fileLines += 1
             fileBytes &+= size
@@ -164,7 +164,7 @@ final class ManifestCheck {
             pending = current
         case .members(let value):
             guard totals != nil else {
-                throw RestoreError.badManifest("line \(lineNumber): the members line comes before the totals")
+                throw RestoreError.badManifest(.malformed("line \(lineNumber): the members line comes before the totals"))
             }
             if manifestDigest.hex != value.manifestSha256.lowercased() {
                 problem(
@@ -173,12 +173,12 @@ final class ManifestCheck {
             members = value
             return
         case .totals(let value):
-            guard totals == nil else { throw RestoreError.badManifest("line \(lineNumber): a second totals line") }
+            guard totals == nil else { throw RestoreError.badManifest(.malformed("line \(lineNumber): a second totals line")) }
             totals = value
         case .unknown(let kind):
             // Format version 1 has exactly these kinds; anything else is damage (or a newer format, which
             // must bump formatVersion), and ignoring it would let a flipped byte hide the members line.
-            throw RestoreError.badManifest("line \(lineNumber): unknown kind '\(kind)'")
+            throw RestoreError.badManifest(.malformed("line \(lineNumber): unknown kind '\(kind)'"))
         }
     }
 
@@ -190,7 +190,7 @@ final class ManifestCheck {
         do {
             try header.validate()
         } catch {
-            throw RestoreError.badManifest("header: \(error)")
+            throw RestoreError.badManifest(.header(error))
         }
     }
 

@@ -54,7 +54,7 @@ enum MobileSyncAppList {
         do {
             try header.validate()
         } catch {
-            throw RestoreError.badManifest("\(source.path)/Manifest.plist: its apps cannot be reinstalled: \(error)")
+            throw RestoreError.badManifest(.mobileSyncApps(backup: source.path, error))
         }
         return header
     }
