@@ -83,7 +83,9 @@ final class ManifestCheck {
             try log.advance()
         }
         guard let header else { throw RestoreError.badManifest(.malformed("empty manifest (no header line)")) }
-        guard let totals else { throw RestoreError.badManifest(.malformed("no totals line: the manifest is incomplete")) }
+        guard let totals else {
+            throw RestoreError.badManifest(.malformed("no totals line: the manifest is incomplete"))
+        }
         if fileLines != totals.files || fileBytes != totals.bytes {
             problem(
                 "the manifest lists \(fileLines) files (\(fileBytes) bytes) "
@@ -119,7 +121,8 @@ final class ManifestCheck {
     private func line(_ bytes: ArraySlice<UInt8>) throws {
         lineNumber += 1
         if members != nil {
-            throw RestoreError.badManifest(.malformed("line \(lineNumber): a line after the members line (it must be last)"))
+            throw RestoreError.badManifest(
+                .malformed("line \(lineNumber): a line after the members line (it must be last)"))
         }
         // A blank line (only spaces, tabs, CRs) starts with one of them: no need to scan every line for it.
         let blank = { (byte: UInt8) in byte == 0x20 || byte == 0x0D || byte == 0x09 }
@@ -164,7 +167,8 @@ final class ManifestCheck {
             pending = current
         case .members(let value):
             guard totals != nil else {
-                throw RestoreError.badManifest(.malformed("line \(lineNumber): the members line comes before the totals"))
+                throw RestoreError.badManifest(
+                    .malformed("line \(lineNumber): the members line comes before the totals"))
             }
             if manifestDigest.hex != value.manifestSha256.lowercased() {
                 problem(
@@ -173,7 +177,9 @@ final class ManifestCheck {
             members = value
             return
         case .totals(let value):
-            guard totals == nil else { throw RestoreError.badManifest(.malformed("line \(lineNumber): a second totals line")) }
+            guard totals == nil else {
+                throw RestoreError.badManifest(.malformed("line \(lineNumber): a second totals line"))
+            }
             totals = value
         case .unknown(let kind):
             // Format version 1 has exactly these kinds; anything else is damage (or a newer format, which
@@ -186,7 +192,7 @@ final class ManifestCheck {
     /// the manifest through this class). Header field validation (ids, names, caps, widgets for unlisted apps)
     /// belongs here: throw `RestoreError.badManifest` naming the field, or call `problem` for a mismatch.
     /// The header's values and caps (`Manifest.Header.validate`): the one place restore, verify and list check them.
-    private func checkHeader(_ header: Manifest.Header) throws {
+    private func checkHeader(_ header: Manifest.Header) throws(RestoreError) {
         do {
             try header.validate()
         } catch {

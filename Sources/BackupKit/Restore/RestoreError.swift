@@ -10,8 +10,9 @@ public enum RestoreError: Error, CustomStringConvertible, Equatable, Sendable {
     /// ROOT exists and is not a directory.
     case rootNotDirectory(String)
     /// A member the restore will not apply: it would leave ROOT, replace or follow something, or is not a
-    /// regular file, directory, symlink or hard link.
-    case refusedMember(String, reason: String)
+    /// regular file, directory, symlink or hard link. `reason` says why in words; `cause`, when another layer's
+    /// check refused it (its path, its record, its domain's identifier, its decryption), is that error as thrown.
+    case refusedMember(String, reason: String, cause: RestoreCause? = nil)
     /// The archive does not match its manifest (each problem named; `more` not shown).
     case verificationFailed([String], more: Int)
     /// The manifest member is malformed or from an unsupported format version (or a MobileSync backup's app
@@ -62,7 +63,7 @@ public enum RestoreError: Error, CustomStringConvertible, Equatable, Sendable {
                 + "and no user data, or onto a path that does not exist yet; nothing was changed"
         case .rootNotDirectory(let root):
             return "\(root) exists and is not a directory; nothing was changed"
-        case .refusedMember(let member, let reason):
+        case .refusedMember(let member, let reason, _):
             return "refusing the archive: member '\(member)': \(reason)"
         case .verificationFailed(let problems, let more):
             var text = "the archive does not match its manifest:"

@@ -18,7 +18,7 @@ enum MobileSyncAppList {
 
     static func header(
         source: MobileSyncSource, containers: [RestorePlan.StagedContainer], warnings: inout [String]
-    ) throws -> Manifest.Header {
+    ) throws(RestoreError) -> Manifest.Header {
         let created = ISO8601DateFormatter().string(from: source.info.date ?? Date(timeIntervalSince1970: 0))
         if let line = try? firstLine(source), case .header(let header)? = try? ManifestLine.parseAnySpelling(line[...]) {
             do {
