@@ -26,7 +26,13 @@ public enum DeviceSetupStep: Equatable, Sendable {
         case .readFlaggedPath(let path):
             "the device's flagged path '\(path)': \(cause)"
         case .keepFlaggedDirectory(let path):
-            "cannot keep the device's '\(path)' (excluded from backup on this device): \(cause)"
+            "cannot keep the device's '\(path)' (excluded from backup on this device): \(Self.reason(cause, path))"
         }
+    }
+
+    /// `cause` said of the device's flagged `path`: a refusal of that path (no archive member) by its reason alone.
+    private static func reason(_ cause: RestoreCause, _ path: String) -> String {
+        guard case .refusedMember(path, let reason, _)? = cause.error as? RestoreError else { return "\(cause)" }
+        return reason
     }
 }

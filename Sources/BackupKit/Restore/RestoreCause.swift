@@ -28,6 +28,9 @@ public struct RestoreCause: Error, CustomStringConvertible, Equatable, Sendable 
     }
 
     public var description: String {
+        // A restore's own refusal inside a step: what is wrong, without its "; nothing was restored" (the error
+        // that holds this cause says that once).
+        if let failure = error as? RestoreError { return failure.message }
         guard staging != nil else { return "\(error)" }
         switch error {
         case let failure as SystemError:
