@@ -26,7 +26,8 @@ public enum RestoreError: Error, CustomStringConvertible, Equatable, Sendable {
     case damaged(ArchiveReaderError)
     /// A system call failed (an I/O error, ...); everything was undone.
     case system(SystemError)
-    /// The target device or its lock refused the restore (a malformed device file, a lock not given up ...).
+    /// A device-level failure outside the set-up steps below (a device file that cannot be read ...); everything
+    /// was undone.
     case device(DeviceError)
     /// A step of setting the device up in the staged tree failed (adopting a container, reinstalling an app,
     /// placing the widgets, keeping a flagged directory): `cause` as thrown, its staged files named as the
