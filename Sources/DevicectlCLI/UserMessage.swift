@@ -1,5 +1,4 @@
 // UserMessage: what a user reads for an error: their file and the cause in their terms, never a syscall's name.
-import Foundation
 import Glibc
 import SystemKit
 
@@ -29,8 +28,8 @@ enum UserMessage {
         if error.path.isEmpty { return "cannot \(action(error.call)): \(reason)" }
         let path = error.path == "-" ? "standard input" : error.path
         if error.code == ENOENT { return "\(path): \(reason)" }
-        return "\(path): cannot \(action(error.call)) it: \(reason)"
-            .replacingOccurrences(of: " of it:", with: ":")
+        let step = step(error.call)
+        return "\(path): cannot \(step.ofObject ? step.verb : step.verb + " it"): \(reason)"
     }
 
     /// `strerror` as a phrase: `No such file or directory` -> `no such file or directory`.
@@ -40,24 +39,31 @@ enum UserMessage {
         return first.lowercased() + text.dropFirst()
     }
 
-    /// What the user would call the failed step.
+    /// What the user would call the failed step, said before its object: `open`, `change the permissions of`.
     static func action(_ call: String) -> String {
+        let step = step(call)
+        return step.ofObject ? step.verb + " of" : step.verb
+    }
+
+    /// The failed step's words: `verb` takes its object directly (`open` a file), or after "of" when `ofObject`
+    /// (`change the permissions` of a file); said of the path itself, such a step needs no object at all.
+    static func step(_ call: String) -> (verb: String, ofObject: Bool) {
         switch call {
-        case "open", "openat", "openat2", "opendir": "open"
-        case "read", "pread", "readlink", "readlinkat", "readdir", "getdents64": "read"
-        case "write", "pwrite", "ftruncate", "fallocate": "write"
-        case "mkdir", "mkdirat", "create", "mkfifo", "mknod", "symlink", "symlinkat", "link", "linkat": "create"
-        case "stat", "statx", "lstat", "fstat", "fstatat": "examine"
-        case "rename", "renameat", "renameat2": "rename"
-        case "unlink", "unlinkat", "rmdir": "remove"
-        case "realpath": "resolve"
-        case "fsync", "fdatasync", "syncfs": "flush"
-        case "flock", "fcntl", "lock": "lock"
-        case "chmod", "fchmod", "fchmodat": "change the permissions of"
-        case "chown", "fchown", "fchownat", "lchown": "change the owner of"
-        case "utimensat", "futimens": "set the times of"
-        case let other where other.contains("xattr"): "use the extended attributes of"
-        default: "use"
+        case "open", "openat", "openat2", "opendir": ("open", false)
+        case "read", "pread", "readlink", "readlinkat", "readdir", "getdents64": ("read", false)
+        case "write", "pwrite", "ftruncate", "fallocate": ("write", false)
+        case "mkdir", "mkdirat", "create", "mkfifo", "mknod", "symlink", "symlinkat", "link", "linkat": ("create", false)
+        case "stat", "statx", "lstat", "fstat", "fstatat": ("examine", false)
+        case "rename", "renameat", "renameat2": ("rename", false)
+        case "unlink", "unlinkat", "rmdir": ("remove", false)
+        case "realpath": ("resolve", false)
+        case "fsync", "fdatasync", "syncfs": ("flush", false)
+        case "flock", "fcntl", "lock": ("lock", false)
+        case "chmod", "fchmod", "fchmodat": ("change the permissions", true)
+        case "chown", "fchown", "fchownat", "lchown": ("change the owner", true)
+        case "utimensat", "futimens": ("set the times", true)
+        case let other where other.contains("xattr"): ("use the extended attributes", true)
+        default: ("use", false)
         }
     }
 }

@@ -21,6 +21,22 @@ import Testing
         #expect(!text.contains(call + "(") && !text.contains(call + ":"), "\(text)")
     }
 
+    /// A step said with "of" before its object ("change the permissions of") is said of the path itself without
+    /// an object; the others take "it"; a restore names the member after either.
+    @Test func aStepIsWordedForThePathAndForAMember() {
+        let path = "/home/u/phone/a"
+        #expect(UserMessage.text(for: SystemError("fchmod", path: path, code: EPERM))
+            == "\(path): cannot change the permissions: operation not permitted")
+        #expect(UserMessage.text(for: SystemError("fsetxattr", path: path, code: ENOTSUP))
+            == "\(path): cannot use the extended attributes: operation not supported")
+        #expect(UserMessage.text(for: SystemError("utimensat", path: path, code: EPERM))
+            == "\(path): cannot set the times: operation not permitted")
+        #expect(UserMessage.text(for: SystemError("mkdirat", path: path, code: EEXIST))
+            == "\(path): cannot create it: file exists")
+        #expect(UserMessage.action("fchownat") == "change the owner of")
+        #expect(UserMessage.action("renameat2") == "rename")
+    }
+
     @Test func aMissingFileIsSaidPlainlyAndStandardInputByName() {
         #expect(UserMessage.text(for: SystemError("openat2", path: "/x/phone", code: ENOENT))
             == "/x/phone: no such file or directory")

@@ -22,8 +22,11 @@ public enum BackupError: Error, CustomStringConvertible, Sendable {
     case interrupted(signal: Int32)
     /// SHA-256 could not be set up.
     case digest(DigestError)
-    /// The output is unusable (a terminal, the writer stopped ...).
+    /// The output is unusable (a terminal, the writer stopped ...), said in words.
     case output(String)
+    /// An error devicectl does not expect where it arose (reading back a record it has just written), kept as
+    /// thrown.
+    case internalError(any Error)
     /// `-o ARCHIVE` names something an archive cannot be written to (a directory, a block device, a name in a
     /// missing directory ...). `archive` is the user's path (and where its symlinks led); `cause` the failed call.
     case unwritable(archive: String, reason: String, cause: SystemError?)
@@ -53,6 +56,8 @@ public enum BackupError: Error, CustomStringConvertible, Sendable {
             return error.description
         case .output(let message):
             return message
+        case .internalError(let cause):
+            return "internal error: \(cause)"
         case .unwritable(let archive, let reason, _):
             return "cannot write the archive to \(archive): \(reason)"
         }

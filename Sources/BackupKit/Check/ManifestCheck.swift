@@ -78,8 +78,10 @@ final class ManifestCheck {
             problem("extra member '\(text(extra.path))': in the archive but not in the manifest")
             try log.advance()
         }
-        guard let header else { throw RestoreError.badManifest("empty manifest (no header line)") }
-        guard let totals else { throw RestoreError.badManifest("no totals line: the manifest is incomplete") }
+        guard let header else { throw RestoreError.badManifest(.malformed("empty manifest (no header line)")) }
+        guard let totals else {
+            throw RestoreError.badManifest(.malformed("no totals line: the manifest is incomplete"))
+        }
         if fileLines != totals.files || fileBytes != totals.bytes {
             problem(
                 "the manifest lists \(fileLines) files (\(fileBytes) bytes) "
@@ -115,7 +117,8 @@ final class ManifestCheck {
     private func line(_ bytes: ArraySlice<UInt8>) throws {
         lineNumber += 1
         if members != nil {
-            throw RestoreError.badManifest("line \(lineNumber): a line after the members line (it must be last)")
+            throw RestoreError.badManifest(
+                .malformed("line \(lineNumber): a line after the members line (it must be last)"))
         }
         // A blank line (only spaces, tabs, CRs) starts with one of them: no need to scan every line for it.
         let blank = { (byte: UInt8) in byte == 0x20 || byte == 0x0D || byte == 0x09 }
@@ -127,31 +130,31 @@ final class ManifestCheck {
         do {
             parsed = try ManifestLine.parse(bytes)
         } catch {
-            throw RestoreError.badManifest("line \(lineNumber): \(error)")
+            throw RestoreError.badManifest(.unparsable(line: lineNumber, error))
         }
         if case .members = parsed {} else { hashLine(bytes) }
         if header == nil {
             guard case .header(let value) = parsed else {
-                throw RestoreError.badManifest("line \(lineNumber) is not the header")
+                throw RestoreError.badManifest(.malformed("line \(lineNumber) is not the header"))
             }
             guard value.format == Manifest.format else {
-                throw RestoreError.badManifest("format '\(value.format)' is not \(Manifest.format)")
+                throw RestoreError.badManifest(.malformed("format '\(value.format)' is not \(Manifest.format)"))
             }
             guard value.formatVersion == Manifest.formatVersion else {
-                throw RestoreError.badManifest(
+                throw RestoreError.badManifest(.malformed(
                     "format version \(value.formatVersion) is not supported "
                         + "(this devicectl reads \(Manifest.formatVersion))"
-                )
+                ))
             }
             try checkHeader(value)
             header = value
             return
         }
         if totals != nil, case .file = parsed {
-            throw RestoreError.badManifest("line \(lineNumber): a file line after the totals")
+            throw RestoreError.badManifest(.malformed("line \(lineNumber): a file line after the totals"))
         }
         switch parsed {
-        case .header: throw RestoreError.badManifest("line \(lineNumber): a second header")
+        case .header: throw RestoreError.badManifest(.malformed("line \(lineNumber): a second header"))
         case .file(let path, let size, let digest):
             fileLines += 1
             fileBytes &+= size
@@ -160,7 +163,8 @@ final class ManifestCheck {
             pending = current
         case .members(let value):
             guard totals != nil else {
-                throw RestoreError.badManifest("line \(lineNumber): the members line comes before the totals")
+                throw RestoreError.badManifest(
+                    .malformed("line \(lineNumber): the members line comes before the totals"))
             }
             if manifestDigest.hex != value.manifestSha256.lowercased() {
                 problem(
@@ -169,12 +173,14 @@ final class ManifestCheck {
             members = value
             return
         case .totals(let value):
-            guard totals == nil else { throw RestoreError.badManifest("line \(lineNumber): a second totals line") }
+            guard totals == nil else {
+                throw RestoreError.badManifest(.malformed("line \(lineNumber): a second totals line"))
+            }
             totals = value
         case .unknown(let kind):
             // Format version 1 has exactly these kinds; anything else is damage (or a newer format, which
             // must bump formatVersion), and ignoring it would let a flipped byte hide the members line.
-            throw RestoreError.badManifest("line \(lineNumber): unknown kind '\(kind)'")
+            throw RestoreError.badManifest(.malformed("line \(lineNumber): unknown kind '\(kind)'"))
         }
     }
 
@@ -182,11 +188,11 @@ final class ManifestCheck {
     /// the manifest through this class). Header field validation (ids, names, caps, widgets for unlisted apps)
     /// belongs here: throw `RestoreError.badManifest` naming the field, or call `problem` for a mismatch.
     /// The header's values and caps (`Manifest.Header.validate`): the one place restore, verify and list check them.
-    private func checkHeader(_ header: Manifest.Header) throws {
+    private func checkHeader(_ header: Manifest.Header) throws(RestoreError) {
         do {
             try header.validate()
         } catch {
-            throw RestoreError.badManifest("header: \(error)")
+            throw RestoreError.badManifest(.header(error))
         }
     }
 

@@ -81,7 +81,7 @@ final class SymlinkResolver {
 
     /// Records the link `path` -> `target` (before it is created). Throws when the links would take more than
     /// `maxBytes`.
-    func add(_ path: MemberPath, target: [UInt8]) throws {
+    func add(_ path: MemberPath, target: [UInt8]) throws(RestoreError) {
         let cost = path.bytes.count + target.count + SymlinkResolver.perLinkBytes
         guard bytes + cost <= SymlinkResolver.maxBytes else {
             throw RestoreError.refusedMember(
@@ -106,11 +106,11 @@ final class SymlinkResolver {
 
     /// Follows every link; throws a refusal naming the first link that leaves ROOT, reaches DeviceLocal or
     /// resolves to ROOT itself.
-    func check() throws {
+    func check() throws(RestoreError) {
         for index in links.indices { try resolve(Int32(index)) }
     }
 
-    private func resolve(_ start: Int32) throws {
+    private func resolve(_ start: Int32) throws(RestoreError) {
         guard case .unresolved = links[Int(start)].state else { return }
         links[Int(start)].state = .inProgress
         var frames = [Frame(link: start, cursor: 0, node: links[Int(start)].parent, followed: 1)]
@@ -177,7 +177,8 @@ final class SymlinkResolver {
         return RestoreError.refusedMember(
             String(decoding: sources[Int(entry.path)], as: UTF8.self),
             reason: "\(problem) once followed through the restored symlinks "
-                + "('\(String(decoding: sources[Int(entry.target)], as: UTF8.self))')")
+                + "('\(String(decoding: sources[Int(entry.target)], as: UTF8.self))')",
+            cause: RestoreCause(problem))
     }
 
     private func tooMany(_ member: String) -> RestoreError {

@@ -55,8 +55,8 @@ public enum ArchiveListing {
                 summary.header = outcome.header
                 summary.totals = outcome.totals
                 summary.manifestProblem = outcome.problems.first
-            } catch RestoreError.badManifest(let reason) {
-                summary.manifestProblem = reason
+            } catch RestoreError.badManifest(let problem) {
+                summary.manifestProblem = problem.description
                 try reader.skipData()
             } catch let error as RestoreError {
                 summary.manifestProblem = error.message

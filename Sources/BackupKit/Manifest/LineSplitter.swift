@@ -27,7 +27,7 @@ struct LineSplitter {
         }
         partial.append(contentsOf: UnsafeRawBufferPointer(start: base + start, count: block.count - start))
         if partial.count > maxLine {
-            throw RestoreError.badManifest("line \(lines + 1) is longer than \(maxLine) bytes")
+            throw RestoreError.badManifest(.malformed("line \(lines + 1) is longer than \(maxLine) bytes"))
         }
     }
 

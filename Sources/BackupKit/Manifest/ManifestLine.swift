@@ -50,9 +50,3 @@ enum ManifestLine {
         return .file(path: Array(path.utf8), size: size, digest: digest)
     }
 }
-
-/// Why a manifest line could not be parsed.
-struct ManifestLineError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}

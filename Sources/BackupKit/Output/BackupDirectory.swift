@@ -142,7 +142,7 @@ final class BackupDirectory {
             defer { close(fd) }
             entries = try DirectoryEntries.list(fd, display: destination)
         } catch {
-            throw BackupError.unwritable(archive: destination, reason: "\(error)", cause: error as? SystemError)
+            throw BackupError.unwritable(archive: destination, reason: error.reason, cause: error)
         }
         let names = Set(entries.map { String(decoding: $0.name, as: UTF8.self) })
         guard names.isEmpty || names.contains("Manifest.plist") || names.contains("Status.plist") else {

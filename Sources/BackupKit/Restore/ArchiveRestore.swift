@@ -127,7 +127,7 @@ public enum ArchiveRestore {
         case let error as DeviceError:
             return RestoreError.device(error)
         default:
-            return RestoreError.aborted("\(error)")
+            return RestoreError.failed(RestoreCause(error))
         }
     }
 }

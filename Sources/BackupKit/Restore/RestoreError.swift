@@ -10,12 +10,14 @@ public enum RestoreError: Error, CustomStringConvertible, Equatable, Sendable {
     /// ROOT exists and is not a directory.
     case rootNotDirectory(String)
     /// A member the restore will not apply: it would leave ROOT, replace or follow something, or is not a
-    /// regular file, directory, symlink or hard link.
-    case refusedMember(String, reason: String)
+    /// regular file, directory, symlink or hard link. `reason` says why in words; `cause`, when another layer's
+    /// check refused it (its path, its record, its domain's identifier, its decryption), is that error as thrown.
+    case refusedMember(String, reason: String, cause: RestoreCause? = nil)
     /// The archive does not match its manifest (each problem named; `more` not shown).
     case verificationFailed([String], more: Int)
-    /// The manifest member is malformed or from an unsupported format version.
-    case badManifest(String)
+    /// The manifest member is malformed or from an unsupported format version (or a MobileSync backup's app
+    /// list cannot be reinstalled).
+    case badManifest(ManifestProblem)
     /// The restore would not fit (bytes or inodes) in ROOT's file system, or exceeds the configured limit.
     case noSpace(String)
     /// SIGINT or SIGTERM arrived; everything was undone.
@@ -24,9 +26,16 @@ public enum RestoreError: Error, CustomStringConvertible, Equatable, Sendable {
     case damaged(ArchiveReaderError)
     /// A system call failed (an I/O error, ...); everything was undone.
     case system(SystemError)
-    /// The device could not be set up from the archive (reinstalling its apps, placing its widgets).
+    /// A device-level failure outside the set-up steps below (a device file that cannot be read ...); everything
+    /// was undone.
     case device(DeviceError)
-    /// Anything else, said in words; everything was undone.
+    /// A step of setting the device up in the staged tree failed (adopting a container, reinstalling an app,
+    /// placing the widgets, keeping a flagged directory): `cause` as thrown, its staged files named as the
+    /// archive's when shown; everything was undone.
+    case setup(DeviceSetupStep, cause: RestoreCause)
+    /// Another layer's error stopped the restore, kept as thrown; everything was undone.
+    case failed(RestoreCause)
+    /// Anything else, said in words (nothing else failed); everything was undone.
     case aborted(String)
     /// A restore onto ROOT was killed while it moved files in, and ROOT changed since (or its journal is not
     /// readable): rolling it back could delete what was made since, so nothing was done.
@@ -55,7 +64,7 @@ public enum RestoreError: Error, CustomStringConvertible, Equatable, Sendable {
                 + "and no user data, or onto a path that does not exist yet; nothing was changed"
         case .rootNotDirectory(let root):
             return "\(root) exists and is not a directory; nothing was changed"
-        case .refusedMember(let member, let reason):
+        case .refusedMember(let member, let reason, _):
             return "refusing the archive: member '\(member)': \(reason)"
         case .verificationFailed(let problems, let more):
             var text = "the archive does not match its manifest:"
@@ -71,6 +80,10 @@ public enum RestoreError: Error, CustomStringConvertible, Equatable, Sendable {
         case .system(let cause):
             return cause.description
         case .device(let cause):
+            return cause.description
+        case .setup(let step, let cause):
+            return step.message(cause)
+        case .failed(let cause):
             return cause.description
         case .aborted(let reason):
             return reason

@@ -1,7 +1,6 @@
 // RestoreSession+Finish: after the last member: judge the links, reinstall apps, check the links again with the
 // kernel, fix directories, move in, fix the top-level directories.
 import DeviceKit
-import Foundation
 import Glibc
 import SystemKit
 import TarKit
@@ -50,11 +49,10 @@ extension RestoreSession {
         installed.reserveCapacity(header.apps.count)
         for app in header.apps {
             try checkInterruption()
-            do {
-                installed.append(try device.install(app.installation, using: &containers, placesIcon: false))
-            } catch {
-                throw RestoreError.badManifest("cannot reinstall app '\(app.bundleId)': \(archiveNamed(error))")
-            }
+            installed.append(
+                try settingUp(.reinstallApp(app.bundleId)) {
+                    try device.install(app.installation, using: &containers, placesIcon: false)
+                })
             report.apps.append(app.bundleId)
             // iOS never backs up Caches, tmp and SystemData but every container has them: recreate them (empty).
             let appContainers = [
@@ -68,11 +66,7 @@ extension RestoreSession {
             }
         }
         try checkInterruption()
-        do {
-            try device.placeWidgets(apps: header.widgets.map(\.app), installed: installed)
-        } catch {
-            throw RestoreError.aborted("cannot place the restored widgets: \(archiveNamed(error))")
-        }
+        try settingUp(.placeWidgets) { try device.placeWidgets(apps: header.widgets.map(\.app), installed: installed) }
     }
 
     /// Gives each container a MobileSync backup staged (named by identifier in the backup, by a new UUID here) the
@@ -81,12 +75,9 @@ extension RestoreSession {
         let device = Device.assembling(in: try staging.containedRoot())
         for container in plan.containers {
             try checkInterruption()
-            do {
+            try settingUp(.adoptContainer(container.kind, identifier: container.identifier)) {
                 try device.adoptContainer(
                     container.kind, identifier: container.identifier, uuid: container.uuid, parent: container.parent)
-            } catch {
-                throw RestoreError.aborted(
-                    "cannot make the \(container.kind.rawValue) container of '\(container.identifier)': \(archiveNamed(error))")
             }
         }
     }
@@ -103,24 +94,23 @@ extension RestoreSession {
             do {
                 path = try MemberPath(flag.path)
             } catch {
-                throw RestoreError.aborted("the device's flagged path '\(flag.text)': \(error)")
+                throw RestoreError.setup(.readFlaggedPath(flag.text), cause: RestoreCause(error))
             }
-            do {
-                try tree.ensureDirectory(flag.text)
-            } catch {
-                throw RestoreError.aborted(
-                    "cannot keep the device's '\(flag.text)' (excluded from backup on this device): "
-                        + archiveNamed(error))
-            }
+            try settingUp(.keepFlaggedDirectory(flag.text)) { try tree.ensureDirectory(flag.text) }
             let fd = try tree.openDirectory(path)
             try StagingTree.setXattrs(try targetExclusions.attributes(of: flag), on: fd.rawValue, path: flag.text)
             try fd.close()
         }
     }
 
-    /// An error naming a file in the staging directory (gone once the restore fails), reworded to name the
-    /// archive member it came from.
-    private func archiveNamed(_ error: any Error) -> String {
-        "\(error)".replacingOccurrences(of: staging.path + "/", with: "the archive's ")
+    /// Runs `body`, a set-up step on the staged tree: what it throws becomes `RestoreError.setup(step, ...)`, kept as
+    /// thrown (its paths in the staging directory, which is gone once the restore fails, shown as the archive's).
+    @discardableResult
+    private func settingUp<T>(_ step: DeviceSetupStep, _ body: () throws -> T) throws(RestoreError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw RestoreError.setup(step, cause: RestoreCause(error, staging: staging.path))
+        }
     }
 }

@@ -90,7 +90,7 @@ final class RestoreSession {
             do {
                 path = try MemberPath(member.pathBytes)
             } catch {
-                throw RestoreError.refusedMember(member.path, reason: error.description)
+                throw RestoreError.refusedMember(member.path, reason: error.description, cause: RestoreCause(error))
             }
             if path.bytes == RestoreSession.manifestName {
                 if let refusal = MemberRules.manifestRefusal(member) {
@@ -273,12 +273,12 @@ final class RestoreSession {
 
     private static let plistSuffix = Array(".plist".utf8)
 
-    func checkInterruption() throws {
+    func checkInterruption() throws(RestoreError) {
         if let signal = options.interruption() { throw RestoreError.interrupted(signal: signal) }
     }
 
     /// Reserves `size` bytes of the budget for `member`.
-    func reserve(_ size: UInt64, for member: ArchiveReader.Member) throws {
+    func reserve(_ size: UInt64, for member: ArchiveReader.Member) throws(RestoreError) {
         guard size <= byteBudget else {
             throw RestoreError.noSpace(
                 "member '\(member.path)' needs \(size) bytes but only \(byteBudget) more may be written "
@@ -300,7 +300,7 @@ final class RestoreSession {
     /// The member's numeric owner to apply when running as root (nil otherwise: ownership is only restored as
     /// root). Nil too when it is already the creator's: unless ROOT is setgid, nothing in the staging directory
     /// is, so a new entry belongs to the effective uid and gid and the chown would change nothing.
-    func owner(_ member: ArchiveReader.Member) throws -> StagingOwner? {
+    func owner(_ member: ArchiveReader.Member) throws(RestoreError) -> StagingOwner? {
         guard ownership else { return nil }
         for id in [member.uid, member.gid] where UInt32(exactly: id) == nil || id == Int64(UInt32.max) {
             throw RestoreError.refusedMember(member.path, reason: "owner id \(id) is out of range")

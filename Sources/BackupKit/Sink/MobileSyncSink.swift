@@ -228,7 +228,7 @@ final class MobileSyncSink: FormatSink {
                 } catch let error as BackupError {
                     throw error
                 } catch {
-                    throw .output("internal error: \(error)")
+                    throw .internalError(error)
                 }
                 _ = try copyContent(from: sourceID, to: fileID)
             } else {

@@ -18,7 +18,7 @@ enum MobileSyncAppList {
 
     static func header(
         source: MobileSyncSource, containers: [RestorePlan.StagedContainer], warnings: inout [String]
-    ) throws -> Manifest.Header {
+    ) throws(RestoreError) -> Manifest.Header {
         let created = ISO8601DateFormatter().string(from: source.info.date ?? Date(timeIntervalSince1970: 0))
         if let line = try? firstLine(source), case .header(let header)? = try? ManifestLine.parseAnySpelling(line[...]) {
             do {
@@ -54,7 +54,7 @@ enum MobileSyncAppList {
         do {
             try header.validate()
         } catch {
-            throw RestoreError.badManifest("\(source.path)/Manifest.plist: its apps cannot be reinstalled: \(error)")
+            throw RestoreError.badManifest(.mobileSyncApps(backup: source.path, error))
         }
         return header
     }

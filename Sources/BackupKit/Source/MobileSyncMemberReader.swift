@@ -232,7 +232,8 @@ final class MobileSyncMemberReader: FormatSource {
         let record: BackupFileRecord
         switch checked.record {
         case .success(let checked): record = checked
-        case .failure(let error): throw RestoreError.refusedMember(shown(), reason: error.reason)
+        case .failure(let error):
+            throw RestoreError.refusedMember(shown(), reason: error.reason, cause: RestoreCause(error))
         }
         if row.domain != domain.name { domain = DomainState(name: row.domain) }
         let placement = domain.placement
@@ -312,7 +313,8 @@ final class MobileSyncMemberReader: FormatSource {
         do {
             try DeviceValue.identifier(identifier, field: "domain")
         } catch {
-            throw RestoreError.refusedMember(shown(), reason: "the domain's identifier is not one iOS allows (\(error))")
+            throw RestoreError.refusedMember(
+                shown(), reason: "the domain's identifier is not one iOS allows (\(error))", cause: RestoreCause(error))
         }
         let uuid = UUID().uuidString
         let directory = "\(kind.directory)/\(uuid)"
@@ -410,7 +412,7 @@ final class MobileSyncMemberReader: FormatSource {
         do {
             try cipher.restart(key: key)
         } catch {
-            throw RestoreError.refusedMember(name.shown, reason: "\(error)")
+            throw RestoreError.refusedMember(name.shown, reason: error.description, cause: RestoreCause(error))
         }
         return cipher
     }
@@ -444,7 +446,7 @@ final class MobileSyncMemberReader: FormatSource {
             try cipher.restart(key: key)
             produced = try cipher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), into: plain)
         } catch {
-            throw RestoreError.refusedMember(name.shown, reason: "\(error)")
+            throw RestoreError.refusedMember(name.shown, reason: error.description, cause: RestoreCause(error))
         }
         guard let last = cipher.finish() else { throw RestoreError.refusedMember(name.shown, reason: Self.undecryptable) }
         last.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: plain[produced...]).copyMemory(from: $0) }
@@ -475,7 +477,7 @@ final class MobileSyncMemberReader: FormatSource {
             decryptor = made
             return made
         } catch {
-            throw RestoreError.refusedMember(name.shown, reason: "\(error)")
+            throw RestoreError.refusedMember(name.shown, reason: error.description, cause: RestoreCause(error))
         }
     }
 

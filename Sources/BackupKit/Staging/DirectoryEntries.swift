@@ -11,7 +11,7 @@ struct DirectoryEntry {
 enum DirectoryEntries {
     /// Every entry of `directory` except `.` and `..`, sorted bytewise (the descriptor itself is not consumed:
     /// the names are read through a second descriptor of the same directory).
-    static func list(_ directory: Int32, display: String) throws -> [DirectoryEntry] {
+    static func list(_ directory: Int32, display: String) throws(SystemError) -> [DirectoryEntry] {
         let copy = try SystemError.check("openat", path: display) {
             openat(directory, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         }

@@ -107,8 +107,9 @@ final class StagingTree {
         } else {
             do {
                 targetParent = try openDirectory(target.parent, display: target.text, create: false)
-            } catch RestoreError.refusedMember(_, let reason) {
-                throw RestoreError.refusedMember(path.text, reason: "hard link target '\(target.text)': \(reason)")
+            } catch RestoreError.refusedMember(_, let reason, let cause) {
+                throw RestoreError.refusedMember(
+                    path.text, reason: "hard link target '\(target.text)': \(reason)", cause: cause)
             } catch let error as SystemError where error.code == ENOENT {
                 throw RestoreError.refusedMember(
                     path.text, reason: "hard link target '\(target.text)' is not a file restored by an earlier member")

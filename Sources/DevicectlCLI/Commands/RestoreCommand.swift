@@ -68,9 +68,9 @@ enum RestoreCommand: Command {
         do {
             report = try ArchiveRestore.restore(archive: archive, root: root, options: options)
             bar.finish()
-        } catch RestoreError.damaged(let reason) {
+        } catch RestoreError.damaged(let cause) {
             bar.finish()
-            throw ArchiveFailure(archive: archive, cause: RestoreError.damaged(reason))
+            throw ArchiveFailure(archive: archive, cause: RestoreError.damaged(cause))
         } catch RestoreError.system(let cause) where cause.path != archive {
             bar.finish()
             throw RestoreFailure(root: root, cause: cause)
