@@ -83,13 +83,14 @@ uninstall:
 	@for f in $(INSTALLED); do rm -f "$(DESTDIR)$(PREFIX)/$$f" && echo "removed $(DESTDIR)$(PREFIX)/$$f"; done
 
 # Benchmark: devicectl vs GNU tar / bsdtar / sha256sum, side by side (writes bench/results.md).
-# Parameters: make bench FILES=40000 MB=200 RUNS=11 SCALE=10000,50000,200000
+# Parameters: make bench FILES=40000 MB=200 RUNS=11 SCALE=10000,50000,200000 MILLION=1000000 (0: no million-file point)
 FILES ?= 40000
 MB ?= 200
 RUNS ?= 11
 SCALE ?= 10000,50000,200000
+MILLION ?= 1000000
 bench: release
-	python3 bench/bench.py --devicectl $(RELEASE_BIN) --files $(FILES) --megabytes $(MB) --runs $(RUNS) --scale "$(SCALE)"
+	python3 bench/bench.py --devicectl $(RELEASE_BIN) --files $(FILES) --megabytes $(MB) --runs $(RUNS) --scale "$(SCALE)" --million $(MILLION)
 
 # The harness runs end to end (tiny tree, one run, no scale run; the debug build; nothing is timed or kept).
 bench-smoke:

@@ -409,7 +409,47 @@ def scale(devicectl, work, args):
     rows[-1]["mobilesync"] = {"backup": made, "restore": back}
     for path in (backup, restored):
         removing(path)()
+    for count in [0] + counts:  # the trees and archives: room for the million-file point
+        name = os.path.join(work, "scale-%d" % count)
+        removing(name, name + ".tar", name + "-gnu.tar")()
     return rows
+
+
+def million(devicectl, work, args):
+    """The scale point of a million small files (issue 20's targets: backup <= 0.9x `tar -cf`, restore <= 0.8x
+    `tar -xf`, peak RSS <= 32 MiB). The tree is built once (minutes) with ~1 kB a file so that it, the two archives and
+    one restored tree fit in memory together, made like-for-like (no exclusion flags, not a device root: both tools
+    store every file), then backup and restore are measured against GNU tar in interleaved rounds. Each restore
+    starts from an absent target and both restored trees are removed before every run, so only one exists at a time."""
+    count = args.million
+    if not count:
+        return None
+    root = os.path.join(work, "million")
+    print("generating %d files for the million-file point (minutes) ..." % count, flush=True)
+    stats = generate(devicectl, root, count, max(1, count // 1000), args.seed)
+    strip_exclusions(root)
+    archive, peer_archive = os.path.join(work, "million.tar"), os.path.join(work, "million-gnu.tar")
+    restored, extracted = os.path.join(work, "million-restored"), os.path.join(work, "million-extracted")
+    rounds = max(3, args.runs // 4)
+    warm_memory(work, 2 * stats["bytes"] + count * 4096)
+    backup_row = pairs([("backup, %d files" % stats["files"],
+                         {"argv": [devicectl, "backup", root, "-o", archive, "--no-progress"], "setup": removing(archive)},
+                         {"argv": ["tar", "-cf", peer_archive, "-C", root, "."], "setup": removing(peer_archive)},
+                         "tar -cf", 0.9, 1)], rounds)[0]
+    listed = subprocess.run(["tar", "-tf", archive], capture_output=True, text=True, check=True).stdout.count("\n")
+    if listed < stats["files"]:
+        raise SystemExit("devicectl archive is wrong: %d members for %d files" % (listed, stats["files"]))
+
+    def extract_setup():
+        removing(restored, extracted)()
+        os.makedirs(extracted)
+    restore_row = pairs([("restore, %d files" % stats["files"],
+                          {"argv": [devicectl, "restore", archive, restored, "--no-progress"],
+                           "setup": removing(restored, extracted)},
+                          {"argv": ["tar", "-xf", peer_archive, "-C", extracted], "setup": extract_setup},
+                          "tar -xf", 0.8, 1)], rounds)[0]
+    removing(root, archive, peer_archive, restored, extracted)()
+    return {"files": stats["files"], "bytes": stats["bytes"], "rows": [backup_row, restore_row]}
 
 
 def key_derivation(devicectl, work):
@@ -467,7 +507,7 @@ def versions(devicectl):
     }
 
 
-def write_results(args, info, work, stats, sizes, rows, missing, scale_rows, calls):
+def write_results(args, info, work, stats, sizes, rows, missing, scale_rows, calls, million_point=None):
     mib = lambda n: n / 2**20
     tree_mb = stats["bytes"] / 1e6
     lines = [
@@ -558,6 +598,21 @@ def write_results(args, info, work, stats, sizes, rows, missing, scale_rows, cal
                       "%.1f MiB (target <= 64 MiB: %s)." % (
                           scale_rows[-1]["files"], sync["backup"][0], sync["backup"][2], sync["restore"][0],
                           sync["restore"][2], "met" if max(sync["backup"][2], sync["restore"][2]) <= 64 else "**not met**")]
+    if million_point:
+        lines += ["", "## A million files (like-for-like tree, ~1 kB a file, built once; interleaved rounds)", "",
+                  "%d files, %.0f MB. Each restore starts from an absent target; restored trees are removed before every run."
+                  % (million_point["files"], million_point["bytes"] / 1e6), "",
+                  "| case | runs | devicectl wall | CPU | peak RSS | peer | peer wall | peer CPU | ratio | best-run ratio "
+                  "| target | load |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+        for row in million_point["rows"]:
+            best = row["a_best"] / row["b_best"]
+            lines.append("| %s | %d | %.2f s | %.2f s | %.1f MiB | %s | %.2f s | %.2f s | **%.2f** | %.2f | <= %.1f: %s | %.1f |"
+                         % (row["name"], row["runs"], row["a"][0], row["a"][1], row["a"][2], row["b_label"],
+                            row["b"][0], row["b"][1], row["ratio"], best, row["target"],
+                            "met" if row["ratio"] <= row["target"] else "**not met**", row["load"]))
+        peak = max(row["a"][2] for row in million_point["rows"])
+        lines += ["", "Peak RSS at %d files: %.1f MiB (target <= 32 MiB: %s)." % (
+            million_point["files"], peak, "met" if peak <= 32 else "**not met**")]
     if calls:
         files, result = calls
         names = sorted(set(result["devicectl"]) | set(result["tar -cf"]),
@@ -597,6 +652,8 @@ def main():
     parser.add_argument("--runs", type=int, default=11)
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--scale", default="10000,50000,200000", help="file counts for the scale run ('' to skip)")
+    parser.add_argument("--million", type=int, default=0,
+                        help="files in the million-file point (0 to skip; make bench sets 1000000)")
     parser.add_argument("--no-strace", action="store_true", help="skip the system-call count")
     parser.add_argument("--no-kdf", action="store_true", help="skip timing the key derivation at the device's counts")
     parser.add_argument("--work", help="scratch directory (default: on /dev/shm when it has room)")
@@ -616,13 +673,14 @@ def main():
     try:
         stats, sizes, rows, missing = comparisons(devicectl, work, args)
         scale_rows = scale(devicectl, work, args)
+        million_point = million(devicectl, work, args)
         info["kdf_seconds"] = None if args.no_kdf else key_derivation(devicectl, work)
         calls = None if args.no_strace else syscalls(devicectl, work, args)
     finally:
         shutil.rmtree(work, ignore_errors=True)
         if os.path.exists(RSS_REPORT):
             os.unlink(RSS_REPORT)
-    write_results(args, info, work, stats, sizes, rows, missing, scale_rows, calls)
+    write_results(args, info, work, stats, sizes, rows, missing, scale_rows, calls, million_point)
     print("bench: done in %.0f s" % (time.perf_counter() - started), file=sys.stderr)
 
 
