@@ -22,7 +22,7 @@ public final class ArchiveReader {
         /// The file data and uncompressed stream accepted (restore replaces it with ROOT's budget once known).
         public var limit = ExpansionLimit.reading
         /// Polled between blocks; a non-nil signal number stops the read with `.interrupted`.
-        public var interruption: @Sendable () -> Int32? = { InterruptSignal.received }
+        public var interruption: @Sendable () -> Int32? = { ProcessSignals.received }
         /// The name of the archive's own metadata member (devicectl's manifest), if any: it is read, never
         /// written out, so its size counts against the stream limit, not against the file data.
         public var metadataMember: [UInt8]?

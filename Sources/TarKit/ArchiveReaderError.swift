@@ -1,4 +1,5 @@
 // ArchiveReaderError: why an archive could not be read (libarchive's message, the member, the cause).
+import SystemKit
 
 /// A failure reading an archive stream.
 public enum ArchiveReaderError: Error, CustomStringConvertible, Equatable, Sendable {
@@ -41,7 +42,7 @@ public enum ArchiveReaderError: Error, CustomStringConvertible, Equatable, Senda
         case .empty:
             return "the archive is empty (no tar header)"
         case .interrupted(let signal):
-            return "interrupted by \(signal == 15 ? "SIGTERM" : signal == 2 ? "SIGINT" : "signal \(signal)")"
+            return "interrupted by \(ProcessSignals.name(of: signal))"
         case .streamTooLarge(let limit):
             return "the archive expands beyond \(limit) bytes: refusing (decompression bomb or not enough space)"
         case .dataTooLarge(let member, let total, let limit):

@@ -87,14 +87,15 @@ import Testing
         }
     }
 
-    /// SIGINT or SIGTERM at each step: extracting, and at each rename that moves the staged tree in (the restore
-    /// looks for a signal after every move and rolls the moves back), is a clean "interrupted" failure with ROOT
-    /// exactly as before. Exit 0 fails the test: the signal must have arrived and been acted on.
-    @Test(arguments: [SIGINT, SIGTERM])
+    /// SIGINT, SIGTERM or SIGHUP (a closed terminal) at each step: extracting, and at each rename that moves the
+    /// staged tree in (the restore looks for a signal after every move and rolls the moves back), is a clean
+    /// "interrupted" failure with ROOT exactly as before. Exit 0 fails the test: the signal must have arrived and been
+    /// acted on.
+    @Test(arguments: [SIGINT, SIGTERM, SIGHUP])
     func aSignalAtEveryStepUndoesTheRestore(_ signal: Int32) throws {
         try FaultScratch.with { scratch in
             let fixture = try Fixture(scratch)
-            let name = signal == SIGINT ? "INT" : "TERM"
+            let name = signal == SIGINT ? "INT" : signal == SIGTERM ? "TERM" : "HUP"
             for (index, (syscall, when)) in Self.points.enumerated() {
                 let root = try scratch.freshDevice("target\(index)")
                 let before = try FaultScratch.snapshot(root)

@@ -10,7 +10,7 @@ extension BackupEngine {
     static let unencryptedKeyBagIterations: UInt32 = 10_000
 
     /// Writes a MobileSync backup of the device root `request.root` to the directory `request.output` names
-    /// (see `BackupDirectory`); SIGINT/SIGTERM (when `InterruptSignal` is installed) stop it between members.
+    /// (see `BackupDirectory`); SIGINT, SIGTERM or SIGHUP (when `ProcessSignals.record()` is on) stop it between members.
     static func backupMobileSync(
         _ request: BackupRequest, progress: ((BackupProgress) -> Void)?, warning: @escaping (String) -> Void,
         afterRead: ((String) -> Void)?, duringRead: ((String, UInt64) -> Void)?, hashing: HashPlacement?,
@@ -53,7 +53,7 @@ extension BackupEngine {
         do {
             let sink = try MobileSyncSink(
                 directory: output.descriptor, shown: path, map: map, properties: properties, rootStatus: rootStatus,
-                encryption: encryption, interruption: { InterruptSignal.received })
+                encryption: encryption, interruption: { ProcessSignals.received })
             made = sink
             var own = [IgnoredFile(device: output.identity.0, inode: output.identity.1, reason: .ownArchive)]
             if let replaced = output.replaced {

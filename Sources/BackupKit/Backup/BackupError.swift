@@ -50,7 +50,7 @@ public enum BackupError: Error, CustomStringConvertible, Sendable {
         case .format(let error):
             return error.description
         case .interrupted(let signal):
-            let name = signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "signal \(signal)"
+            let name = ProcessSignals.name(of: signal)
             return "interrupted by \(name); the backup did not complete"
         case .digest(let error):
             return error.description

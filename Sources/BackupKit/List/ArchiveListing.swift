@@ -24,7 +24,7 @@ public enum ArchiveListing {
     /// expands beyond `limit` (restore's and verify's expansion check).
     public static func list(
         archive: String, limit: ExpansionLimit = .reading,
-        interruption: @escaping @Sendable () -> Int32? = { InterruptSignal.received },
+        interruption: @escaping @Sendable () -> Int32? = { ProcessSignals.received },
         progress: ((ReadProgress) -> Void)? = nil,
         each: (ArchiveReader.Member) throws -> Void
     ) throws -> ListSummary {

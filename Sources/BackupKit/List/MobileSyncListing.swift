@@ -32,7 +32,7 @@ public enum MobileSyncListing {
 
     public static func list(
         path: String, password: () throws -> [UInt8]? = { nil },
-        interruption: @escaping @Sendable () -> Int32? = { InterruptSignal.received },
+        interruption: @escaping @Sendable () -> Int32? = { ProcessSignals.received },
         progress: ((ReadProgress) -> Void)? = nil, entry: (Entry) -> Void
     ) throws -> Summary {
         let source = try MobileSyncSource(path: path, password: password)

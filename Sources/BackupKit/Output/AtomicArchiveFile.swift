@@ -44,13 +44,13 @@ final class AtomicArchiveFile {
             throw BackupError.output(
                 "another devicectl (pid \(writer)) is writing \(destination) right now; not started, nothing was written")
         }
-        do { try SignalCleanup.install() } catch { throw BackupError.system(error) }
+        do { try ProcessSignals.terminate() } catch { throw BackupError.system(error) }
         // Armed before the file exists: a signal between open and registration cannot leave it behind.
-        SignalCleanup.register(temporaryPath)
+        ProcessSignals.register(temporaryPath)
         let fd = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
         guard fd >= 0 else {
             let failure = SystemError("open", path: temporaryPath)
-            SignalCleanup.clear()
+            ProcessSignals.clear()
             throw BackupError.unwritable(
                 archive: destination, reason: "cannot create a file in \(directory): \(failure.reason)", cause: failure)
         }
@@ -92,7 +92,7 @@ final class AtomicArchiveFile {
             throw BackupError.system(error)
         }
         finished = true
-        SignalCleanup.clear()
+        ProcessSignals.clear()
         let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if fd >= 0 {
             defer { close(fd) }
@@ -106,7 +106,7 @@ final class AtomicArchiveFile {
     func discard() {
         guard !finished else { return }
         finished = true
-        SignalCleanup.clear()
+        ProcessSignals.clear()
         unlink(temporaryPath)
         if descriptor >= 0 {
             close(descriptor)

@@ -54,7 +54,7 @@ final class RestoreRoot {
     /// `interruption` is polled while waiting for the device lock (SIGINT must not wait for another devicectl);
     /// `waiting` is called once before that wait.
     static func prepare(
-        _ given: String, now: Date, interruption: () -> Int32? = { InterruptSignal.received },
+        _ given: String, now: Date, interruption: () -> Int32? = { ProcessSignals.received },
         waiting: () -> Void = {}
     ) throws -> RestoreRoot {
         let path = try RootPath.resolve(given)

@@ -92,7 +92,7 @@ public enum RestoreError: Error, CustomStringConvertible, Equatable, Sendable {
                 + "cannot be rolled back: \(reason); nothing was changed. Copy out of \(root) what you want to keep "
                 + "and remove it, or remove \(staging) to keep the device as it is"
         case .interrupted(let signal):
-            let name = signal == 15 ? "SIGTERM" : signal == 2 ? "SIGINT" : "signal \(signal)"
+            let name = ProcessSignals.name(of: signal)
             return "interrupted by \(name); the partial restore was removed and nothing was changed"
         }
     }

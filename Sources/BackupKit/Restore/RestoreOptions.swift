@@ -15,7 +15,7 @@ public struct RestoreOptions {
     /// half-written files under ROOT.
     public var syncsBeforeMove = true
     /// Polled between blocks; a signal number aborts and undoes the restore.
-    public var interruption: @Sendable () -> Int32? = { InterruptSignal.received }
+    public var interruption: @Sendable () -> Int32? = { ProcessSignals.received }
     /// Called after each member with the running counts, on the calling thread (cheap; throttle in the callback).
     public var progress: ((ReadProgress) -> Void)?
     /// Called with each member staged in ROOT (its normalised name and kind), in archive order, on the calling

@@ -32,7 +32,7 @@ public enum MobileSyncReadError: Error, CustomStringConvertible, Sendable {
         case .refusedRow(let path, let entry, let reason):
             return entry.isEmpty ? "\(path) \(reason)" : "\(path): \(entry): \(reason)"
         case .interrupted(let signal):
-            return "interrupted by \(signal == 2 ? "SIGINT" : signal == 15 ? "SIGTERM" : "signal \(signal)")"
+            return "interrupted by \(ProcessSignals.name(of: signal))"
         case .encrypted(let path):
             return "\(path) is an encrypted backup: give its password with --password-file FILE or "
                 + "DEVICECTL_BACKUP_PASSWORD (or run on a terminal to be asked)"

@@ -13,7 +13,7 @@ public enum ArchiveVerification {
     /// a problem in the report).
     public static func verify(
         archive: String, problemLimit: Int = 1000, limit: ExpansionLimit = .reading,
-        interruption: @escaping @Sendable () -> Int32? = { InterruptSignal.received },
+        interruption: @escaping @Sendable () -> Int32? = { ProcessSignals.received },
         progress: ((ReadProgress) -> Void)? = nil
     ) throws -> VerifyReport {
         var report = VerifyReport()

@@ -37,7 +37,7 @@ public enum MobileSyncVerification {
 
     public static func verify(
         path: String, password: () throws -> [UInt8]? = { nil },
-        interruption: @escaping @Sendable () -> Int32? = { InterruptSignal.received },
+        interruption: @escaping @Sendable () -> Int32? = { ProcessSignals.received },
         progress: ((ReadProgress) -> Void)? = nil
     ) throws -> Report {
         let source = try MobileSyncSource(path: path, password: password)

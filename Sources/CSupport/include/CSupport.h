@@ -7,7 +7,7 @@
 #include <sys/xattr.h>
 
 #include "CSupportLinux.h"
-#include "CSupportInterrupt.h"
+#include "CSupportSignals.h"
 
 /// Flags for csupport_openat2's `resolve` argument (linux/openat2.h).
 static const uint64_t CSUPPORT_RESOLVE_NO_MAGICLINKS = 0x02;

@@ -1,4 +1,4 @@
-// CSupportWalk: directory reading and signal-time temporary-file cleanup for the backup engine.
+// CSupportWalk: directory reading for the tree walker and the file counter.
 #ifndef DEVICECTL_CSUPPORT_WALK_H
 #define DEVICECTL_CSUPPORT_WALK_H
 
@@ -21,19 +21,5 @@ typedef struct csupport_dirent {
 /// `*offset` past it. Returns 1 for a record, 0 at the end of the buffer, -1 (errno EIO) for a record whose
 /// length or name does not fit the buffer.
 int csupport_dirent_next(const void *buffer, size_t filled, size_t *offset, csupport_dirent *out);
-
-/// Registers `path` as the one temporary file to unlink if SIGINT, SIGTERM or SIGHUP arrives.
-/// The path is copied into static storage, so the handler only calls async-signal-safe `unlink`.
-/// Returns 0, or -1 when the path is too long to register (the file is then not cleaned up on a signal).
-int csupport_cleanup_register(const char *path);
-
-/// Forgets the registered path (call after the file was renamed or removed).
-void csupport_cleanup_clear(void);
-
-/// Installs the SIGINT/SIGTERM/SIGHUP handlers (once): unlink the registered path, restore the
-/// default action and re-raise, so the process still dies of the signal. A signal the process ignores
-/// (SIG_IGN, e.g. SIGHUP under nohup) stays ignored; the others are unblocked in the calling thread
-/// (call it before starting other threads). Returns 0, or -1 with errno.
-int csupport_cleanup_install(void);
 
 #endif

@@ -157,8 +157,8 @@ enum BackupCommand: Command {
         }
         // A MobileSync backup is a directory, which a signal handler cannot remove: SIGINT and SIGTERM stop it
         // between members instead, and it removes what it wrote.
-        if format == .mobileSync { InterruptSignal.install() }
-        defer { if format == .mobileSync { InterruptSignal.uninstall() } }
+        if format == .mobileSync { try ProcessSignals.record() }
+        defer { if format == .mobileSync { ProcessSignals.restore() } }
 
         // Shown progress gets a percentage: the tree is counted alongside the backup on an idle core (first, with
         // DEVICECTL_THREADS=pinned).

@@ -42,8 +42,8 @@ enum ListCommand: Command {
         }
         let json = arguments.flag("--json")
         let limit = try VerifyCommand.maxBytes(arguments)
-        InterruptSignal.install()
-        defer { InterruptSignal.uninstall() }
+        try ProcessSignals.record()
+        defer { ProcessSignals.restore() }
         var filter = try MemberFilter(Array(arguments.positionals.dropFirst()), command: spec.name)
         let summaryOnly = arguments.flag("--summary")
         if case .mobileSync(let backup) = try BackupLocation.of(archive) {

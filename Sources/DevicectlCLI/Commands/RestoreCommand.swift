@@ -62,8 +62,8 @@ enum RestoreCommand: Command {
                 console.out(ArchiveFormat.name(bytes: path.bytes) + (kind == .directory ? "/" : ""))
             }
         }
-        InterruptSignal.install()
-        defer { InterruptSignal.uninstall() }
+        try ProcessSignals.record()
+        defer { ProcessSignals.restore() }
         let report: RestoreReport
         do {
             report = try ArchiveRestore.restore(archive: archive, root: root, options: options)

@@ -51,8 +51,8 @@ enum VerifyCommand: Command {
             throw UsageError("ARCHIVE must not be empty", command: spec.name)
         }
         let limit = try maxBytes(arguments)
-        InterruptSignal.install()
-        defer { InterruptSignal.uninstall() }
+        try ProcessSignals.record()
+        defer { ProcessSignals.restore() }
         if case .mobileSync(let backup) = try BackupLocation.of(archive) {
             return try verifyMobileSync(backup, archive: archive, arguments, context)
         }
