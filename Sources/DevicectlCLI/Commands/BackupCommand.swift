@@ -88,34 +88,9 @@ enum BackupCommand: Command {
     static func run(_ arguments: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let root = arguments.positional(0)!
         let format = try arguments.value("--format", as: "tar or mobilesync") { BackupFormat(rawValue: $0) } ?? .tar
-        let encrypt = arguments.flag("--encrypt")
-        if encrypt && format != .mobileSync {
-            throw UsageError("--encrypt goes with --format mobilesync (a tar archive is not encrypted)", command: spec.name)
-        }
-        if !encrypt && (arguments.value("--password-file") != nil || arguments.value("--kdf-iterations") != nil) {
-            throw UsageError("--password-file and --kdf-iterations go with --encrypt", command: spec.name)
-        }
-        let iterations = try arguments.value("--kdf-iterations", as: "two counts, SHA256,SHA1 (e.g. 1000,100)") {
-            text -> (UInt32, UInt32)? in
-            let parts = text.split(separator: ",", omittingEmptySubsequences: false)
-            guard parts.count == 2, let first = UInt32(parts[0]), let second = UInt32(parts[1]), first > 0, second > 0
-            else { return nil }
-            return (first, second)
-        }
+        let (encrypt, iterations) = try encryption(arguments, format: format)
         let engine = try engine(arguments) ?? (encrypt ? .computerEncrypted : format.defaultEngine)
-        var patterns = try arguments.all("--exclude").map { glob throws(UsageError) -> ExclusionPattern in
-            guard !glob.isEmpty else { throw UsageError("--exclude needs a non-empty GLOB", command: spec.name) }
-            do {
-                return try ExclusionPattern(glob)
-            } catch {
-                throw UsageError("invalid --exclude '\(glob)': \(error)", command: spec.name)
-            }
-        }
-        let patternFiles = arguments.all("--exclude-from")
-        if patternFiles.filter({ $0 == "-" }).count > 1 {
-            throw UsageError("standard input can be read once: give --exclude-from - at most once", command: spec.name)
-        }
-        for file in patternFiles { patterns += try PatternFile.patterns(from: file, command: spec.name) }
+        let patterns = try exclusionPatterns(arguments)
         // A dry run checks every option exactly as the backup would, so what it shows is what runs.
         let archive = arguments.value("--output")
         let (compression, level) = format == .tar
@@ -140,35 +115,98 @@ enum BackupCommand: Command {
             root: root, output: archive == "-" ? .standardOutput : .file(archive), compression: compression,
             level: level, patterns: patterns, created: created, tool: "devicectl \(Devicectl.version)", engine: engine,
             oneFileSystem: arguments.flag("--one-file-system"), format: format)
-        if encrypt {
-            var password = BackupPassword(
-                bytes: try PasswordSource.password(arguments, environment: context.environment, command: spec.name))
-            if let (sha256, sha1) = iterations {
-                password.sha256Iterations = sha256
-                password.sha1Iterations = sha1
-            }
-            request.password = password
-            // The derivation is seconds of silence at the device's counts: say so where progress is drawn.
-            if context.showsProgress(arguments) {
-                context.console.err(
-                    "devicectl: deriving the backup's keys from the password "
-                        + "(\(password.sha256Iterations) rounds of PBKDF2-SHA256: a few seconds)")
-            }
-        }
+        if encrypt { request.password = try password(arguments, iterations: iterations, context) }
         // A MobileSync backup is a directory, which a signal handler cannot remove: SIGINT and SIGTERM stop it
         // between members instead, and it removes what it wrote.
         if format == .mobileSync { try ProcessSignals.record() }
         defer { if format == .mobileSync { ProcessSignals.restore() } }
+        let summary = try perform(request, archive: archive, arguments, context)
+        if summary.deviceRoot {
+            record(summary, of: request, archive: archive, engine: engine, format: format, context.console)
+        }
+        if json {
+            var result = Result(summary, root: root, archive: archive, compression: compression)
+            result.engine = engine.rawValue
+            result.format = format.rawValue
+            context.console.result(result)
+        } else {
+            printSummary(summary, root: root, archive: archive, engine: engine, format: format, context.console)
+        }
+        return 0
+    }
 
+    /// `--encrypt` (only with `--format mobilesync`) and its test-only `--kdf-iterations SHA256,SHA1`.
+    static func encryption(
+        _ arguments: ParsedArguments, format: BackupFormat
+    ) throws(UsageError) -> (encrypt: Bool, iterations: (UInt32, UInt32)?) {
+        let encrypt = arguments.flag("--encrypt")
+        if encrypt && format != .mobileSync {
+            throw UsageError("--encrypt goes with --format mobilesync (a tar archive is not encrypted)", command: spec.name)
+        }
+        if !encrypt && (arguments.value("--password-file") != nil || arguments.value("--kdf-iterations") != nil) {
+            throw UsageError("--password-file and --kdf-iterations go with --encrypt", command: spec.name)
+        }
+        let iterations = try arguments.value("--kdf-iterations", as: "two counts, SHA256,SHA1 (e.g. 1000,100)") {
+            text -> (UInt32, UInt32)? in
+            let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+            guard parts.count == 2, let first = UInt32(parts[0]), let second = UInt32(parts[1]), first > 0, second > 0
+            else { return nil }
+            return (first, second)
+        }
+        return (encrypt, iterations)
+    }
+
+    /// `--exclude GLOB` and the patterns of every `--exclude-from FILE` (standard input at most once).
+    static func exclusionPatterns(_ arguments: ParsedArguments) throws -> [ExclusionPattern] {
+        var patterns = try arguments.all("--exclude").map { glob throws(UsageError) -> ExclusionPattern in
+            guard !glob.isEmpty else { throw UsageError("--exclude needs a non-empty GLOB", command: spec.name) }
+            do {
+                return try ExclusionPattern(glob)
+            } catch {
+                throw UsageError("invalid --exclude '\(glob)': \(error)", command: spec.name)
+            }
+        }
+        let patternFiles = arguments.all("--exclude-from")
+        if patternFiles.filter({ $0 == "-" }).count > 1 {
+            throw UsageError("standard input can be read once: give --exclude-from - at most once", command: spec.name)
+        }
+        for file in patternFiles { patterns += try PatternFile.patterns(from: file, command: spec.name) }
+        return patterns
+    }
+
+    /// The backup's password (`--password-file`, the environment or a prompt) and its derivation counts.
+    static func password(
+        _ arguments: ParsedArguments, iterations: (UInt32, UInt32)?, _ context: CommandContext
+    ) throws -> BackupPassword {
+        var password = BackupPassword(
+            bytes: try PasswordSource.password(arguments, environment: context.environment, command: spec.name))
+        if let (sha256, sha1) = iterations {
+            password.sha256Iterations = sha256
+            password.sha1Iterations = sha1
+        }
+        // The derivation is seconds of silence at the device's counts: say so where progress is drawn.
+        if context.showsProgress(arguments) {
+            context.console.err(
+                "devicectl: deriving the backup's keys from the password "
+                    + "(\(password.sha256Iterations) rounds of PBKDF2-SHA256: a few seconds)")
+        }
+        return password
+    }
+
+    /// Runs the backup with its progress bar and warnings; a failure to write the archive names it.
+    static func perform(
+        _ request: BackupRequest, archive: String, _ arguments: ParsedArguments, _ context: CommandContext
+    ) throws -> BackupSummary {
+        var request = request
         // Shown progress gets a percentage: the tree is counted alongside the backup on an idle core (first, with
         // DEVICECTL_THREADS=pinned).
         if context.showsProgress(arguments) { request.counting = try context.pinsThreads() ? .first : .alongside }
         let bar = ProgressBar(
             console: context.console, enabled: context.showsProgress(arguments), label: "backing up",
             environment: context.environment)
-        let summary: BackupSummary
+        defer { bar.finish() }
         do {
-            summary = try BackupEngine.backup(
+            return try BackupEngine.backup(
                 request,
                 progress: {
                     bar.update(
@@ -180,41 +218,33 @@ enum BackupCommand: Command {
                     context.console.warn(message)
                 },
                 stored: listing(arguments, context.console, onStderr: archive == "-"))
-            bar.finish()
         } catch BackupError.archive(let failure) {
             bar.finish()
             throw ArchiveWriteFailure(archive: archive, cause: failure.message)
+        }
+    }
+
+    /// The device's own record of the backup (DeviceLocal is never archived, so this is safe after it). The archive
+    /// is complete by now: a source that cannot take the record (a read-only device root) is warned about, never a
+    /// failed backup.
+    static func record(
+        _ summary: BackupSummary, of request: BackupRequest, archive: String, engine: AppleBackupEngine,
+        format: BackupFormat, _ console: Console
+    ) {
+        guard let device = try? Device.open(request.root) else { return }
+        do {
+            try EventLog(device: device).append(DeviceEvent(
+                time: request.created, type: "backup",
+                details: [
+                    "archive": archive == "-" ? "stdout" : archive, "files": String(summary.counts.files),
+                    "bytes": String(summary.counts.bytes), "archiveBytes": String(summary.archiveBytes),
+                    "engine": engine.rawValue, "format": format.rawValue,
+                ]))
         } catch {
-            bar.finish()
-            throw error
+            console.warn(
+                "the backup is complete, but it could not be recorded in the device's event log: "
+                    + UserMessage.text(for: error))
         }
-        if summary.deviceRoot, let device = try? Device.open(root) {
-            // The device's own record of the backup (DeviceLocal is never archived, so this is safe after it).
-            // The archive is complete by now: a source that cannot take the record (a read-only device root)
-            // is warned about, never a failed backup.
-            do {
-                try EventLog(device: device).append(DeviceEvent(
-                    time: request.created, type: "backup",
-                    details: [
-                        "archive": archive == "-" ? "stdout" : archive, "files": String(summary.counts.files),
-                        "bytes": String(summary.counts.bytes), "archiveBytes": String(summary.archiveBytes),
-                        "engine": engine.rawValue, "format": format.rawValue,
-                    ]))
-            } catch {
-                context.console.warn(
-                    "the backup is complete, but it could not be recorded in the device's event log: "
-                        + UserMessage.text(for: error))
-            }
-        }
-        if json {
-            var result = Result(summary, root: root, archive: archive, compression: compression)
-            result.engine = engine.rawValue
-            result.format = format.rawValue
-            context.console.result(result)
-        } else {
-            printSummary(summary, root: root, archive: archive, engine: engine, format: format, context.console)
-        }
-        return 0
     }
 
     /// `--compression` and `--level` checked against each other and against the archive's name.
