@@ -46,53 +46,23 @@ extension RestoreSession {
         try log.append(path: path.bytes, size: size, digest: digest.finalize())
     }
 
-    /// Reads the member's data blocks into the digest and (when given) the pipeline. Sparse holes are hashed as
-    /// zeros and left as holes; returns true when the member ends in one (the file must be extended to its size).
-    /// `collected`, when not nil, gets the data too (sparse holes as zeros).
+    /// Reads the member's data blocks into the digest and (when given) the pipeline, by `MemberData`'s rules. Sparse
+    /// holes are hashed as zeros and left as holes; returns true when the member ends in one (the file must be
+    /// extended to its size). `collected`, when not nil, gets the data too (sparse holes as zeros).
     @discardableResult
     private func copyData(
         _ member: ArchiveReader.Member, size: UInt64, to pipeline: StagingPipeline?,
         collecting collected: inout [UInt8]?
     ) throws -> Bool {
-        var position: UInt64 = 0
-        while let block = try reader.readBlock() {
-            try checkInterruption()
-            let offset = UInt64(max(0, block.offset))
-            guard offset >= position, offset &+ UInt64(block.bytes.count) <= size else {
-                throw RestoreError.refusedMember(
-                    member.path, reason: "data blocks overlap or run past the member's size")
-            }
-            if offset > position { try hashZeros(offset - position) }
-            if collected != nil {
-                collected!.append(contentsOf: repeatElement(0, count: Int(offset - position)))
-                collected!.append(contentsOf: block.bytes)
-            }
-            if let pipeline { try pipeline.addData(block.bytes, offset: offset) }
-            digest.update(block.bytes)
-            position = offset + UInt64(block.bytes.count)
-        }
-        if position < size {
-            guard member.isSparse else {
-                throw RestoreError.refusedMember(member.path, reason: "\(size - position) bytes of data missing")
-            }
-            try hashZeros(size - position)
-            collected?.append(contentsOf: repeatElement(0, count: Int(size - position)))
-            return true
-        }
-        return false
-    }
-
-    private func hashZeros(_ count: UInt64) throws {
-        var remaining = count
-        while remaining > 0 {
-            try checkInterruption()
-            let chunk = Int(min(remaining, UInt64(RestoreSession.zeros.count)))
-            RestoreSession.zeros.withUnsafeBytes { digest.update(UnsafeRawBufferPointer(rebasing: $0[0..<chunk])) }
-            remaining -= UInt64(chunk)
+        do {
+            return try MemberData.read(
+                member, size: size, from: reader, digest: digest, collecting: &collected,
+                interruption: { () throws(RestoreError) in try checkInterruption() },
+                block: { bytes, offset in try pipeline?.addData(bytes, offset: offset) })
+        } catch let problem as MemberData.Problem {
+            throw RestoreError.refusedMember(member.path, reason: problem.reason)
         }
     }
-
-    private static let zeros = [UInt8](repeating: 0, count: 64 * 1024)
 
     /// Why restore would fail on the device plist `member` holding `bytes` (`DevicePlist.check`, which verify
     /// uses too), or nil.

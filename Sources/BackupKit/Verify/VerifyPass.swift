@@ -131,8 +131,8 @@ final class VerifyPass {
         }
     }
 
-    /// Hashes a file's data by restore's rules (`RestoreSession.copyData`): holes only in sparse members, blocks in
-    /// order within the size; a device plist restore parses is checked as restore checks it.
+    /// Hashes a file's data by restore's rules (`MemberData`, read on past a problem); a device plist restore parses
+    /// is checked as restore checks it.
     private func hashFile(_ member: ArchiveReader.Member, _ path: MemberPath) throws {
         try digest.reset()
         let plist = RestoreSession.devicePlist(path)
@@ -141,47 +141,20 @@ final class VerifyPass {
             refused(member, RestoreSession.plistProblem(size: UInt64(member.size)))
             plistBytes = nil
         }
-        var position: Int64 = 0
-        var broken: String?
-        while let block = try reader.readBlock() {
-            if block.offset < position || block.offset + Int64(block.bytes.count) > member.size {
-                broken = broken ?? "data blocks overlap or run past the member's size"
-            } else if block.offset > position {
-                try hashZeros(UInt64(block.offset - position))
+        do {
+            _ = try MemberData.read(
+                member, size: UInt64(max(0, member.size)), from: reader, digest: digest, collecting: &plistBytes,
+                drain: true, interruption: { () throws(ArchiveReaderError) in
+                    if let signal = interruption() { throw .interrupted(signal: signal) }
+                })
+            if let plist, let bytes = plistBytes,
+                let problem = RestoreSession.plistProblem(plist, bytes, member: member)
+            {
+                refused(member, problem)
             }
-            if plistBytes != nil && broken == nil {
-                plistBytes!.append(contentsOf: repeatElement(0, count: Int(block.offset - position)))
-                plistBytes!.append(contentsOf: block.bytes)
-            }
-            digest.update(block.bytes)
-            position = block.offset + Int64(block.bytes.count)
-        }
-        if position < member.size {
-            if member.isSparse {
-                try hashZeros(UInt64(member.size - position))
-            } else {
-                broken = broken ?? "\(member.size - position) bytes of data missing"
-            }
-        }
-        if let broken {
-            refused(member, broken)
-        } else if let plist, var bytes = plistBytes {
-            bytes.append(contentsOf: repeatElement(0, count: Int(max(0, member.size) - position)))
-            if let problem = RestoreSession.plistProblem(plist, bytes, member: member) { refused(member, problem) }
+        } catch let problem as MemberData.Problem {
+            refused(member, problem.reason)
         }
         try log.append(path: path.bytes, size: UInt64(max(0, member.size)), digest: digest.finalize())
     }
-
-    /// Hashes a sparse hole as zeros, checking for SIGINT/SIGTERM as it goes (a hole can be huge).
-    private func hashZeros(_ count: UInt64) throws {
-        var remaining = count
-        while remaining > 0 {
-            if let signal = interruption() { throw ArchiveReaderError.interrupted(signal: signal) }
-            let chunk = Int(min(remaining, UInt64(VerifyPass.zeros.count)))
-            VerifyPass.zeros.withUnsafeBytes { digest.update(UnsafeRawBufferPointer(rebasing: $0[0..<chunk])) }
-            remaining -= UInt64(chunk)
-        }
-    }
-
-    private static let zeros = [UInt8](repeating: 0, count: 64 * 1024)
 }
