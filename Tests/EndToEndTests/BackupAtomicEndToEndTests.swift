@@ -7,14 +7,6 @@ import TestSupport
 import Testing
 
 @Suite struct BackupAtomicEndToEndTests {
-    /// A scratch directory on tmpfs (fast, no disk I/O for the large files these tests write).
-    static func withMemoryDirectory(_ body: (String) throws -> Void) throws {
-        var template = Array("/dev/shm/devicectl-atomic.XXXXXX".utf8CString)
-        let dir = String(cString: try #require(mkdtemp(&template)))
-        defer { removeTree(dir) }
-        try body(dir)
-    }
-
     @Test func anUnreadableFileFailsNamingItAndLeavesNothing() throws {
         try withTemporaryDirectory { dir in
             let tree = "\(dir)/src"
@@ -40,7 +32,7 @@ import Testing
     }
 
     @Test func aFileGrowingDuringTheBackupFailsIt() throws {
-        try Self.withMemoryDirectory { dir in
+        try withTemporaryDirectory(inMemory: true) { dir in
             try BackupCheck.sh("mkdir \"$1/src\" && head -c 48000000 /dev/zero > \"$1/src/growing.log\"", dir)
             let path = "\(dir)/src/growing.log"
             let stop = Atomic(false)
@@ -65,7 +57,7 @@ import Testing
 
     @Test(arguments: [SIGINT, SIGTERM])
     func aSignalRemovesTheTemporaryFile(_ signal: Int32) throws {
-        try Self.withMemoryDirectory { dir in
+        try withTemporaryDirectory(inMemory: true) { dir in
             // A large sparse file keeps the backup busy long enough to be interrupted.
             try BackupCheck.sh("mkdir \"$1/src\" && truncate -s 512M \"$1/src/sparse\"", dir)
             let process = Process()
