@@ -10,9 +10,9 @@ import Testing
 enum NudgeFixture {
     static let news = "com.example.news"
     static let mail = "com.example.mail"
-    static let t0 = Timestamp.parse("2026-12-01T09:00:00Z")!
+    static let t0 = TestPhone.start
 
-    static func at(hours: Double) -> Date { t0.addingTimeInterval(hours * 3_600) }
+    static func at(hours: Double) -> Date { TestPhone.at(hours: hours) }
 
     // MARK: - Setup through the binary
 
@@ -66,22 +66,17 @@ enum NudgeFixture {
 
     /// The marker's path in `app`'s first App Group container.
     static func markerPath(_ root: String, _ app: String = news) throws -> String {
-        let device = try Device.open(root)
-        let installed = try device.app(app)
-        let group = try device.groupContainer(try #require(installed.groups.first))
-        return "\(group.path)/\(try #require(installed.widget).markerFileName)"
+        try TestPhone(device: Device.open(root)).markerPath(app)
     }
 
     /// The path of `app`'s shared defaults suite.
     static func suitePath(_ root: String, _ app: String = news) throws -> String {
-        let device = try Device.open(root)
-        return try device.defaults(try #require(try device.app(app).groups.first)).path
+        try TestPhone(device: Device.open(root)).suite(app).path
     }
 
     /// The flag's raw value in `app`'s shared suite.
     static func flag(_ root: String, _ app: String = news) throws -> Any? {
-        let device = try Device.open(root)
-        return try device.defaults(try #require(try device.app(app).groups.first)).value(NudgeSettings.defaultFlagKey)
+        try TestPhone(device: Device.open(root)).flag(app)
     }
 
     /// Moves the user onto a new phone at `newRoot`: the old phone is backed up with `backup` (which leaves the
