@@ -27,7 +27,7 @@ import Testing
             try BackupCheck.sh("chattr +d \"$1\"", "\(tree)/secret.txt")
             let passed = try Shell.run("setpriv", asNobody + ["-o", "\(dir)/out/b.tar"])
             #expect(passed.status == 0, "\(passed.stderr)")
-            #expect(try BackupCheck.members("\(dir)/out/b.tar") == ["a.txt", ".devicectl-manifest.jsonl"])
+            #expect(try TarTool.members("\(dir)/out/b.tar") == ["a.txt", ".devicectl-manifest.jsonl"])
         }
     }
 
@@ -146,7 +146,7 @@ import Testing
             try BackupCheck.sh("mkdir \"$1/src\" && printf a > \"$1/src/a\"", dir)
             let result = try BackupCheck.devicectl(["backup", "\(dir)/src", "-o", "\(dir)/src/self.tar"])
             #expect(result.status == 0, "\(result.stderr)")
-            #expect(try BackupCheck.members("\(dir)/src/self.tar") == ["a", ".devicectl-manifest.jsonl"])
+            #expect(try TarTool.members("\(dir)/src/self.tar") == ["a", ".devicectl-manifest.jsonl"])
         }
     }
 }

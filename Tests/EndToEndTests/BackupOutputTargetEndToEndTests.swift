@@ -22,7 +22,7 @@ import Testing
         let verified = try BackupCheck.devicectl(["verify", archive])
         #expect(verified.status == 0, "verify \(archive): \(verified.stderr)", sourceLocation: sourceLocation)
         #expect(
-            try BackupCheck.members(archive, sourceLocation: sourceLocation) == ["a.txt", ".devicectl-manifest.jsonl"],
+            try TarTool.members(archive, sourceLocation: sourceLocation) == ["a.txt", ".devicectl-manifest.jsonl"],
             sourceLocation: sourceLocation)
     }
 
