@@ -60,22 +60,13 @@ import Testing
         try withTemporaryDirectory(inMemory: true) { dir in
             // A large sparse file keeps the backup busy long enough to be interrupted.
             try BackupCheck.sh("mkdir \"$1/src\" && truncate -s 512M \"$1/src/sparse\"", dir)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: DevicectlBinary.path)
-            process.arguments = ["backup", "\(dir)/src", "-o", "\(dir)/b.tar"]
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            let temporary = "\(dir)/.b.tar.devicectl-tmp-\(process.processIdentifier)"
-            var waited = 0
-            while access(temporary, F_OK) != 0 && process.isRunning && waited < 10_000 {
-                usleep(1000)
-                waited += 1
-            }
+            let backup = try ChildProcess.devicectl(["backup", "\(dir)/src", "-o", "\(dir)/b.tar"])
+            let temporary = "\(dir)/.b.tar.devicectl-tmp-\(backup.pid)"
+            backup.wait(upTo: 10) { access(temporary, F_OK) == 0 }
             #expect(access(temporary, F_OK) == 0, "the temporary file never appeared")
-            kill(process.processIdentifier, signal)
-            process.waitUntilExit()
-            #expect(process.terminationReason == .uncaughtSignal)
-            #expect(process.terminationStatus == signal)
+            backup.signal(signal)
+            #expect(backup.killedBy != nil)
+            #expect(backup.status == signal)
             #expect(try directoryNames(in: dir) == ["src"])
         }
     }

@@ -134,23 +134,19 @@ import Testing
         try withTemporaryDirectory { dir in
             let phone = try Self.phone(dir)
             let lock = try FileLock(path: "\(phone.root)/DeviceLocal/lock", wait: false)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: DevicectlBinary.path)
-            process.arguments = ["backup", phone.root, "-o", "\(dir)/b.tar"]
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            let backup = try ChildProcess.devicectl(["backup", phone.root, "-o", "\(dir)/b.tar"])
             // Wait (with a deadline) until the kernel lists the backup as blocked on the device lock.
             let blocked = waitUntil(seconds: 20) {
                 (try? String(contentsOfFile: "/proc/locks", encoding: .utf8))?.split(separator: "\n").contains {
-                    $0.contains("-> FLOCK") && $0.split(separator: " ").contains("\(process.processIdentifier)")
+                    $0.contains("-> FLOCK") && $0.split(separator: " ").contains("\(backup.pid)")
                 } == true
             }
             #expect(blocked, "the backup never waited for the device lock")
-            #expect(process.isRunning)
+            #expect(backup.isRunning)
             #expect(!FileManager.default.fileExists(atPath: "\(dir)/b.tar"))
             try lock.release()
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0)
+            #expect(backup.finish(), "the backup did not end once the lock was released")
+            #expect(backup.status == 0)
             #expect(FileManager.default.fileExists(atPath: "\(dir)/b.tar"))
         }
     }

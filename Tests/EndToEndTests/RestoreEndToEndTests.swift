@@ -171,37 +171,23 @@ enum RestoreArchives {
             let bytes = try Data(contentsOf: URL(fileURLWithPath: archive))
             try FileManager.default.removeItem(atPath: archive)
             let before = try RestoreArchives.listing(phone.root)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: DevicectlBinary.path)
-            process.arguments = ["restore", "-", phone.root]
             let input = Pipe()
-            let errors = phone.dir + "/stderr"
-            _ = FileManager.default.createFile(atPath: errors, contents: nil)
-            process.standardInput = input
-            process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
-            process.standardOutput = FileHandle.nullDevice
-            try process.run()
+            let restore = try ChildProcess.devicectl(["restore", "-", phone.root], input: input.fileHandleForReading)
             try input.fileHandleForWriting.write(contentsOf: bytes.prefix(bytes.count / 2))
             // Wait until the staging directory exists and files are landing in it.
-            let deadline = Date().addingTimeInterval(20)
             var staging: String?
-            while Date() < deadline {
-                staging = try FileManager.default.contentsOfDirectory(atPath: phone.root).first {
+            restore.wait(upTo: 20) {
+                staging = (try? FileManager.default.contentsOfDirectory(atPath: phone.root))?.first {
                     $0.hasPrefix(".devicectl-restore-")
                 }
-                if let staging, FileManager.default.fileExists(atPath: phone.root + "/" + staging + "/Documents/a.txt")
-                {
-                    break
-                }
-                usleep(10_000)
+                guard let staging else { return false }
+                return FileManager.default.fileExists(atPath: phone.root + "/" + staging + "/Documents/a.txt")
             }
             #expect(staging != nil)
-            process.interrupt()
-            process.waitUntilExit()
+            restore.signal(SIGINT)
             try input.fileHandleForWriting.close()
-            let stderr = try String(contentsOfFile: errors, encoding: .utf8)
-            try FileManager.default.removeItem(atPath: errors)
-            #expect(process.terminationStatus == 128 + SIGINT, "\(stderr)")
+            let stderr = restore.stderr
+            #expect(restore.status == 128 + SIGINT, "\(stderr)")
             #expect(stderr.contains("interrupted by SIGINT"), "\(stderr)")
             #expect(try RestoreArchives.listing(phone.root) == before)
             #expect(try FileManager.default.contentsOfDirectory(atPath: phone.dir) == ["phone"])
