@@ -81,12 +81,12 @@ extension PhoneScratch {
         return result.stdoutData
     }
 
-    /// Everything about the tree under `path` (names, types, sizes, modes, mtimes, contents, xattrs), to
-    /// show that a refused command changed nothing.
+    /// Everything about the tree under `path` (names, types, sizes, modes, mtimes, owners, link targets, contents,
+    /// xattrs) as find, sha256sum and getfattr see it, to show that a refused command changed nothing.
     static func snapshot(_ path: String) throws -> String {
         let script = """
             cd "$1" || exit 1
-            find . -printf '%p|%y|%s|%m|%T@\\n' | LC_ALL=C sort
+            find . -printf '%p|%y|%s|%m|%T@|%U:%G|%l\\n' | LC_ALL=C sort
             find . -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum
             getfattr -R -d -m - -e hex . 2>/dev/null
             exit 0

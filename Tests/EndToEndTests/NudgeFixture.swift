@@ -103,8 +103,7 @@ enum NudgeFixture {
     static func json(_ arguments: [String], at now: Date, status: Int32 = 0) throws -> [String: Any] {
         let result = try run(arguments + ["--json"], at: now)
         #expect(result.status == status, "devicectl \(arguments.joined(separator: " ")): \(result.stderr)")
-        let object = try JSONSerialization.jsonObject(with: result.stdoutData)
-        return try #require(object as? [String: Any], "not a JSON object: \(result.stdout)")
+        return try PhoneScratch.json(result)
     }
 
     /// `widget-refresh ROOT --json`'s widgets.
