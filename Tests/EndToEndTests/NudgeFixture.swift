@@ -59,9 +59,7 @@ enum NudgeFixture {
     /// Runs a setup command, which must succeed.
     @discardableResult
     private static func setup(_ arguments: [String]) throws -> RunResult {
-        let result = try DevicectlBinary.run(arguments)
-        try #require(result.status == 0, "devicectl \(arguments.joined(separator: " ")): \(result.stderr)")
-        return result
+        try DevicectlBinary.succeed(arguments)
     }
 
     /// The marker's path in `app`'s first App Group container.
