@@ -45,9 +45,7 @@ import Testing
     ]
 
     static func device(in dir: String) throws -> Device {
-        let device = try Device.initialize("\(dir)/phone", now: TestPhone.start)
-        try device.install(AppInstallation(bundleId: "com.example.news", groups: ["group.com.example.news"]))
-        try device.placeWidget(app: "com.example.news")
+        let device = try TestPhone("\(dir)/phone", apps: ["com.example.news"]).device
         try device.defaults("group.com.example.news").set("notificationEnabled", to: false)
         try NotificationStore(device: device).schedule(
             app: "com.example.news", title: "t", body: "b", at: TestPhone.start,

@@ -20,8 +20,8 @@ public enum TarTool {
         let result = try Shell.run("tar", ["-xOf", archive, ".devicectl-manifest.jsonl"])
         try #require(result.status == 0, "tar -xOf: \(result.stderr)", sourceLocation: sourceLocation)
         return try result.stdout.split(separator: "\n").map { line in
-            try #require(
-                try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], sourceLocation: sourceLocation)
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8))
+            return try #require(object as? [String: Any], "not a JSON object: \(line)", sourceLocation: sourceLocation)
         }
     }
 }
