@@ -58,7 +58,7 @@ let package = Package(
         .executableTarget(name: "devicectl", dependencies: ["DevicectlCLI"]),
 
         // MARK: - Tests
-        .target(name: "TestSupport", dependencies: ["SystemKit", "CCrypto"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["SystemKit", "DeviceKit", "CCrypto"], path: "Tests/TestSupport"),
         .testTarget(name: "SystemKitTests", dependencies: ["TestSupport", "SystemKit", "CSupport"]),
         .testTarget(
             name: "MobileSyncKitTests", dependencies: ["TestSupport", "MobileSyncKit", "PropertyListKit", "SystemKit"]),

@@ -99,7 +99,7 @@ import Testing
                     backup.compression = compression
                     _ = try BackupEngine.backup(backup, progress: nil, warning: { _ in }, afterRead: nil, hashing: placement)
                     archives.append(Array(try Data(contentsOf: URL(fileURLWithPath: archive))))
-                    for line in try TreeBuilder.manifest(archive) where line["kind"] as? String == "file" {
+                    for line in try TarTool.manifest(archive) where line["kind"] as? String == "file" {
                         let path = line["path"] as! String
                         let data = try Data(contentsOf: URL(fileURLWithPath: "\(tree.root)/\(path)"))
                         #expect(
@@ -123,9 +123,9 @@ import Testing
             let archive = "\(dir)/out.tar"
             let summary = try backup(tree.root, archive)
             #expect(summary.counts.files == 1600)
-            let members = try TreeBuilder.members(archive).filter { !$0.hasSuffix("/") }
+            let members = try TarTool.members(archive).filter { !$0.hasSuffix("/") }
             #expect(members.last == ".devicectl-manifest.jsonl")
-            let lines = try TreeBuilder.manifest(archive)
+            let lines = try TarTool.manifest(archive)
             #expect(lines.first?["kind"] as? String == "header")
             #expect(lines.dropLast().last?["kind"] as? String == "totals")
             #expect(lines.last?["kind"] as? String == "members")

@@ -164,7 +164,7 @@ import Testing
                         root: tree.root, output: .file(archive), created: Date(timeIntervalSince1970: 1_800_000_000),
                         tool: "devicectl test", engine: engine),
                     progress: nil, warning: { _ in })
-                let header = try #require(try TreeBuilder.manifest(archive).first)
+                let header = try #require(try TarTool.manifest(archive).first)
                 #expect(header["engine"] as? String == engine.rawValue)
             }
         }

@@ -236,12 +236,9 @@ import Testing
     /// machine slows both alike (the absolute limit it replaces failed under parallel suites). On tmpfs when there
     /// is one, so the kernel's mkdir on a shared disk does not dominate.
     @Test func restoreTimeGrowsLinearlyWithTheApps() throws {
-        let parent =
-            access("/dev/shm", W_OK) == 0 ? "/dev/shm" : (ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp")
         var seconds: [Int: Double] = [:]
         for count in [200, Manifest.Header.maxApps] {
-            var template = Array("\(parent)/devicectl-apps.XXXXXX".utf8CString)
-            let base = String(cString: try #require(mkdtemp(&template)))
+            let base = try makeTemporaryDirectory(inMemory: true)
             defer { removeTree(base) }
             let scratch = try RestoreScratch(base: base)
             let apps = Self.apps(count)

@@ -16,8 +16,7 @@ struct RestoreScratch {
     /// Makes the sentinel (a file and a directory) and, when `device`, a fresh device at `root`.
     init(base: String, device: Bool = true) throws {
         self.base = base
-        try FileManager.default.createDirectory(atPath: sentinel + "/dir", withIntermediateDirectories: true)
-        try Data("sentinel\n".utf8).write(to: URL(fileURLWithPath: sentinel + "/file"))
+        try Sentinel.make(at: sentinel)
         try FileManager.default.createDirectory(atPath: base + "/outer", withIntermediateDirectories: true)
         if device { try Device.initialize(root) }
     }

@@ -64,7 +64,7 @@ import Testing
                     _ = try BackupEngine.backup(
                         request, progress: nil, warning: { _ in }, afterRead: nil, hashing: placement)
                     archives.append(Array(try Data(contentsOf: URL(fileURLWithPath: archive))))
-                    let lines = try TreeBuilder.manifest(archive).filter { $0["kind"] as? String == "file" }
+                    let lines = try TarTool.manifest(archive).filter { $0["kind"] as? String == "file" }
                     #expect(lines.count == 3)
                     for line in lines {
                         let path = line["path"] as! String

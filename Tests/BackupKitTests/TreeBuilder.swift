@@ -1,4 +1,4 @@
-// TreeBuilder: builds test trees (files, modes, mtimes, xattrs, flags) and reads archives back with GNU tar.
+// TreeBuilder: builds test trees (files, modes, mtimes, xattrs, flags); TarTool reads archives back.
 import Foundation
 import Glibc
 import SystemKit
@@ -35,21 +35,4 @@ struct TreeBuilder {
         let result = try Shell.run("chattr", ["+d", "\(root)/\(relative)"])
         #expect(result.status == 0, "chattr: \(result.stderr)")
     }
-
-    /// `tar -tf` member names.
-    static func members(_ archive: String) throws -> [String] {
-        let result = try Shell.run("tar", ["-tf", archive])
-        #expect(result.status == 0 && result.stderr.isEmpty, "tar -tf: \(result.stderr)")
-        return result.stdout.split(separator: "\n").map(String.init)
-    }
-
-    /// The manifest member's lines, parsed.
-    static func manifest(_ archive: String) throws -> [[String: Any]] {
-        let result = try Shell.run("tar", ["-xOf", archive, ".devicectl-manifest.jsonl"])
-        #expect(result.status == 0, "tar -xOf: \(result.stderr)")
-        return try result.stdout.split(separator: "\n").map { line in
-            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-        }
-    }
-
 }

@@ -6,10 +6,10 @@ import Testing
 
 @Suite struct ContainerTests {
     @Test func containerIsFoundByIdentifierAfterItsDirectoryIsRenamed() throws {
-        try DeviceKitFixture.withDevice { device in
+        try TestPhone.withDevice { device in
             try device.install(AppInstallation(bundleId: "com.example.news", groups: ["group.com.example.news"]))
             let group = try #require(try device.container(.group, identifier: "group.com.example.news"))
-            try DeviceKitFixture.write("kept", to: "\(group.path)/note.txt")
+            try Data("kept".utf8).write(to: URL(fileURLWithPath: "\(group.path)/note.txt"))
             let data = try #require(try device.container(.data, identifier: "com.example.news"))
             // Move both UUID directories, as a restore onto another device would give them new names.
             let newGroupPath = "\(device.path(ContainerKind.group.directory))/11111111-2222-3333-4444-555555555555"
@@ -28,7 +28,7 @@ import Testing
     }
 
     @Test func twoAppsShareOneGroupContainer() throws {
-        try DeviceKitFixture.withDevice { device in
+        try TestPhone.withDevice { device in
             let news = try device.install(
                 AppInstallation(bundleId: "com.example.news", groups: ["group.com.example.shared"]))
             let sports = try device.install(
@@ -47,10 +47,10 @@ import Testing
     }
 
     @Test func reinstallKeepsDataAndGroupContainers() throws {
-        try DeviceKitFixture.withDevice { device in
+        try TestPhone.withDevice { device in
             let first = try device.install(
                 AppInstallation(bundleId: "com.example.news", groups: ["group.com.example.news"]))
-            try DeviceKitFixture.write("draft", to: "\(first.dataContainer.path)/Documents/draft.txt")
+            try Data("draft".utf8).write(to: URL(fileURLWithPath: "\(first.dataContainer.path)/Documents/draft.txt"))
             try device.defaults("com.example.news").set("launches", to: 3)
             let second = try device.install(
                 AppInstallation(
@@ -69,7 +69,7 @@ import Testing
     }
 
     @Test func widgetAppWithoutGroupGetsOneAndAPluginContainer() throws {
-        try DeviceKitFixture.withDevice { device in
+        try TestPhone.withDevice { device in
             let app = try device.install(AppInstallation(bundleId: "com.example.solo"))
             #expect(app.groups == ["group.com.example.solo"])
             #expect(try device.container(.plugin, identifier: "com.example.solo.NudgeWidget") != nil)
@@ -80,7 +80,7 @@ import Testing
     }
 
     @Test func metadataAndInfoPlistAreWhatIOSWrites() throws {
-        try DeviceKitFixture.withDevice { device in
+        try TestPhone.withDevice { device in
             let app = try device.install(
                 AppInstallation(bundleId: "com.example.news", groups: ["group.com.example.news"]))
             let metadata = try #require(
@@ -117,7 +117,7 @@ import Testing
     ])
     func invalidIdentifiersAreRefused(_ identifier: String) throws {
         #expect(!Device.isValidIdentifier(identifier))
-        try DeviceKitFixture.withDevice { device in
+        try TestPhone.withDevice { device in
             let bundle = #expect(throws: DeviceValueError.self) {
                 try device.install(AppInstallation(bundleId: identifier))
             }

@@ -6,7 +6,7 @@ import Testing
 
 @Suite struct DefaultsTests {
     @Test func valuesKeepTheirTypes() throws {
-        try DeviceKitFixture.withDevice { device in
+        try TestPhone.withDevice { device in
             try device.install(AppInstallation(bundleId: "com.example.news", groups: ["group.com.example.news"]))
             let suite = try device.defaults("com.example.news")
             #expect(suite.path.hasSuffix("/Library/Preferences/com.example.news.plist"))
@@ -15,14 +15,14 @@ import Testing
             try suite.set("count", to: 42)
             try suite.set("ratio", to: 0.25)
             try suite.set("name", to: "Ünïcode news")
-            try suite.set("when", to: DeviceKitFixture.time())
+            try suite.set("when", to: TestPhone.start)
             let values = try suite.dictionary()
             #expect(values.count == 5)
             #expect(type(of: values["flag"]!) == Bool.self && values["flag"] as? Bool == true)
             #expect(values["count"] as? Int == 42)
             #expect(values["ratio"] as? Double == 0.25)
             #expect(values["name"] as? String == "Ünïcode news")
-            #expect(values["when"] as? Date == DeviceKitFixture.time())
+            #expect(values["when"] as? Date == TestPhone.start)
 
             // Python's plistlib reads the same file as a binary plist with the same types.
             let script = """
@@ -40,7 +40,7 @@ import Testing
     }
 
     @Test func groupDomainIsTheSharedSuite() throws {
-        try DeviceKitFixture.withDevice { device in
+        try TestPhone.withDevice { device in
             try device.install(AppInstallation(bundleId: "com.example.news", groups: ["group.com.example.news"]))
             let group = try #require(try device.container(.group, identifier: "group.com.example.news"))
             #expect(
@@ -50,7 +50,7 @@ import Testing
     }
 
     @Test func removeAndUnknownDomain() throws {
-        try DeviceKitFixture.withDevice { device in
+        try TestPhone.withDevice { device in
             try device.install(AppInstallation(bundleId: "com.example.news", widget: nil))
             let suite = try device.defaults("com.example.news")
             try suite.set("a", to: 1)

@@ -3,6 +3,7 @@
 import DeviceKit
 import Foundation
 import SystemKit
+import TestSupport
 import Testing
 
 @Suite struct DeviceValueTests {
@@ -40,7 +41,7 @@ import Testing
     }
 
     @Test func manyWidgetsArePlacedWithOneWrite() throws {
-        try DeviceKitFixture.withDevice { device in
+        try TestPhone.withDevice { device in
             var index = ContainerIndex(device: device)
             var installed: [InstalledApp] = []
             for number in 0..<50 {

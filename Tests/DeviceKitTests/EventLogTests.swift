@@ -6,12 +6,12 @@ import Testing
 
 @Suite struct EventLogTests {
     @Test func eventsComeBackOldestFirstAndStable() throws {
-        try DeviceKitFixture.withDevice { device in
+        try TestPhone.withDevice { device in
             let log = EventLog(device: device)
             #expect(log.path == device.path(DeviceLayout.events))
-            try log.append(DeviceEvent(time: DeviceKitFixture.time(hours: 2), type: "second", app: "a"))
-            try log.append(DeviceEvent(time: DeviceKitFixture.time(hours: 1), type: "first"))
-            try log.append(DeviceEvent(time: DeviceKitFixture.time(hours: 2), type: "third", details: ["k": "v"]))
+            try log.append(DeviceEvent(time: TestPhone.at(hours: 2), type: "second", app: "a"))
+            try log.append(DeviceEvent(time: TestPhone.at(hours: 1), type: "first"))
+            try log.append(DeviceEvent(time: TestPhone.at(hours: 2), type: "third", details: ["k": "v"]))
             let events = try log.events()
             #expect(events.map(\.type) == ["first", "second", "third"])
             #expect(events[1].app == "a")
@@ -25,9 +25,9 @@ import Testing
     }
 
     @Test func aMalformedLineIsReportedWithTheFile() throws {
-        try DeviceKitFixture.withDevice { device in
+        try TestPhone.withDevice { device in
             let log = EventLog(device: device)
-            try log.append(DeviceEvent(time: DeviceKitFixture.time(), type: "ok"))
+            try log.append(DeviceEvent(time: TestPhone.start, type: "ok"))
             let handle = try #require(FileHandle(forWritingAtPath: log.path))
             try handle.seekToEnd()
             try handle.write(contentsOf: Data("{not json\n".utf8))
@@ -39,9 +39,9 @@ import Testing
     }
 
     @Test func launchLogsLaunchThenToken() throws {
-        try DeviceKitFixture.withDevice { device in
+        try TestPhone.withDevice { device in
             try device.install(AppInstallation(bundleId: "com.example.news"))
-            let result = try device.launch("com.example.news", at: DeviceKitFixture.time(), source: .notification)
+            let result = try device.launch("com.example.news", at: TestPhone.start, source: .notification)
             let events = try EventLog(device: device).events()
             #expect(events.map(\.type) == ["launch", "device-token-sent"])
             #expect(events[0].details["source"] == "notification")
@@ -62,9 +62,9 @@ import Testing
     /// Torn finals as a crash cuts one write(2): mid-key, mid-value, after a nested object, one byte.
     @Test(arguments: ["{\"app\":\"x\",\"details\":{\"id\":\"N1\"}", "{\"app\":\"com.exa", "{", "{\"app\":null,\"det"])
     func aTornFinalLineIsToleratedReportedAndEndedByTheNextAppend(_ torn: String) throws {
-        try DeviceKitFixture.withDevice { device in
+        try TestPhone.withDevice { device in
             let log = EventLog(device: device)
-            try log.append(DeviceEvent(time: DeviceKitFixture.time(), type: "first"))
+            try log.append(DeviceEvent(time: TestPhone.start, type: "first"))
             try Self.appendRaw(torn, to: log)
             let contents = try log.contents()
             #expect(contents.events.map(\.type) == ["first"])
@@ -73,37 +73,37 @@ import Testing
             let warning = try #require(EventLog.tornWarning(contents, path: log.path))
             #expect(warning.contains("\(log.path): line 2 was cut short"))
             // The next append starts a new line; the torn one stays skipped, silently, and the log is whole.
-            try log.append(DeviceEvent(time: DeviceKitFixture.time(hours: 1), type: "second"))
+            try log.append(DeviceEvent(time: TestPhone.at(hours: 1), type: "second"))
             let after = try log.contents()
             #expect(after.events.map(\.type) == ["first", "second"])
             #expect(after.tornLines == [2])
             #expect(!after.endsTorn)
             #expect(EventLog.tornWarning(after, path: log.path) == nil)
-            try log.append(DeviceEvent(time: DeviceKitFixture.time(hours: 2), type: "third"))
+            try log.append(DeviceEvent(time: TestPhone.at(hours: 2), type: "third"))
             #expect(try log.events().map(\.type) == ["first", "second", "third"])
         }
     }
 
     /// A whole event that only lost its newline is kept, before and after the next append.
     @Test func aFinalEventWithoutItsNewlineIsKept() throws {
-        try DeviceKitFixture.withDevice { device in
+        try TestPhone.withDevice { device in
             let log = EventLog(device: device)
-            try log.append(DeviceEvent(time: DeviceKitFixture.time(), type: "first"))
+            try log.append(DeviceEvent(time: TestPhone.start, type: "first"))
             try Self.appendRaw(#"{"details":{},"time":"2026-12-01T09:30:00Z","type":"whole"}"#, to: log)
             #expect(try log.contents().tornLines == [])
             #expect(try log.events().map(\.type) == ["first", "whole"])
-            try log.append(DeviceEvent(time: DeviceKitFixture.time(hours: 1), type: "next"))
+            try log.append(DeviceEvent(time: TestPhone.at(hours: 1), type: "next"))
             #expect(try log.events().map(\.type) == ["first", "whole", "next"])
         }
     }
 
     /// Only the final line may be torn: an unended line followed by more lines is a malformed log.
     @Test func aTornLineInTheMiddleIsStillMalformed() throws {
-        try DeviceKitFixture.withDevice { device in
+        try TestPhone.withDevice { device in
             let log = EventLog(device: device)
-            try log.append(DeviceEvent(time: DeviceKitFixture.time(), type: "ok"))
+            try log.append(DeviceEvent(time: TestPhone.start, type: "ok"))
             try Self.appendRaw("{\"app\":\"x\n", to: log)
-            try log.append(DeviceEvent(time: DeviceKitFixture.time(hours: 1), type: "later"))
+            try log.append(DeviceEvent(time: TestPhone.at(hours: 1), type: "later"))
             #expect(throws: DeviceError.malformedFile(path: log.path, reason: "line 2 is not an event")) {
                 try log.events()
             }

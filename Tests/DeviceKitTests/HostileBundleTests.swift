@@ -52,7 +52,7 @@ import TestSupport
 
     @Test(arguments: cases)
     func aHostileBundleFileIsAMalformedPlistNamingIt(_ hostile: Hostile) throws {
-        try DeviceKitFixture.withDevice { device in
+        try TestPhone.withDevice { device in
             let app = try device.install(AppInstallation(bundleId: "com.example.news"))
             let path = device.path("\(app.appPath)/\(hostile.file)")
             try PropertyListFile.write(hostile.value(), to: path)
@@ -66,7 +66,7 @@ import TestSupport
     }
 
     @Test func moreExtensionsThanABundleMayHoldAreRefusedBeforeReadingThem() throws {
-        try DeviceKitFixture.withDevice { device in
+        try TestPhone.withDevice { device in
             let app = try device.install(AppInstallation(bundleId: "com.example.news"))
             for index in 0..<40 {
                 try FileManager.default.createDirectory(

@@ -7,10 +7,10 @@ import Testing
 @Suite struct InitTests {
     @Test func twoDevicesHaveDifferentIdentities() throws {
         try withTemporaryDirectory { dir in
-            let a = try Device.initialize("\(dir)/a", now: DeviceKitFixture.time())
-            let b = try Device.initialize("\(dir)/b/nested", now: DeviceKitFixture.time())
+            let a = try Device.initialize("\(dir)/a", now: TestPhone.start)
+            let b = try Device.initialize("\(dir)/b/nested", now: TestPhone.start)
             #expect(try a.identity().udid != b.identity().udid)
-            #expect(try a.identity().created == DeviceKitFixture.time())
+            #expect(try a.identity().created == TestPhone.start)
             #expect(UUID(uuidString: try a.identity().udid) != nil)
             #expect(try a.isFresh())
             for kind in ContainerKind.allCases {
@@ -30,7 +30,7 @@ import Testing
 
     @Test func initRefusesAFile() throws {
         try withTemporaryDirectory { dir in
-            try DeviceKitFixture.write("x", to: "\(dir)/file")
+            try Data("x".utf8).write(to: URL(fileURLWithPath: "\(dir)/file"))
             #expect(throws: DeviceError.notEmpty("\(dir)/file")) { try Device.initialize("\(dir)/file") }
         }
     }
@@ -45,8 +45,8 @@ import Testing
     }
 
     @Test func freshnessEndsWithTheFirstFile() throws {
-        try DeviceKitFixture.withDevice { device in
-            try DeviceKitFixture.write("", to: device.path("Library/SpringBoard/x"))
+        try TestPhone.withDevice { device in
+            try Data("".utf8).write(to: URL(fileURLWithPath: device.path("Library/SpringBoard/x")))
             #expect(try !device.isFresh())
         }
     }

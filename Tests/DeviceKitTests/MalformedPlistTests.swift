@@ -45,13 +45,11 @@ import Testing
     ]
 
     static func device(in dir: String) throws -> Device {
-        let device = try Device.initialize("\(dir)/phone", now: DeviceKitFixture.time())
-        try device.install(AppInstallation(bundleId: "com.example.news", groups: ["group.com.example.news"]))
-        try device.placeWidget(app: "com.example.news")
+        let device = try TestPhone("\(dir)/phone", apps: ["com.example.news"]).device
         try device.defaults("group.com.example.news").set("notificationEnabled", to: false)
         try NotificationStore(device: device).schedule(
-            app: "com.example.news", title: "t", body: "b", at: DeviceKitFixture.time(),
-            fireDate: DeviceKitFixture.time(hours: 24))
+            app: "com.example.news", title: "t", body: "b", at: TestPhone.start,
+            fireDate: TestPhone.at(hours: 24))
         return device
     }
 
@@ -81,7 +79,7 @@ import Testing
             let group = try device.groupContainer("group.com.example.news")
             let eventsBefore = try EventLog(device: device).events()
             try Data("garbage".utf8).write(to: URL(fileURLWithPath: path))
-            #expect { try device.launch("com.example.news", at: DeviceKitFixture.time(hours: 48)) } throws: { error in
+            #expect { try device.launch("com.example.news", at: TestPhone.at(hours: 48)) } throws: { error in
                 "\(error)".contains(path)
             }
             #expect(!FileManager.default.fileExists(atPath: "\(group.path)/device-restoration-marker.txt"))

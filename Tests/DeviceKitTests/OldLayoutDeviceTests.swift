@@ -37,7 +37,7 @@ import TestSupport
     }
 
     @Test func oldAppIsReadAsBeforeAndUpgradedByTheNextInstall() throws {
-        try DeviceKitFixture.withDevice { device in
+        try TestPhone.withDevice { device in
             try Self.makeOldApp(on: device)
             try device.validate()
             let old = try device.app("com.example.news")
@@ -77,7 +77,7 @@ import TestSupport
         """
 
     @Test func iLEAPPReadsTheAppsWidgetsAndStacksDevicectlWrites() throws {
-        try DeviceKitFixture.withDevice { device in
+        try TestPhone.withDevice { device in
             try device.install(AppInstallation(bundleId: "com.example.news"))
             try device.install(AppInstallation(bundleId: "com.example.mail"))
             let first = try device.placeWidget(

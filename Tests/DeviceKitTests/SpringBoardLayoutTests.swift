@@ -67,7 +67,7 @@ import TestSupport
     }
 
     @Test func readsEveryPlacedWidgetInPageOrderThenToday() throws {
-        try DeviceKitFixture.withDevice { device in
+        try TestPhone.withDevice { device in
             try Self.writeXML(Self.springBoardLayout(), on: device)
             let layout = try device.homeScreen()
             #expect(!layout.isLegacy)
@@ -81,7 +81,7 @@ import TestSupport
     }
 
     @Test func rewritesWithoutLosingAKey() throws {
-        try DeviceKitFixture.withDevice { device in
+        try TestPhone.withDevice { device in
             try device.install(AppInstallation(bundleId: Self.news))
             let original = Self.springBoardLayout()
             try Self.writeXML(original, on: device)
@@ -119,7 +119,7 @@ import TestSupport
     }
 
     @Test func oldLayoutIsReadAndUpgradedOnTheNextWrite() throws {
-        try DeviceKitFixture.withDevice { device in
+        try TestPhone.withDevice { device in
             try device.install(AppInstallation(bundleId: Self.news))
             try device.install(AppInstallation(bundleId: "com.example.mail"))
             try Self.writeXML(
@@ -187,7 +187,7 @@ import TestSupport
 
     @Test(arguments: hostile)
     func hostileLayoutIsRefusedNamingTheFile(_ input: Hostile) throws {
-        try DeviceKitFixture.withDevice { device in
+        try TestPhone.withDevice { device in
             let data = try PropertyListSerialization.data(fromPropertyList: input.build(), format: .binary, options: 0)
             try data.write(to: URL(fileURLWithPath: device.path(DeviceLayout.homeScreen)))
             do {

@@ -7,14 +7,6 @@ import TestSupport
 import Testing
 
 @Suite struct BackupAtomicEndToEndTests {
-    /// A scratch directory on tmpfs (fast, no disk I/O for the large files these tests write).
-    static func withMemoryDirectory(_ body: (String) throws -> Void) throws {
-        var template = Array("/dev/shm/devicectl-atomic.XXXXXX".utf8CString)
-        let dir = String(cString: try #require(mkdtemp(&template)))
-        defer { removeTree(dir) }
-        try body(dir)
-    }
-
     @Test func anUnreadableFileFailsNamingItAndLeavesNothing() throws {
         try withTemporaryDirectory { dir in
             let tree = "\(dir)/src"
@@ -35,12 +27,12 @@ import Testing
             try BackupCheck.sh("chattr +d \"$1\"", "\(tree)/secret.txt")
             let passed = try Shell.run("setpriv", asNobody + ["-o", "\(dir)/out/b.tar"])
             #expect(passed.status == 0, "\(passed.stderr)")
-            #expect(try BackupCheck.members("\(dir)/out/b.tar") == ["a.txt", ".devicectl-manifest.jsonl"])
+            #expect(try TarTool.members("\(dir)/out/b.tar") == ["a.txt", ".devicectl-manifest.jsonl"])
         }
     }
 
     @Test func aFileGrowingDuringTheBackupFailsIt() throws {
-        try Self.withMemoryDirectory { dir in
+        try withTemporaryDirectory(inMemory: true) { dir in
             try BackupCheck.sh("mkdir \"$1/src\" && head -c 48000000 /dev/zero > \"$1/src/growing.log\"", dir)
             let path = "\(dir)/src/growing.log"
             let stop = Atomic(false)
@@ -65,25 +57,16 @@ import Testing
 
     @Test(arguments: [SIGINT, SIGTERM])
     func aSignalRemovesTheTemporaryFile(_ signal: Int32) throws {
-        try Self.withMemoryDirectory { dir in
+        try withTemporaryDirectory(inMemory: true) { dir in
             // A large sparse file keeps the backup busy long enough to be interrupted.
             try BackupCheck.sh("mkdir \"$1/src\" && truncate -s 512M \"$1/src/sparse\"", dir)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: DevicectlBinary.path)
-            process.arguments = ["backup", "\(dir)/src", "-o", "\(dir)/b.tar"]
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            let temporary = "\(dir)/.b.tar.devicectl-tmp-\(process.processIdentifier)"
-            var waited = 0
-            while access(temporary, F_OK) != 0 && process.isRunning && waited < 10_000 {
-                usleep(1000)
-                waited += 1
-            }
+            let backup = try ChildProcess.devicectl(["backup", "\(dir)/src", "-o", "\(dir)/b.tar"])
+            let temporary = "\(dir)/.b.tar.devicectl-tmp-\(backup.pid)"
+            backup.wait(upTo: 10) { access(temporary, F_OK) == 0 }
             #expect(access(temporary, F_OK) == 0, "the temporary file never appeared")
-            kill(process.processIdentifier, signal)
-            process.waitUntilExit()
-            #expect(process.terminationReason == .uncaughtSignal)
-            #expect(process.terminationStatus == signal)
+            backup.signal(signal)
+            #expect(backup.killedBy != nil)
+            #expect(backup.status == signal)
             #expect(try directoryNames(in: dir) == ["src"])
         }
     }
@@ -154,7 +137,7 @@ import Testing
             try BackupCheck.sh("mkdir \"$1/src\" && printf a > \"$1/src/a\"", dir)
             let result = try BackupCheck.devicectl(["backup", "\(dir)/src", "-o", "\(dir)/src/self.tar"])
             #expect(result.status == 0, "\(result.stderr)")
-            #expect(try BackupCheck.members("\(dir)/src/self.tar") == ["a", ".devicectl-manifest.jsonl"])
+            #expect(try TarTool.members("\(dir)/src/self.tar") == ["a", ".devicectl-manifest.jsonl"])
         }
     }
 }

@@ -43,10 +43,10 @@ import Testing
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stderr.contains("warning: skipping \(root)/.devicectl-manifest.jsonl: the name is reserved for the backup manifest"))
             #expect(result.stderr.contains("its name is not valid UTF-8"))
-            let members = try BackupCheck.members(archive)
+            let members = try TarTool.members(archive)
             #expect(members == ["sub/", "sub/.devicectl-manifest.jsonl", long, ".devicectl-manifest.jsonl"])
-            #expect(try BackupCheck.members(archive, tool: "bsdtar") == members)
-            let lines = try BackupCheck.manifest(archive)
+            #expect(try TarTool.members(archive, tool: "bsdtar") == members)
+            let lines = try TarTool.manifest(archive)
             #expect(lines.compactMap { $0["path"] as? String } == ["sub/.devicectl-manifest.jsonl", long])
         }
     }

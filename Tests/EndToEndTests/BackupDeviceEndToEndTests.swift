@@ -38,8 +38,8 @@ import Testing
             let result = try BackupCheck.devicectl(["backup", phone.root, "-o", archive, "--json"])
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stderr.isEmpty, "\(result.stderr)")
-            let members = try BackupCheck.members(archive)
-            #expect(try BackupCheck.members(archive, tool: "bsdtar") == members)
+            let members = try TarTool.members(archive)
+            #expect(try TarTool.members(archive, tool: "bsdtar") == members)
             let news = try phone.containers("Containers/Data/Application")["com.example.news"]!
             let plugin = try phone.containers("Containers/Data/PluginKitPlugin")["com.example.news.NudgeWidget"]!
             let group = try phone.containers("Containers/Shared/AppGroup")["group.com.example.news"]!
@@ -61,7 +61,7 @@ import Testing
                 #expect(!member.hasSuffix("/tmp/") && !member.contains("/tmp/"), "\(member)")
             }
 
-            let lines = try BackupCheck.manifest(archive)
+            let lines = try TarTool.manifest(archive)
             let header = try #require(lines.first)
             let identity = try PhoneScratch.plistDictionary("\(phone.root)/DeviceLocal/identity.plist")
             #expect(header["kind"] as? String == "header")
@@ -113,12 +113,12 @@ import Testing
             let streamed = try BackupCheck.devicectl(["backup", phone.root, "-o", "-"])
             #expect(streamed.status == 0, "\(streamed.stderr)")
             #expect(streamed.stdoutData == (try Data(contentsOf: URL(fileURLWithPath: "\(dir)/a.tar"))))
-            let plain = try BackupCheck.members("\(dir)/a.tar")
+            let plain = try TarTool.members("\(dir)/a.tar")
             for (name, magic) in [("a.tar.gz", "1f8b"), ("a.tar.zst", "28b52ffd"), ("a.tar.xz", "fd377a58")] {
                 let head = try Data(contentsOf: URL(fileURLWithPath: "\(dir)/\(name)")).prefix(4)
                 #expect(head.map { String(format: "%02x", $0) }.joined().hasPrefix(magic), "\(name)")
-                #expect(try BackupCheck.members("\(dir)/\(name)") == plain, "\(name)")
-                #expect(try BackupCheck.members("\(dir)/\(name)", tool: "bsdtar") == plain, "\(name)")
+                #expect(try TarTool.members("\(dir)/\(name)") == plain, "\(name)")
+                #expect(try TarTool.members("\(dir)/\(name)", tool: "bsdtar") == plain, "\(name)")
             }
             // --compression wins over the extension; a later backup of a changed tree differs.
             let forced = try BackupCheck.devicectl(["backup", phone.root, "-o", "\(dir)/forced.tar", "--compression", "zstd", "--level", "19"])
@@ -134,23 +134,19 @@ import Testing
         try withTemporaryDirectory { dir in
             let phone = try Self.phone(dir)
             let lock = try FileLock(path: "\(phone.root)/DeviceLocal/lock", wait: false)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: DevicectlBinary.path)
-            process.arguments = ["backup", phone.root, "-o", "\(dir)/b.tar"]
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            let backup = try ChildProcess.devicectl(["backup", phone.root, "-o", "\(dir)/b.tar"])
             // Wait (with a deadline) until the kernel lists the backup as blocked on the device lock.
             let blocked = waitUntil(seconds: 20) {
                 (try? String(contentsOfFile: "/proc/locks", encoding: .utf8))?.split(separator: "\n").contains {
-                    $0.contains("-> FLOCK") && $0.split(separator: " ").contains("\(process.processIdentifier)")
+                    $0.contains("-> FLOCK") && $0.split(separator: " ").contains("\(backup.pid)")
                 } == true
             }
             #expect(blocked, "the backup never waited for the device lock")
-            #expect(process.isRunning)
+            #expect(backup.isRunning)
             #expect(!FileManager.default.fileExists(atPath: "\(dir)/b.tar"))
             try lock.release()
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0)
+            #expect(backup.finish(), "the backup did not end once the lock was released")
+            #expect(backup.status == 0)
             #expect(FileManager.default.fileExists(atPath: "\(dir)/b.tar"))
         }
     }

@@ -1,5 +1,5 @@
-// BackupEndToEndSupport: independent readers for backup tests: GNU tar, bsdtar and a Python tree dump
-// (type, mode, owner, mtime in ns, content hash, link target, hard-link group, user.* xattrs).
+// BackupEndToEndSupport: independent readers for backup tests (besides TarTool): extraction by GNU tar or bsdtar
+// and a Python tree dump (type, mode, owner, mtime in ns, content hash, link target, hard-link group, user.* xattrs).
 import Foundation
 import TestSupport
 import Testing
@@ -14,16 +14,6 @@ enum BackupCheck {
         -> RunResult
     {
         try DevicectlBinary.run(arguments, input: input, environment: ["DEVICECTL_NOW": now].merging(environment) { $1 })
-    }
-
-    /// Member names listed by `tool` (`tar` or `bsdtar`), which must exit 0 without a word on stderr.
-    static func members(_ archive: String, tool: String = "tar", sourceLocation: SourceLocation = #_sourceLocation) throws
-        -> [String]
-    {
-        let result = try Shell.run(tool, ["-tf", archive])
-        #expect(result.status == 0, "\(tool) -tf: \(result.stderr)", sourceLocation: sourceLocation)
-        #expect(result.stderr.isEmpty, "\(tool) -tf warned: \(result.stderr)", sourceLocation: sourceLocation)
-        return result.stdout.split(separator: "\n").map(String.init)
     }
 
     /// Extracts `archive` into a new directory `into` with GNU tar (xattrs on) or bsdtar, insisting on silence.
@@ -71,15 +61,6 @@ enum BackupCheck {
         let result = try Shell.run("python3", ["-c", script, root])
         try #require(result.status == 0, "dump: \(result.stderr)")
         return try #require(try JSONSerialization.jsonObject(with: result.stdoutData) as? [String: [String: String]])
-    }
-
-    /// The manifest's lines, read with GNU tar from the archive.
-    static func manifest(_ archive: String, tool: [String] = ["-xOf"]) throws -> [[String: Any]] {
-        let result = try Shell.run("tar", tool + [archive, ".devicectl-manifest.jsonl"])
-        try #require(result.status == 0, "tar: \(result.stderr)")
-        return try result.stdout.split(separator: "\n").map { line in
-            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-        }
     }
 
     /// Runs a shell command (for setfattr, chattr, mkfifo ...) and requires success.

@@ -85,14 +85,14 @@ import Testing
             #expect(result.stderr.contains("devicectl: warning: skipping \(root)/chardev: a character device cannot be stored"))
 
             for tool in ["tar", "bsdtar"] {
-                let members = try BackupCheck.members(archive, tool: tool)
+                let members = try TarTool.members(archive, tool: tool)
                 #expect(members.last == ".devicectl-manifest.jsonl")
                 let names = Set(members.dropLast().map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 })
                 #expect(names == Self.kept, "\(tool): extra \(names.subtracting(Self.kept)), missing \(Self.kept.subtracting(names))")
                 #expect(members.count == Self.kept.count + 1, "duplicates in \(members)")
             }
             // Deterministic order: depth first, a directory before its contents, names bytewise.
-            let listed = try BackupCheck.members(archive).dropLast().map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
+            let listed = try TarTool.members(archive).dropLast().map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
             let ordered = listed.sorted { Array($0.utf8).split(separator: UInt8(ascii: "/")).lexicographicallyPrecedes(
                 Array($1.utf8).split(separator: UInt8(ascii: "/")), by: { $0.lexicographicallyPrecedes($1) }) }
             #expect(listed == ordered)

@@ -22,7 +22,7 @@ import Testing
         let verified = try BackupCheck.devicectl(["verify", archive])
         #expect(verified.status == 0, "verify \(archive): \(verified.stderr)", sourceLocation: sourceLocation)
         #expect(
-            try BackupCheck.members(archive, sourceLocation: sourceLocation) == ["a.txt", ".devicectl-manifest.jsonl"],
+            try TarTool.members(archive, sourceLocation: sourceLocation) == ["a.txt", ".devicectl-manifest.jsonl"],
             sourceLocation: sourceLocation)
     }
 
@@ -101,15 +101,13 @@ import Testing
             let keeper = open(fifo, O_RDWR | O_CLOEXEC)
             try #require(keeper >= 0)
             // The reader copies whatever comes through the FIFO into a file, and ends at its end.
-            let reader = Process()
-            reader.executableURL = URL(fileURLWithPath: "/bin/sh")
-            reader.arguments = ["-c", "exec cat \"$1\" > \"$2\"", "sh", fifo, dir + "/received.tar"]
-            try reader.run()
+            let reader = try ChildProcess(
+                "/bin/sh", ["-c", "exec cat \"$1\" > \"$2\"", "sh", fifo, dir + "/received.tar"])
             let result = try BackupCheck.devicectl(["backup", source, "-o", fifo])
             close(keeper)
             #expect(result.status == 0, "\(result.stderr)")
-            reader.waitUntilExit()
-            #expect(reader.terminationStatus == 0)
+            #expect(reader.finish(), "the reader did not end after the backup closed the FIFO")
+            #expect(reader.status == 0)
             #expect(try FileStatus.of(fifo).kind == .fifo)
             try Self.expectIntact(dir + "/received.tar")
             #expect(try directoryNames(in: dir) == ["pipe.tar", "received.tar", "src"])
@@ -124,22 +122,11 @@ import Testing
                 try #require(result.status == 0, "\(setup): \(result.stderr)")
             }
             try #require(mkfifo(fifo, 0o600) == 0)
-            let backup = Process()
-            backup.executableURL = URL(fileURLWithPath: DevicectlBinary.path)
-            backup.arguments = ["backup", root, "-o", fifo, "--no-progress"]
-            backup.standardInput = FileHandle.nullDevice
-            backup.standardOutput = FileHandle.nullDevice
-            backup.standardError = FileHandle.nullDevice
-            try backup.run()
-            defer { if backup.isRunning { kill(backup.processIdentifier, SIGKILL) } }
+            // Killed when the test ends, should it still run.
+            let backup = try ChildProcess.devicectl(["backup", root, "-o", fifo, "--no-progress"])
             // Wait (up to 20 s) until the backup sleeps in open(2) waiting for a reader of the FIFO.
-            let wchan = "/proc/\(backup.processIdentifier)/wchan"
-            let deadline = Date().addingTimeInterval(20)
-            while Date() < deadline, backup.isRunning,
-                (try? String(contentsOfFile: wchan, encoding: .utf8)) != "wait_for_partner"
-            {
-                usleep(1000)
-            }
+            let wchan = "/proc/\(backup.pid)/wchan"
+            backup.wait(upTo: 20) { (try? String(contentsOfFile: wchan, encoding: .utf8)) == "wait_for_partner" }
             try #require(try String(contentsOfFile: wchan, encoding: .utf8) == "wait_for_partner")
             // A command that takes the device's lock runs meanwhile (killed after 20 s: a held lock fails, not hangs;
             // SIGKILL, since a child of the test runner may inherit SIGTERM blocked).
@@ -150,10 +137,8 @@ import Testing
             let reader = try Shell.run(
                 "/bin/sh", ["-c", "exec timeout -s KILL 20 cat \"$1\" > \"$2\"", "sh", fifo, dir + "/received.tar"])
             #expect(reader.status == 0)
-            let end = Date().addingTimeInterval(60)
-            while backup.isRunning && Date() < end { usleep(1000) }
-            try #require(!backup.isRunning, "the backup did not end after its reader read the FIFO")
-            #expect(backup.terminationStatus == 0)
+            try #require(backup.finish(within: 60), "the backup did not end after its reader read the FIFO")
+            #expect(backup.status == 0)
             let verified = try BackupCheck.devicectl(["verify", dir + "/received.tar"])
             #expect(verified.status == 0, "\(verified.stderr)")
         }

@@ -1,70 +1,15 @@
-// ConventionsSupport: a device root in its own temporary directory driven through the built binary,
-// with independent readers (Python's plistlib, getfattr, find) to check what it wrote.
+// ConventionsSupport: independent readers (Python's plistlib, getfattr, find) for a PhoneScratch's device root,
+// to check what the built binary wrote; a ramfs namespace (a file system without user xattrs).
 import Foundation
 import TestSupport
 import Testing
 
-/// One scratch directory holding a device root at `<dir>/phone`, used by one test.
-struct PhoneScratch {
-    static let now = "2026-12-01T09:00:00Z"
+/// Independent readers for TestSupport's PhoneScratch: what the end-to-end tests check a device root with.
+extension PhoneScratch {
     static let exclusionAttribute = "user.com.apple.metadata:com_apple_backup_excludeItem"
     /// The bytes Apple writes for the exclusion flag, as `getfattr -e hex` prints them.
     static let exclusionHex =
         "62706c69737430305f1011636f6d2e6170706c652e6261636b75706408000000000000010100000000000000010000000000000000000000000000001c"
-
-    let dir: String
-    var root: String { "\(dir)/phone" }
-
-    /// Runs `body` with a new scratch directory; `initialised` runs `devicectl init` first.
-    static func with(initialised: Bool = true, _ body: (PhoneScratch) throws -> Void) throws {
-        try withTemporaryDirectory { dir in
-            let scratch = PhoneScratch(dir: dir)
-            if initialised { try scratch.ok(["init", scratch.root]) }
-            try body(scratch)
-        }
-    }
-
-    /// Runs devicectl at `now` (through DEVICECTL_NOW).
-    @discardableResult
-    func run(_ arguments: [String], now: String = PhoneScratch.now) throws -> RunResult {
-        try DevicectlBinary.run(arguments, environment: ["DEVICECTL_NOW": now])
-    }
-
-    /// Runs devicectl and records a failure unless it exits 0.
-    @discardableResult
-    func ok(
-        _ arguments: [String], now: String = PhoneScratch.now, sourceLocation: SourceLocation = #_sourceLocation
-    ) throws -> RunResult {
-        let result = try run(arguments, now: now)
-        #expect(result.status == 0, "devicectl \(arguments): \(result.stderr)", sourceLocation: sourceLocation)
-        return result
-    }
-
-    /// Runs devicectl expecting exit `status` and a stderr that starts with `devicectl: ` and contains
-    /// every one of `messages`; returns the result.
-    @discardableResult
-    func fails(
-        _ arguments: [String], status: Int32 = 1, mentioning messages: [String] = [], now: String = PhoneScratch.now,
-        sourceLocation: SourceLocation = #_sourceLocation
-    ) throws -> RunResult {
-        let result = try run(arguments, now: now)
-        #expect(result.status == status, "devicectl \(arguments): \(result.stderr)", sourceLocation: sourceLocation)
-        #expect(result.stderr.hasPrefix("devicectl: "), "\(result.stderr)", sourceLocation: sourceLocation)
-        for message in messages {
-            #expect(
-                result.stderr.contains(message), "stderr lacks '\(message)': \(result.stderr)",
-                sourceLocation: sourceLocation)
-        }
-        #expect(
-            !result.stderr.contains("Fatal error") && !result.stderr.contains("Stack dump"),
-            sourceLocation: sourceLocation)
-        return result
-    }
-
-    /// Installs `app` (default com.example.news in group.com.example.news).
-    func install(_ app: String = "com.example.news", _ extra: [String] = ["--group", "group.com.example.news"]) throws {
-        try ok(["install", root, "--app", app] + extra)
-    }
 
     // MARK: - Independent readers
 
@@ -136,12 +81,12 @@ struct PhoneScratch {
         return result.stdoutData
     }
 
-    /// Everything about the tree under `path` (names, types, sizes, modes, mtimes, contents, xattrs), to
-    /// show that a refused command changed nothing.
+    /// Everything about the tree under `path` (names, types, sizes, modes, mtimes, owners, link targets, contents,
+    /// xattrs) as find, sha256sum and getfattr see it, to show that a refused command changed nothing.
     static func snapshot(_ path: String) throws -> String {
         let script = """
             cd "$1" || exit 1
-            find . -printf '%p|%y|%s|%m|%T@\\n' | LC_ALL=C sort
+            find . -printf '%p|%y|%s|%m|%T@|%U:%G|%l\\n' | LC_ALL=C sort
             find . -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum
             getfattr -R -d -m - -e hex . 2>/dev/null
             exit 0

@@ -100,7 +100,7 @@ import Testing
             for engine in ["icloud", "computer", "computer-encrypted", "quick-start"] {
                 let archive = "\(dir)/\(engine).tar"
                 try phone.ok(["backup", phone.root, "-o", archive, "--engine", engine])
-                let members = try BackupCheck.members(archive)
+                let members = try TarTool.members(archive)
                 #expect(members.contains("Library/Preferences/com.apple.springboard.plist"), "\(engine)")
                 #expect(!members.contains { $0.hasSuffix("/flagged.plist") }, "\(engine)")
             }
@@ -128,8 +128,8 @@ import Testing
             let made = try PhoneScratch.json(
                 try phone.ok(["backup", phone.root, "-o", archive, "--engine", "computer", "--json"]))
             #expect(made["engine"] as? String == "computer")
-            #expect(!(try BackupCheck.members(archive)).contains(relative))
-            let header = try #require(try BackupCheck.manifest(archive).first)
+            #expect(!(try TarTool.members(archive)).contains(relative))
+            let header = try #require(try TarTool.manifest(archive).first)
             #expect(header["engine"] as? String == "computer")
             let list = try phone.ok(["list", archive])
             #expect(list.stdout.contains("\n  engine: computer\n"), "\(list.stdout)")

@@ -32,7 +32,7 @@ import Testing
                  "--exclude", "c/keep.txt"],
                 input: Data("c/*.tmp\n".utf8))
             #expect(result.status == 0, "\(result.stderr)")
-            let stored = try BackupCheck.members(archive).filter { !$0.hasPrefix(".devicectl") }
+            let stored = try TarTool.members(archive).filter { !$0.hasPrefix(".devicectl") }
             #expect(stored.sorted() == ["a/", "a/keep.txt", "b/", "b/keep.txt", "c/"], "\(stored)")
         }
     }

@@ -10,9 +10,9 @@ import Testing
 enum NudgeFixture {
     static let news = "com.example.news"
     static let mail = "com.example.mail"
-    static let t0 = Timestamp.parse("2026-12-01T09:00:00Z")!
+    static let t0 = TestPhone.start
 
-    static func at(hours: Double) -> Date { t0.addingTimeInterval(hours * 3_600) }
+    static func at(hours: Double) -> Date { TestPhone.at(hours: hours) }
 
     // MARK: - Setup through the binary
 
@@ -59,29 +59,22 @@ enum NudgeFixture {
     /// Runs a setup command, which must succeed.
     @discardableResult
     private static func setup(_ arguments: [String]) throws -> RunResult {
-        let result = try DevicectlBinary.run(arguments)
-        try #require(result.status == 0, "devicectl \(arguments.joined(separator: " ")): \(result.stderr)")
-        return result
+        try DevicectlBinary.succeed(arguments)
     }
 
     /// The marker's path in `app`'s first App Group container.
     static func markerPath(_ root: String, _ app: String = news) throws -> String {
-        let device = try Device.open(root)
-        let installed = try device.app(app)
-        let group = try device.groupContainer(try #require(installed.groups.first))
-        return "\(group.path)/\(try #require(installed.widget).markerFileName)"
+        try TestPhone(device: Device.open(root)).markerPath(app)
     }
 
     /// The path of `app`'s shared defaults suite.
     static func suitePath(_ root: String, _ app: String = news) throws -> String {
-        let device = try Device.open(root)
-        return try device.defaults(try #require(try device.app(app).groups.first)).path
+        try TestPhone(device: Device.open(root)).suite(app).path
     }
 
     /// The flag's raw value in `app`'s shared suite.
     static func flag(_ root: String, _ app: String = news) throws -> Any? {
-        let device = try Device.open(root)
-        return try device.defaults(try #require(try device.app(app).groups.first)).value(NudgeSettings.defaultFlagKey)
+        try TestPhone(device: Device.open(root)).flag(app)
     }
 
     /// Moves the user onto a new phone at `newRoot`: the old phone is backed up with `backup` (which leaves the
@@ -108,8 +101,7 @@ enum NudgeFixture {
     static func json(_ arguments: [String], at now: Date, status: Int32 = 0) throws -> [String: Any] {
         let result = try run(arguments + ["--json"], at: now)
         #expect(result.status == status, "devicectl \(arguments.joined(separator: " ")): \(result.stderr)")
-        let object = try JSONSerialization.jsonObject(with: result.stdoutData)
-        return try #require(object as? [String: Any], "not a JSON object: \(result.stdout)")
+        return try PhoneScratch.json(result)
     }
 
     /// `widget-refresh ROOT --json`'s widgets.

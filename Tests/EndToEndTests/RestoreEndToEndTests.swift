@@ -57,12 +57,6 @@ enum RestoreArchives {
         let result = try Shell.run("python3", ["-c", script, path])
         try #require(result.status == 0, "\(result.stderr)")
     }
-
-    /// `find` listing of a tree (type, mode, size, mtime, owner, link target, path): an independent snapshot.
-    static func listing(_ path: String) throws -> String {
-        try Shell.run("find", [path, "-printf", "%y %m %s %T@ %U:%G %l %p\\n"]).stdout.split(separator: "\n").sorted()
-            .joined(separator: "\n")
-    }
 }
 
 @Suite struct RestoreEndToEndTests {
@@ -128,7 +122,7 @@ enum RestoreArchives {
 
     @Test func hostileDamagedOrMismatchedArchivesChangeNothing() throws {
         try PhoneScratch.with { phone in
-            let before = try RestoreArchives.listing(phone.root)
+            let before = try phone.snapshot()
             let hostile = phone.dir + "/hostile.tar"
             try RestoreArchives.hostile(hostile)
             try phone.fails(
@@ -141,7 +135,7 @@ enum RestoreArchives {
             let bytes = try Data(contentsOf: URL(fileURLWithPath: mismatched))
             try bytes.prefix(3000).write(to: URL(fileURLWithPath: truncated))
             try phone.fails(["restore", truncated, phone.root], mentioning: ["nothing was restored"])
-            #expect(try RestoreArchives.listing(phone.root) == before)
+            #expect(try phone.snapshot() == before)
             #expect(
                 try FileManager.default.contentsOfDirectory(atPath: phone.dir).sorted() == [
                     "hostile.tar", "mismatched.tar", "phone", "truncated.tar",
@@ -154,9 +148,9 @@ enum RestoreArchives {
             try phone.install()
             let archive = phone.dir + "/backup.tar"
             try RestoreArchives.withManifest(archive)
-            let before = try RestoreArchives.listing(phone.root)
+            let before = try phone.snapshot()
             try phone.fails(["restore", archive, phone.root], mentioning: ["is not a fresh device"])
-            #expect(try RestoreArchives.listing(phone.root) == before)
+            #expect(try phone.snapshot() == before)
             try phone.fails(["restore", archive], status: 64, mentioning: ["missing argument ROOT"])
             try phone.fails(["restore", phone.dir + "/nothing.tar", phone.dir + "/new"], mentioning: ["nothing.tar"])
             #expect(!FileManager.default.fileExists(atPath: phone.dir + "/new"))
@@ -170,40 +164,26 @@ enum RestoreArchives {
             try RestoreArchives.withManifest(archive, files: 3000)
             let bytes = try Data(contentsOf: URL(fileURLWithPath: archive))
             try FileManager.default.removeItem(atPath: archive)
-            let before = try RestoreArchives.listing(phone.root)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: DevicectlBinary.path)
-            process.arguments = ["restore", "-", phone.root]
+            let before = try phone.snapshot()
             let input = Pipe()
-            let errors = phone.dir + "/stderr"
-            _ = FileManager.default.createFile(atPath: errors, contents: nil)
-            process.standardInput = input
-            process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
-            process.standardOutput = FileHandle.nullDevice
-            try process.run()
+            let restore = try ChildProcess.devicectl(["restore", "-", phone.root], input: input.fileHandleForReading)
             try input.fileHandleForWriting.write(contentsOf: bytes.prefix(bytes.count / 2))
             // Wait until the staging directory exists and files are landing in it.
-            let deadline = Date().addingTimeInterval(20)
             var staging: String?
-            while Date() < deadline {
-                staging = try FileManager.default.contentsOfDirectory(atPath: phone.root).first {
+            restore.wait(upTo: 20) {
+                staging = (try? FileManager.default.contentsOfDirectory(atPath: phone.root))?.first {
                     $0.hasPrefix(".devicectl-restore-")
                 }
-                if let staging, FileManager.default.fileExists(atPath: phone.root + "/" + staging + "/Documents/a.txt")
-                {
-                    break
-                }
-                usleep(10_000)
+                guard let staging else { return false }
+                return FileManager.default.fileExists(atPath: phone.root + "/" + staging + "/Documents/a.txt")
             }
             #expect(staging != nil)
-            process.interrupt()
-            process.waitUntilExit()
+            restore.signal(SIGINT)
             try input.fileHandleForWriting.close()
-            let stderr = try String(contentsOfFile: errors, encoding: .utf8)
-            try FileManager.default.removeItem(atPath: errors)
-            #expect(process.terminationStatus == 128 + SIGINT, "\(stderr)")
+            let stderr = restore.stderr
+            #expect(restore.status == 128 + SIGINT, "\(stderr)")
             #expect(stderr.contains("interrupted by SIGINT"), "\(stderr)")
-            #expect(try RestoreArchives.listing(phone.root) == before)
+            #expect(try phone.snapshot() == before)
             #expect(try FileManager.default.contentsOfDirectory(atPath: phone.dir) == ["phone"])
         }
     }

@@ -34,7 +34,7 @@ import Testing
             // 104,908,800 bytes; stored dense, as before sparse members, it was over 524,288,000).
             let archiveSize = try FileManager.default.attributesOfItem(atPath: archive)[.size] as! UInt64
             #expect(archiveSize > 100 * Self.mib && archiveSize < 101 * Self.mib, "archive of \(archiveSize) bytes")
-            let line = try BackupCheck.manifest(archive).first { ($0["path"] as? String)?.hasSuffix(Self.file) == true }
+            let line = try TarTool.manifest(archive).first { ($0["path"] as? String)?.hasSuffix(Self.file) == true }
             #expect(line?["sha256"] as? String == digest && line?["size"] as? Int == Int(500 * Self.mib))
 
             let verify = try PhoneScratch.json(try phone.ok(["verify", archive, "--json"]))
@@ -64,7 +64,7 @@ import Testing
     /// Extracts `archive` with `tool` (which must say nothing) into `directory`; the sparse file's path there.
     static func extract(_ archive: String, with tool: String, into directory: String) throws -> String {
         try BackupCheck.extract(archive, into: directory, tool: tool)
-        let member = try BackupCheck.members(archive, tool: tool).first { $0.hasSuffix(file) }
+        let member = try TarTool.members(archive, tool: tool).first { $0.hasSuffix(file) }
         return directory + "/" + (try #require(member))
     }
 

@@ -31,7 +31,7 @@ import Testing
 
     /// `tar -tf`'s members without the manifest.
     static func stored(_ archive: String) throws -> [String] {
-        try BackupCheck.members(archive).filter { $0 != ".devicectl-manifest.jsonl" }
+        try TarTool.members(archive).filter { $0 != ".devicectl-manifest.jsonl" }
     }
 
     @Test(arguments: ["b.tar", "b.tar.zst"])

@@ -11,21 +11,21 @@ import Testing
 @Suite(.serialized) struct BackupInterruptionTests {
     /// A 100 MB tree (400 files of 256 KiB), and an archive of an older version of it at `out/b.tar`.
     struct Fixture {
-        let scratch: FaultScratch
+        let scratch: PhoneScratch
         let tree: String
         let out: String
         var archive: String { out + "/b.tar" }
         let previous: Data
 
-        init(_ scratch: FaultScratch) throws {
+        init(_ scratch: PhoneScratch) throws {
             self.scratch = scratch
-            tree = scratch.base + "/tree"
-            out = scratch.base + "/out"
+            tree = scratch.dir + "/tree"
+            out = scratch.dir + "/out"
             try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
-            try FaultScratch.fill(tree, files: 40, size: 4096)
+            try PhoneScratch.fill(tree, files: 40, size: 4096)
             try scratch.ok(["backup", tree, "-o", out + "/b.tar"])
             previous = try Data(contentsOf: URL(fileURLWithPath: out + "/b.tar"))
-            try FaultScratch.fill(tree, files: 400, size: 256 << 10)
+            try PhoneScratch.fill(tree, files: 400, size: 256 << 10)
         }
 
         /// Starts a backup over the previous archive and sends `signal` once its temporary file holds `bytes`.
@@ -49,7 +49,7 @@ import Testing
 
     @Test(arguments: [1 << 20, 60 << 20])
     func sigkillLeavesOnlyATemporaryFileThatIsNeverABackup(_ bytes: Int) throws {
-        try FaultScratch.with { scratch in
+        try PhoneScratch.withFaults { scratch in
             let fixture = try Fixture(scratch)
             let (child, temporary) = try fixture.interrupt(with: SIGKILL, after: bytes)
             #expect(child.killedBy == SIGKILL)
@@ -62,9 +62,9 @@ import Testing
             #expect(verified.stderr.lowercased().contains("truncated"), "\(verified.stderr)")
             try scratch.fails(["list", temporary])
             let root = try scratch.freshDevice("phone")
-            let before = try FaultScratch.snapshot(root)
+            let before = try TreeSnapshot.take(root)
             try scratch.fails(["restore", temporary, root], mentioning: ["nothing was restored"])
-            #expect(try FaultScratch.snapshot(root) == before)
+            #expect(try TreeSnapshot.take(root) == before)
             // The next backup to the same path removes it.
             try scratch.ok(["backup", fixture.tree, "-o", fixture.archive])
             #expect(try directoryNames(in: fixture.out) == ["b.tar"])
@@ -74,7 +74,7 @@ import Testing
 
     @Test(arguments: [SIGINT, SIGTERM, SIGHUP])
     func aSignalRemovesTheTemporaryFileAndKeepsThePreviousArchive(_ signal: Int32) throws {
-        try FaultScratch.with { scratch in
+        try PhoneScratch.withFaults { scratch in
             let fixture = try Fixture(scratch)
             let (child, _) = try fixture.interrupt(with: signal, after: 20 << 20)
             #expect(child.killedBy == signal, "exit \(child.status): \(child.stderr)")
@@ -91,7 +91,7 @@ import Testing
     /// keeps the previous archive.
     @Test(arguments: ["zstd", "gzip"])
     func aSignalDuringACompressedBackupRemovesTheTemporaryFile(_ compression: String) throws {
-        try FaultScratch.with { scratch in
+        try PhoneScratch.withFaults { scratch in
             let fixture = try Fixture(scratch)
             let random = try #require(FileHandle(forReadingAtPath: "/dev/urandom"))
             for index in 0..<80 {
@@ -108,7 +108,7 @@ import Testing
     }
 
     @Test func killedJustBeforeTheRenameTheCompleteTemporaryFileIsStillNotAtThePath() throws {
-        try FaultScratch.with { scratch in
+        try PhoneScratch.withFaults { scratch in
             let fixture = try Fixture(scratch)
             // The archive is complete and flushed; SIGKILL arrives at the rename that would publish it.
             let killed = try scratch.runInjecting(
@@ -125,9 +125,9 @@ import Testing
     }
 
     @Test func aStreamCutByAKillFailsVerifyAndRestore() throws {
-        try FaultScratch.with { scratch in
+        try PhoneScratch.withFaults { scratch in
             let fixture = try Fixture(scratch)
-            let stream = scratch.base + "/stream.tar"
+            let stream = scratch.dir + "/stream.tar"
             let child = try ChildProcess(
                 "/bin/sh",
                 ["-c", "exec \"$1\" backup \"$2\" -o - > \"$3\"", "sh", DevicectlBinary.path, fixture.tree, stream])
@@ -139,9 +139,9 @@ import Testing
             child.signal(SIGKILL)
             try scratch.fails(["verify", stream])
             let root = try scratch.freshDevice("phone")
-            let before = try FaultScratch.snapshot(root)
+            let before = try TreeSnapshot.take(root)
             try scratch.fails(["restore", stream, root], mentioning: ["nothing was restored"])
-            #expect(try FaultScratch.snapshot(root) == before)
+            #expect(try TreeSnapshot.take(root) == before)
         }
     }
 }

@@ -11,28 +11,28 @@ import Testing
 
 @Suite(.serialized) struct ConcurrencyTests {
     @Test func aSecondBackupToTheSameArchiveRefusesWhileTheFirstWrites() throws {
-        try FaultScratch.with { scratch in
-            let tree = try FaultScratch.fill(scratch.base + "/tree", files: 400, size: 256 << 10)
-            let archive = scratch.base + "/out/b.tar"
-            try FileManager.default.createDirectory(atPath: scratch.base + "/out", withIntermediateDirectories: true)
+        try PhoneScratch.withFaults { scratch in
+            let tree = try PhoneScratch.fill(scratch.dir + "/tree", files: 400, size: 256 << 10)
+            let archive = scratch.dir + "/out/b.tar"
+            try FileManager.default.createDirectory(atPath: scratch.dir + "/out", withIntermediateDirectories: true)
             let first = try ChildProcess.devicectl(["backup", tree, "-o", archive])
-            let temporary = scratch.base + "/out/.b.tar.devicectl-tmp-\(first.pid)"
+            let temporary = scratch.dir + "/out/.b.tar.devicectl-tmp-\(first.pid)"
             #expect(first.wait(upTo: 10) { access(temporary, F_OK) == 0 }, "the first backup never started writing")
             let second = try scratch.run(["backup", tree, "-o", archive])
-            FaultScratch.expectCleanFailure(
+            PhoneScratch.expectCleanFailure(
                 second, mentioning: ["another devicectl (pid \(first.pid)) is writing \(archive)"])
             #expect(first.isRunning, "the first backup finished too soon to prove anything")
             #expect(first.finish())
             #expect(first.status == 0, "\(first.stderr)")
             try scratch.ok(["verify", archive])
-            #expect(try directoryNames(in: scratch.base + "/out") == ["b.tar"])
+            #expect(try directoryNames(in: scratch.dir + "/out") == ["b.tar"])
         }
     }
 
     @Test func backupsStartedTogetherNeverWriteTheSameArchiveAtOnce() throws {
-        try FaultScratch.with { scratch in
-            let tree = try FaultScratch.fill(scratch.base + "/tree", files: 200, size: 64 << 10)
-            let out = scratch.base + "/out"
+        try PhoneScratch.withFaults { scratch in
+            let tree = try PhoneScratch.fill(scratch.dir + "/tree", files: 200, size: 64 << 10)
+            let out = scratch.dir + "/out"
             try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
             let children = try (0..<6).map { _ in try ChildProcess.devicectl(["backup", tree, "-o", out + "/b.tar"]) }
             // Watch the directory while they run: at most one temporary file (one writer) at any moment.
@@ -56,15 +56,15 @@ import Testing
 
     @Test(arguments: [true, false])
     func twoRestoresOntoOneRootTakeTurnsAndOnlyOneRestores(_ rootExists: Bool) throws {
-        try FaultScratch.with { scratch in
+        try PhoneScratch.withFaults { scratch in
             let phone = try scratch.phone(files: 300, size: 8192)
-            let archive = scratch.base + "/phone.tar"
+            let archive = scratch.dir + "/phone.tar"
             try scratch.ok(["backup", phone, "-o", archive])
             let referenceRoot = try scratch.freshDevice("reference")
             try scratch.ok(["restore", archive, referenceRoot])
-            let reference = try FaultScratch.restoredContent(referenceRoot)
+            let reference = try PhoneScratch.restoredContent(referenceRoot)
             for round in 0..<4 {
-                let root = scratch.base + "/target\(round)"
+                let root = scratch.dir + "/target\(round)"
                 if rootExists { try scratch.ok(["init", root]) }
                 let children = try (0..<2).map { _ in try ChildProcess.devicectl(["restore", archive, root]) }
                 for child in children { #expect(child.finish()) }
@@ -74,7 +74,7 @@ import Testing
                 for child in children where child.status == 1 {
                     #expect(child.stderr.contains("is not a fresh device"), "\(child.stderr)")
                 }
-                let restored = try FaultScratch.restoredContent(root)
+                let restored = try PhoneScratch.restoredContent(root)
                 #expect(restored == reference, "\(snapshotDifference(reference, restored))")
                 let leftovers = try directoryNames(in: root).filter { $0.hasPrefix(".devicectl-restore-") }
                 #expect(leftovers.isEmpty)
@@ -83,9 +83,9 @@ import Testing
     }
 
     @Test func aBackupOfARootBeingRestoredWaitsAndArchivesTheWholeRestore() throws {
-        try FaultScratch.with { scratch in
+        try PhoneScratch.withFaults { scratch in
             let phone = try scratch.phone(files: 1500, size: 8192)
-            let archive = scratch.base + "/phone.tar"
+            let archive = scratch.dir + "/phone.tar"
             try scratch.ok(["backup", phone, "-o", archive])
             let root = try scratch.freshDevice("target")
             let restore = try ChildProcess.devicectl(["restore", archive, root])
@@ -93,24 +93,24 @@ import Testing
                 restore.wait(upTo: 10) {
                     (try? directoryNames(in: root).contains { $0.hasPrefix(".devicectl-restore-") }) == true
                 })
-            let backup = try ChildProcess.devicectl(["backup", root, "-o", scratch.base + "/again.tar"])
+            let backup = try ChildProcess.devicectl(["backup", root, "-o", scratch.dir + "/again.tar"])
             #expect(restore.finish() && backup.finish())
             #expect(restore.status == 0, "\(restore.stderr)")
             #expect(backup.status == 0, "\(backup.stderr)")
             // The second backup holds exactly what the first did: it never saw a half-restored device.
             let first = try scratch.ok(["list", archive, "--json"]).stdoutData
-            let second = try scratch.ok(["list", scratch.base + "/again.tar", "--json"]).stdoutData
+            let second = try scratch.ok(["list", scratch.dir + "/again.tar", "--json"]).stdoutData
             #expect(try Self.files(first) == Self.files(second))
         }
     }
 
     @Test func aRestoreWaitingForTheDeviceLockStopsAtSIGINT() throws {
-        try FaultScratch.with { scratch in
+        try PhoneScratch.withFaults { scratch in
             let phone = try scratch.phone(files: 3, size: 100)
-            let archive = scratch.base + "/phone.tar"
+            let archive = scratch.dir + "/phone.tar"
             try scratch.ok(["backup", phone, "-o", archive])
             let root = try scratch.freshDevice("target")
-            let before = try FaultScratch.snapshot(root)
+            let before = try TreeSnapshot.take(root)
             // Another devicectl holds the device (here: this test, through the same lock file).
             let lock = try FileLock(path: root + "/DeviceLocal/lock", wait: false)
             let restore = try ChildProcess.devicectl(["restore", archive, root])
@@ -124,7 +124,7 @@ import Testing
             #expect(stopped, "SIGINT did not stop a restore waiting for the device lock")
             #expect(restore.status == 128 + SIGINT, "\(restore.stderr)")
             #expect(restore.stderr.contains("interrupted by SIGINT"), "\(restore.stderr)")
-            #expect(try FaultScratch.snapshot(root) == before)
+            #expect(try TreeSnapshot.take(root) == before)
         }
     }
 
@@ -141,13 +141,13 @@ import Testing
     /// A command waiting for the device lock says whom it waits for (the holder's pid, from the lock file)
     /// as soon as it starts waiting, then runs once the lock is free.
     @Test func aCommandWaitingForTheDeviceLockSaysWhoHoldsIt() throws {
-        try FaultScratch.with { scratch in
-            let root = scratch.base + "/phone"
+        try PhoneScratch.withFaults { scratch in
+            let root = scratch.root
             try scratch.ok(["init", root])
             try scratch.ok(["install", root, "--app", "com.example.news", "--group", "group.com.example.news"])
             let held = try Device.open(root).lock(wait: false)
             let waiter = try ChildProcess.devicectl(
-                ["launch", root, "--app", "com.example.news"], environment: ["DEVICECTL_NOW": FaultScratch.now])
+                ["launch", root, "--app", "com.example.news"], environment: ["DEVICECTL_NOW": PhoneScratch.now])
             let message = "devicectl: waiting for another devicectl using \(root) (pid \(getpid()))..."
             #expect(waiter.wait(upTo: 30) { waiter.stderr.contains(message) }, "\(waiter.stderr)")
             #expect(waiter.isRunning, "the launch did not wait for the lock")
@@ -161,14 +161,14 @@ import Testing
     /// `--lock-timeout` and `DEVICECTL_LOCK_TIMEOUT` bound the wait: exit 1 naming the holder, nothing done.
     @Test(arguments: [true, false])
     func aLockTimeoutGivesUpAndChangesNothing(_ option: Bool) throws {
-        try FaultScratch.with { scratch in
-            let root = scratch.base + "/phone"
+        try PhoneScratch.withFaults { scratch in
+            let root = scratch.root
             try scratch.ok(["init", root])
             try scratch.ok(["install", root, "--app", "com.example.news", "--group", "group.com.example.news"])
             let held = try Device.open(root).lock(wait: false)
             defer { try? held.release() }
-            let before = try FaultScratch.snapshot(root)
-            var environment = ["DEVICECTL_NOW": FaultScratch.now]
+            let before = try TreeSnapshot.take(root)
+            var environment = ["DEVICECTL_NOW": PhoneScratch.now]
             var arguments = ["launch", root, "--app", "com.example.news"]
             if option { arguments += ["--lock-timeout", "0.2"] } else { environment["DEVICECTL_LOCK_TIMEOUT"] = "0.2" }
             let result = try DevicectlBinary.run(arguments, environment: environment)
@@ -179,7 +179,7 @@ import Testing
                     "gave up after 0.2 s waiting for another devicectl using \(root) (pid \(getpid())); "
                         + "nothing was done"),
                 "\(result.stderr)")
-            #expect(try FaultScratch.snapshot(root) == before)
+            #expect(try TreeSnapshot.take(root) == before)
             let bad = try DevicectlBinary.run(
                 ["launch", root, "--app", "com.example.news", "--lock-timeout", "soon"], environment: environment)
             #expect(bad.status == 64)

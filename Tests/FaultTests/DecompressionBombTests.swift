@@ -72,29 +72,29 @@ extension DecompressionBombTests {
     /// Restore (onto a fresh device), verify and list of `archive`: each fails at once naming `messages`
     /// (restore's, verify's and list's), in bounded memory, and the device is unchanged.
     static func expectRefusedAtOnce(
-        _ archive: String, _ scratch: FaultScratch, restore: String, verify: String, list: String,
+        _ archive: String, _ scratch: PhoneScratch, restore: String, verify: String, list: String,
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
         let root = try scratch.freshDevice("target")
-        let before = try FaultScratch.snapshot(root)
+        let before = try TreeSnapshot.take(root)
         for (arguments, message) in [
             (["restore", archive, root], restore), (["verify", archive], verify), (["list", archive], list),
         ] {
             let start = Date()
             let (result, peak) = try scratch.runMeasuringMemory(arguments)
             let seconds = Date().timeIntervalSince(start)
-            FaultScratch.expectCleanFailure(result, mentioning: [message], sourceLocation: sourceLocation)
+            PhoneScratch.expectCleanFailure(result, mentioning: [message], sourceLocation: sourceLocation)
             #expect(seconds < 10, "\(arguments[0]) took \(seconds) s", sourceLocation: sourceLocation)
             #expect(peak <= memoryBound, "\(arguments[0]): peak RSS \(peak >> 10) KiB", sourceLocation: sourceLocation)
         }
-        let after = try FaultScratch.snapshot(root)
+        let after = try TreeSnapshot.take(root)
         #expect(after == before, "\(snapshotDifference(before, after))", sourceLocation: sourceLocation)
     }
 
     /// 10 kB of xz around 64 MB of gzip around 64 GiB of zeros (the 171 kB reached 1 TiB this way).
     @Test func aBombCompressedTwiceIsRefusedAtOnce() throws {
-        try FaultScratch.with { scratch in
-            let bomb = scratch.base + "/bomb.tar.gz.xz"
+        try PhoneScratch.withFaults { scratch in
+            let bomb = scratch.dir + "/bomb.tar.gz.xz"
             try Self.bomb(bomb, gibibytes: 64, thenXz: true)
             let size = try FileManager.default.attributesOfItem(atPath: bomb)[.size] as? Int ?? 0
             #expect(size < (64 << 10))
@@ -108,11 +108,11 @@ extension DecompressionBombTests {
     /// and past what the scratch file system can take (the size grows with its free space), so all three refuse
     /// it at the member's header.
     @Test func aBombBeyondTheLimitIsRefusedAtItsHeader() throws {
-        try FaultScratch.with { scratch in
+        try PhoneScratch.withFaults { scratch in
             var space = statvfs()
-            try #require(statvfs(scratch.base, &space) == 0)
+            try #require(statvfs(scratch.dir, &space) == 0)
             let free = Int(space.f_bavail) * Int(space.f_frsize)
-            let bomb = scratch.base + "/bomb.tar.gz"
+            let bomb = scratch.dir + "/bomb.tar.gz"
             try Self.bomb(bomb, gibibytes: max(65, free >> 30 + 1), thenXz: false)
             try Self.expectRefusedAtOnce(
                 bomb, scratch, restore: "member 'zeros.bin': the archive's files add up to",
@@ -122,10 +122,10 @@ extension DecompressionBombTests {
 
     /// A zstd bomb within every limit (256 MiB of zeros in a few kB) is read to its end in bounded memory.
     @Test func aBombWithinTheLimitIsReadInBoundedMemory() throws {
-        try FaultScratch.with { scratch in
-            let bomb = scratch.base + "/bomb.tar.zst"
+        try PhoneScratch.withFaults { scratch in
+            let bomb = scratch.dir + "/bomb.tar.zst"
             try Self.makeZstdZeros(bomb)
-            let root = scratch.base + "/target"
+            let root = scratch.dir + "/target"
             for arguments in [["verify", bomb], ["list", bomb], ["restore", bomb, root]] {
                 let (result, peak) = try scratch.runMeasuringMemory(arguments)
                 // No manifest: verify fails saying so; list and restore (with a warning) succeed.

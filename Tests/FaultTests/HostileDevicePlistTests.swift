@@ -77,7 +77,7 @@ import Testing
 
     @Test(arguments: cases)
     func aHostileValueIsAMalformedPlistAndNothingChanges(_ hostile: Case) throws {
-        try FaultScratch.with { scratch in
+        try PhoneScratch.withFaults { scratch in
             let root = try MalformedInputTests.device(scratch)
             let path = try MalformedInputTests.path(hostile.file, root)
             let data = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -86,13 +86,13 @@ import Testing
             hostile.edit(&plist)
             try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
                 .write(to: URL(fileURLWithPath: path))
-            let before = try FaultScratch.snapshot(scratch.base)
+            let before = try TreeSnapshot.take(scratch.dir)
             let commands = [["status", root], ["launch", root, "--app", "com.example.news"], ["widget-refresh", root]]
             for command in commands {
                 let result = try scratch.fails(
                     command, mentioning: [path, "malformed property list", hostile.mentions])
                 #expect(result.status < 128, "\(command[0]): exit \(result.status)")
-                let after = try FaultScratch.snapshot(scratch.base)
+                let after = try TreeSnapshot.take(scratch.dir)
                 #expect(after == before, "\(command[0]): \(snapshotDifference(before, after))")
             }
             // It settles the delivered N1 (an event logged), as on any device.

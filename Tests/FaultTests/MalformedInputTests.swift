@@ -37,8 +37,8 @@ import Testing
     ]
 
     /// A device with an app in a group, its widget placed, launched, and one delivered notification.
-    static func device(_ scratch: FaultScratch) throws -> String {
-        let root = scratch.base + "/phone"
+    static func device(_ scratch: PhoneScratch) throws -> String {
+        let root = scratch.root
         try scratch.ok(["init", root])
         try scratch.ok(["install", root, "--app", "com.example.news", "--group", "group.com.example.news"])
         try scratch.ok(["widget", "add", root, "--app", "com.example.news"])
@@ -78,18 +78,18 @@ import Testing
 
     @Test(arguments: cases)
     func aMalformedFileIsNamedAndNothingChanges(_ testCase: Case) throws {
-        try FaultScratch.with { scratch in
+        try PhoneScratch.withFaults { scratch in
             let root = try Self.device(scratch)
-            let out = scratch.base + "/out"
+            let out = scratch.dir + "/out"
             try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
             let path = try Self.path(testCase.file, root)
             try Data("bplist00 but not really\n".utf8).write(to: URL(fileURLWithPath: path))
-            let before = try FaultScratch.snapshot(root)
+            let before = try TreeSnapshot.take(root)
             let command = testCase.command.map {
                 $0.replacingOccurrences(of: "ROOT", with: root).replacingOccurrences(of: "OUT", with: out)
             }
             try scratch.fails(command, mentioning: [path, "malformed"])
-            var after = try FaultScratch.snapshot(root)
+            var after = try TreeSnapshot.take(root)
             if testCase.command[0] == "widget-refresh" && testCase.file == "defaults" {
                 // That widget fails and the others run: its decision (defaults-unreadable) is logged.
                 after["DeviceLocal/events.jsonl"] = before["DeviceLocal/events.jsonl"]
@@ -101,18 +101,18 @@ import Testing
 
     @Test(arguments: ["identity", "iconstate"])
     func restoreOntoADeviceWithAMalformedFileNamesItAndChangesNothing(_ file: String) throws {
-        try FaultScratch.with { scratch in
+        try PhoneScratch.withFaults { scratch in
             let source = try scratch.phone(files: 3, size: 100)
-            let archive = scratch.base + "/phone.tar"
+            let archive = scratch.dir + "/phone.tar"
             try scratch.ok(["backup", source, "-o", archive])
             let root = try scratch.freshDevice("target")
             let path = try Self.path(file, root)
             try FileManager.default.createDirectory(
                 atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             try Data("bplist00 but not really\n".utf8).write(to: URL(fileURLWithPath: path))
-            let before = try FaultScratch.snapshot(root)
+            let before = try TreeSnapshot.take(root)
             try scratch.fails(["restore", archive, root], mentioning: [path, "malformed"])
-            #expect(try FaultScratch.snapshot(root) == before)
+            #expect(try TreeSnapshot.take(root) == before)
         }
     }
 
@@ -123,9 +123,9 @@ import Testing
         ("{\"kind\":\"totals\",\"files\":-1}", "line 2"),
     ])
     func aMalformedManifestLineIsNamed(_ line: String, _ where: String) throws {
-        try FaultScratch.with { scratch in
-            let tree = try FaultScratch.fill(scratch.base + "/tree", files: 3, size: 100)
-            let archive = scratch.base + "/b.tar"
+        try PhoneScratch.withFaults { scratch in
+            let tree = try PhoneScratch.fill(scratch.dir + "/tree", files: 3, size: 100)
+            let archive = scratch.dir + "/b.tar"
             try scratch.ok(["backup", tree, "-o", archive])
             // Replace the manifest: the first line kept unless the bad one replaces it, then the bad line.
             let rewrite = """
@@ -141,7 +141,7 @@ import Testing
                     out.addfile(m, io.BytesIO(data) if data is not None else None)
                 out.close()
                 """
-            let damaged = scratch.base + "/damaged.tar"
+            let damaged = scratch.dir + "/damaged.tar"
             let made = try Shell.run("python3", ["-c", rewrite, archive, damaged, line, `where`])
             try #require(made.status == 0, "\(made.stderr)")
             let verify = try scratch.run(["verify", damaged])
@@ -153,19 +153,19 @@ import Testing
             #expect(verify.stderr.contains(`where`) || verify.stdout.contains(`where`), "\(verify.stderr)")
             #expect(!verify.stderr.contains("Fatal error"))
             let list = try scratch.run(["list", damaged])
-            FaultScratch.expectCleanFailure(
+            PhoneScratch.expectCleanFailure(
                 list, mentioning: ["the manifest (.devicectl-manifest.jsonl) is malformed: \(`where`)"])
             let root = try scratch.freshDevice("target")
-            let before = try FaultScratch.snapshot(root)
+            let before = try TreeSnapshot.take(root)
             try scratch.fails(["restore", damaged, root], mentioning: [`where`, "nothing was restored"])
-            #expect(try FaultScratch.snapshot(root) == before)
+            #expect(try TreeSnapshot.take(root) == before)
         }
     }
 
     @Test func aMalformedPlistInsideAnArchiveIsNamedAsTheArchivesFile() throws {
-        try FaultScratch.with { scratch in
+        try PhoneScratch.withFaults { scratch in
             let source = try scratch.phone(files: 3, size: 100)
-            let archive = scratch.base + "/phone.tar"
+            let archive = scratch.dir + "/phone.tar"
             try scratch.ok(["backup", source, "-o", archive])
             // The App Group's metadata replaced by junk, with the manifest's file line and totals made to agree
             // (and its optional members line dropped): every digest matches, but the app could not be reinstalled.
@@ -194,7 +194,7 @@ import Testing
                 out.close()
                 print(target)
                 """
-            let damaged = scratch.base + "/damaged.tar"
+            let damaged = scratch.dir + "/damaged.tar"
             let made = try Shell.run("python3", ["-c", rewrite, archive, damaged])
             try #require(made.status == 0, "\(made.stderr)")
             let member = made.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -202,9 +202,9 @@ import Testing
             let words = ["member '\(member)'", "malformed property list (not a binary property list)"]
             try scratch.fails(["verify", damaged], mentioning: words)
             let root = try scratch.freshDevice("target")
-            let before = try FaultScratch.snapshot(root)
+            let before = try TreeSnapshot.take(root)
             try scratch.fails(["restore", damaged, root], mentioning: words)
-            #expect(try FaultScratch.snapshot(root) == before)
+            #expect(try TreeSnapshot.take(root) == before)
         }
     }
 }

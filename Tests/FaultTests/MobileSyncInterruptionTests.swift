@@ -9,24 +9,24 @@ import Testing
 @Suite(.serialized) struct MobileSyncInterruptionTests {
     /// A phone with 60 documents (many fileID prefixes) and a previous backup of it at `out/backup`.
     struct Fixture {
-        let scratch: FaultScratch
+        let scratch: PhoneScratch
         let root: String
         let out: String
         var backup: String { out + "/backup" }
         let previous: [String: String]
 
-        init(_ scratch: FaultScratch) throws {
+        init(_ scratch: PhoneScratch) throws {
             self.scratch = scratch
             root = try scratch.phone(files: 60)
-            out = scratch.base + "/out"
+            out = scratch.dir + "/out"
             try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
             try scratch.ok(["backup", root, "--format", "mobilesync", "-o", out + "/backup"])
-            previous = try FaultScratch.snapshot(out + "/backup")
-            try FaultScratch.fill(try FaultScratch.dataContainer(root) + "/Documents/more", files: 40, size: 8192)
+            previous = try TreeSnapshot.take(out + "/backup")
+            try PhoneScratch.fill(try PhoneScratch.dataContainer(root) + "/Documents/more", files: 40, size: 8192)
         }
 
         func expectPreviousBackupIntact(sourceLocation: SourceLocation = #_sourceLocation) throws {
-            #expect(try FaultScratch.snapshot(backup) == previous, sourceLocation: sourceLocation)
+            #expect(try TreeSnapshot.take(backup) == previous, sourceLocation: sourceLocation)
         }
     }
 
@@ -34,7 +34,7 @@ import Testing
     /// at its third, with most members still to come. The main thread makes one (the temporary directory).
     @Test(arguments: [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")])
     func aSignalRemovesTheTemporaryDirectoryAndKeepsThePreviousBackup(_ signal: Int32, _ name: String) throws {
-        try FaultScratch.with { scratch in
+        try PhoneScratch.withFaults { scratch in
             let fixture = try Fixture(scratch)
             let result = try scratch.runInjecting(
                 "mkdirat", "signal=\(name.dropFirst(3))", when: "3",
@@ -47,7 +47,7 @@ import Testing
     }
 
     @Test func killedAtTheRenameThePreviousBackupStaysAndTheLeftoverIsHiddenThenRemoved() throws {
-        try FaultScratch.with { scratch in
+        try PhoneScratch.withFaults { scratch in
             let fixture = try Fixture(scratch)
             let killed = try scratch.runInjecting(
                 "renameat2", "signal=KILL", when: "1",
@@ -64,12 +64,12 @@ import Testing
     /// A full disk while a content file is written (the 20th write of the formatting thread fails with ENOSPC):
     /// the backup fails naming the cause, and only the previous backup is left.
     @Test func aFullDiskFailsTheBackupAndKeepsThePreviousOne() throws {
-        try FaultScratch.with { scratch in
+        try PhoneScratch.withFaults { scratch in
             let fixture = try Fixture(scratch)
             let result = try scratch.runInjecting(
                 "write", "error=ENOSPC", when: "20", path: nil,
                 ["backup", fixture.root, "--format", "mobilesync", "-o", fixture.backup])
-            FaultScratch.expectCleanFailure(result, mentioning: ["No space left on device"])
+            PhoneScratch.expectCleanFailure(result, mentioning: ["No space left on device"])
             try fixture.expectPreviousBackupIntact()
             #expect(try directoryNames(in: fixture.out) == ["backup"])
         }
@@ -77,16 +77,16 @@ import Testing
 
     /// An encrypted MobileSync backup of `root` (low key-derivation counts) at `encrypted`, its password file, and an
     /// empty directory to be TMPDIR.
-    static func encryptedBackup(of root: String, in scratch: FaultScratch) throws
+    static func encryptedBackup(of root: String, in scratch: PhoneScratch) throws
         -> (backup: String, password: String, temporary: String)
     {
-        let backup = scratch.base + "/encrypted", password = scratch.base + "/password"
+        let backup = scratch.dir + "/encrypted", password = scratch.dir + "/password"
         try "secret\n".write(toFile: password, atomically: true, encoding: .utf8)
         try scratch.ok([
             "backup", root, "--format", "mobilesync", "--encrypt", "--password-file", password,
             "--kdf-iterations", "10,10", "-o", backup,
         ])
-        let temporary = scratch.base + "/tmp"
+        let temporary = scratch.dir + "/tmp"
         try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
         return (backup, password, temporary)
     }
@@ -96,7 +96,7 @@ import Testing
     /// with it) leaves ROOT as it was, so the next restore succeeds, and nothing in TMPDIR: the decrypted
     /// Manifest.db never has a name.
     @Test func anEncryptedRestoreKilledOrInterruptedLeavesNothingBehind() throws {
-        try FaultScratch.with { scratch in
+        try PhoneScratch.withFaults { scratch in
             let root = try scratch.phone(files: 60)
             let (backup, password, temporary) = try Self.encryptedBackup(of: root, in: scratch)
             let counting = try scratch.freshDevice("counting")
@@ -106,7 +106,7 @@ import Testing
             let total = try #require(calls["openat2"])
             for (index, signal) in [SIGKILL, SIGINT].enumerated() {
                 let target = try scratch.freshDevice("target\(index)")
-                let before = try FaultScratch.snapshot(target)
+                let before = try TreeSnapshot.take(target)
                 let result = try scratch.runInjecting(
                     "openat2", "signal=\(signal == SIGKILL ? "KILL" : "INT")", when: "\(total * 2 / 3)",
                     ["restore", backup, target, "--password-file", password], environment: ["TMPDIR": temporary])
@@ -115,7 +115,7 @@ import Testing
                 } else {
                     #expect(result.status == 128 + SIGINT, "\(result.stderr)")
                     #expect(result.stderr.contains("interrupted by SIGINT"), "\(result.stderr)")
-                    #expect(try FaultScratch.snapshot(target) == before)
+                    #expect(try TreeSnapshot.take(target) == before)
                 }
                 #expect(try directoryNames(in: temporary) == [])
                 try scratch.ok(["restore", backup, target, "--password-file", password])
@@ -128,15 +128,15 @@ import Testing
     /// spills to temporary files. Restore and verify read it, and every file they open in TMPDIR is unnamed
     /// (`O_TMPFILE`: the decrypted index, then the spills): traced, no name is ever created there.
     @Test func aSpillingReadOfAnEncryptedBackupNamesNothingInTMPDIR() throws {
-        try FaultScratch.with { scratch in
+        try PhoneScratch.withFaults { scratch in
             let root = try scratch.phone(files: 8000, size: 16)
             let (backup, password, temporary) = try Self.encryptedBackup(of: root, in: scratch)
-            for command in [["verify", backup], ["restore", backup, scratch.base + "/new"]] {
-                let log = scratch.base + "/trace.log"
+            for command in [["verify", backup], ["restore", backup, scratch.dir + "/new"]] {
+                let log = scratch.dir + "/trace.log"
                 let traced = try Shell.run(
                     "strace", ["-f", "-qq", "-o", log, "-e", "trace=openat,open,creat,mkdir,mkdirat,link,linkat,symlinkat",
                                DevicectlBinary.path] + command + ["--password-file", password],
-                    environment: FaultScratch.injectedEnvironment.merging(["TMPDIR": temporary]) { $1 })
+                    environment: PhoneScratch.injectedEnvironment.merging(["TMPDIR": temporary]) { $1 })
                 #expect(traced.status == 0, "\(command): \(traced.stderr)")
                 let calls = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
                     .filter { $0.contains(temporary) }
@@ -146,7 +146,7 @@ import Testing
                 #expect(try directoryNames(in: temporary) == [])
                 unlink(log)
             }
-            #expect(try FaultScratch.dataContainer(scratch.base + "/new").isEmpty == false)
+            #expect(try PhoneScratch.dataContainer(scratch.dir + "/new").isEmpty == false)
         }
     }
 }

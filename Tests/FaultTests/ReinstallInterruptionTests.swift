@@ -9,8 +9,8 @@ import Testing
 
 @Suite struct ReinstallInterruptionTests {
     /// A backup of a device with `count` apps, each with its own App Group and its widget placed (made in-process).
-    static func backup(_ scratch: FaultScratch, apps count: Int) throws -> String {
-        let root = scratch.base + "/phone"
+    static func backup(_ scratch: PhoneScratch, apps count: Int) throws -> String {
+        let root = scratch.root
         let device = try Device.initialize(root)
         var index = ContainerIndex(device: device)
         var installed: [InstalledApp] = []
@@ -20,17 +20,17 @@ import Testing
             installed.append(try device.install(app, using: &index))
         }
         try device.placeWidgets(apps: installed.map(\.bundleId), installed: installed)
-        let archive = scratch.base + "/phone.tar"
+        let archive = scratch.dir + "/phone.tar"
         try scratch.ok(["backup", root, "-o", archive])
         return archive
     }
 
     @Test func sigintDuringTheReinstallStopsAtTheNextApp() throws {
-        try FaultScratch.with { scratch in
+        try PhoneScratch.withFaults { scratch in
             let archive = try Self.backup(scratch, apps: 1000)
             let root = try scratch.freshDevice("target")
-            let before = try FaultScratch.snapshot(root)
-            let log = scratch.base + "/strace.log"
+            let before = try TreeSnapshot.take(root)
+            let log = scratch.dir + "/strace.log"
             let clock = ContinuousClock()
             let started = clock.now
             let result = try Shell.run(
@@ -38,14 +38,14 @@ import Testing
                 [
                     "-f", "-qq", "-o", log, "-e", "trace=renameat", "-e", "inject=renameat:signal=INT:when=200",
                     DevicectlBinary.path, "restore", archive, root,
-                ], environment: ["DEVICECTL_NOW": FaultScratch.now])
+                ], environment: ["DEVICECTL_NOW": PhoneScratch.now])
             print("ReinstallInterruptionTests: interrupted restore (under strace) took \(clock.now - started)")
-            FaultScratch.expectCleanFailure(result, status: 128 + SIGINT, mentioning: ["interrupted by SIGINT"])
+            PhoneScratch.expectCleanFailure(result, status: 128 + SIGINT, mentioning: ["interrupted by SIGINT"])
             let renames = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
                 .filter { $0.contains("renameat(") }.count
             // The app in progress finishes (five plists at most), then the check before the next app stops it.
             #expect((200...206).contains(renames), "\(renames) renames: the reinstall went on after SIGINT")
-            let after = try FaultScratch.snapshot(root)
+            let after = try TreeSnapshot.take(root)
             #expect(after == before, "\(snapshotDifference(before, after))")
             // The same restore, uninterrupted, completes (no flush per plist: the staging is synced at once).
             let again = clock.now

@@ -12,22 +12,22 @@ import Testing
 @Suite(.serialized) struct RestoreInterruptionTests {
     /// A backup of a device with an app and 300 documents, a damaged copy of it, and a reference restore.
     struct Fixture {
-        let scratch: FaultScratch
+        let scratch: PhoneScratch
         let archive: String
         let damaged: String
         let reference: [String: String]
 
-        init(_ scratch: FaultScratch, files: Int = 300) throws {
+        init(_ scratch: PhoneScratch, files: Int = 300) throws {
             self.scratch = scratch
             let phone = try scratch.phone(files: files, size: 8192)
-            archive = scratch.base + "/phone.tar"
+            archive = scratch.dir + "/phone.tar"
             try scratch.ok(["backup", phone, "-o", archive])
-            damaged = scratch.base + "/damaged.tar"
+            damaged = scratch.dir + "/damaged.tar"
             let bytes = try Data(contentsOf: URL(fileURLWithPath: archive))
             try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: damaged))
             let restored = try scratch.freshDevice("reference")
             try scratch.ok(["restore", archive, restored])
-            reference = try FaultScratch.restoredContent(restored)
+            reference = try PhoneScratch.restoredContent(restored)
         }
 
         /// After an interrupted restore: a restore of a damaged archive cleans up and changes nothing else
@@ -36,10 +36,10 @@ import Testing
             _ root: String, before: [String: String], sourceLocation: SourceLocation = #_sourceLocation
         ) throws {
             try scratch.fails(["restore", damaged, root], sourceLocation: sourceLocation)
-            let after = try FaultScratch.snapshot(root)
+            let after = try TreeSnapshot.take(root)
             #expect(after == before, "\(snapshotDifference(before, after))", sourceLocation: sourceLocation)
             try scratch.ok(["restore", archive, root], sourceLocation: sourceLocation)
-            let restored = try FaultScratch.restoredContent(root)
+            let restored = try PhoneScratch.restoredContent(root)
             #expect(restored == reference, "\(snapshotDifference(reference, restored))", sourceLocation: sourceLocation)
             #expect(
                 try !directoryNames(in: root).contains { $0.hasPrefix(".devicectl-restore-") },
@@ -55,11 +55,11 @@ import Testing
     ]
 
     @Test func sigkillAtEveryStepIsRecoverable() throws {
-        try FaultScratch.with { scratch in
+        try PhoneScratch.withFaults { scratch in
             let fixture = try Fixture(scratch)
             for (index, (syscall, when)) in Self.points.enumerated() {
                 let root = try scratch.freshDevice("target\(index)")
-                let before = try FaultScratch.snapshot(root)
+                let before = try TreeSnapshot.take(root)
                 let killed = try scratch.runInjecting(
                     syscall, "signal=KILL", when: when, ["restore", fixture.archive, root])
                 #expect(
@@ -73,17 +73,17 @@ import Testing
     /// restore skips it with a warning (restore refuses the reserved name, so archiving it made the whole backup
     /// unrestorable), and that backup restores.
     @Test func aBackupSkipsAKilledRestoresStagingDirectory() throws {
-        try FaultScratch.with { scratch in
+        try PhoneScratch.withFaults { scratch in
             let fixture = try Fixture(scratch, files: 60)
             let root = try scratch.freshDevice("target")
             // Past the ~30 openat2 calls that open and validate the device: the 60th creates a staged file.
             _ = try scratch.runInjecting("openat2", "signal=KILL", when: "60", ["restore", fixture.archive, root])
             let staging = try #require(try directoryNames(in: root).first { $0.hasPrefix(".devicectl-restore-") })
-            let backup = try scratch.ok(["backup", root, "-o", scratch.base + "/again.tar"])
+            let backup = try scratch.ok(["backup", root, "-o", scratch.dir + "/again.tar"])
             #expect(
                 backup.stderr.contains("skipping \(root)/\(staging): a restore's staging directory"), "\(backup.stderr)"
             )
-            try scratch.ok(["restore", scratch.base + "/again.tar", scratch.base + "/elsewhere"])
+            try scratch.ok(["restore", scratch.dir + "/again.tar", scratch.dir + "/elsewhere"])
         }
     }
 
@@ -93,16 +93,16 @@ import Testing
     /// acted on.
     @Test(arguments: [SIGINT, SIGTERM, SIGHUP])
     func aSignalAtEveryStepUndoesTheRestore(_ signal: Int32) throws {
-        try FaultScratch.with { scratch in
+        try PhoneScratch.withFaults { scratch in
             let fixture = try Fixture(scratch)
             let name = signal == SIGINT ? "INT" : signal == SIGTERM ? "TERM" : "HUP"
             for (index, (syscall, when)) in Self.points.enumerated() {
                 let root = try scratch.freshDevice("target\(index)")
-                let before = try FaultScratch.snapshot(root)
+                let before = try TreeSnapshot.take(root)
                 let result = try scratch.runInjecting(
                     syscall, "signal=\(name)", when: when, ["restore", fixture.archive, root])
-                FaultScratch.expectCleanFailure(result, status: 128 + signal, mentioning: ["interrupted by SIG\(name)"])
-                let after = try FaultScratch.snapshot(root)
+                PhoneScratch.expectCleanFailure(result, status: 128 + signal, mentioning: ["interrupted by SIG\(name)"])
+                let after = try TreeSnapshot.take(root)
                 #expect(after == before, "\(syscall)#\(when): \(snapshotDifference(before, after))")
             }
         }
@@ -112,17 +112,17 @@ import Testing
     /// at once, interrupted, ROOT unchanged. A signal handled during that poll used to fall through to a read(2)
     /// that blocked until the writer went away (a hang under a test that closes its pipe only after the exit).
     @Test func aSignalWhileWaitingForInputStopsTheRestore() throws {
-        try FaultScratch.with { scratch in
+        try PhoneScratch.withFaults { scratch in
             let root = try scratch.freshDevice("target")
-            let before = try FaultScratch.snapshot(root)
-            let fifo = scratch.base + "/input"
+            let before = try TreeSnapshot.take(root)
+            let fifo = scratch.dir + "/input"
             try #require(mkfifo(fifo, 0o600) == 0)
             var writer = open(fifo, O_RDWR)  // a writer that never writes: the pipe stays open and empty
             defer { if writer >= 0 { close(writer) } }
             let options = ["-f", "-qq", "-o", "/dev/null", "-e", "trace=poll", "-e", "inject=poll:signal=INT:when=1"]
             let child = try ChildProcess(
                 "strace", options + [DevicectlBinary.path, "restore", "-", root],
-                environment: FaultScratch.injectedEnvironment, stdin: fifo)
+                environment: PhoneScratch.injectedEnvironment, stdin: fifo)
             let stopped = child.wait(upTo: 20) { !child.isRunning }
             // Failing, it would wait for input for ever: end the input so that it exits (it then says why).
             close(writer)
@@ -131,7 +131,7 @@ import Testing
             #expect(stopped, "the restore did not stop at SIGINT")
             #expect(child.status == 128 + SIGINT, "\(child.stderr)")
             #expect(child.stderr.contains("interrupted by SIGINT"), "\(child.stderr)")
-            let after = try FaultScratch.snapshot(root)
+            let after = try TreeSnapshot.take(root)
             #expect(after == before, "\(snapshotDifference(before, after))")
         }
     }
@@ -139,30 +139,30 @@ import Testing
     /// Killed between its moves, a restore leaves a device that is part restored tree, part fresh skeleton: every
     /// device command refuses it, naming the cure, and changes nothing; the next restore rolls it back.
     @Test func aHalfMovedDeviceIsRefusedByEveryCommandUntilARestoreRollsItBack() throws {
-        try FaultScratch.with { scratch in
+        try PhoneScratch.withFaults { scratch in
             let fixture = try Fixture(scratch, files: 20)
             let root = try scratch.freshDevice("target")
-            let before = try FaultScratch.snapshot(root)
+            let before = try TreeSnapshot.take(root)
             let killed = try scratch.runInjecting(
                 "renameat2", "signal=KILL", when: "3", ["restore", fixture.archive, root])
             #expect(killed.status == SIGKILL, "\(killed.stderr)")
             try #require(try Self.hasJournal(root), "the kill did not leave a journal")
-            let halfMoved = try FaultScratch.snapshot(root)
+            let halfMoved = try TreeSnapshot.take(root)
             let app = ["--app", "com.example.news"]
             let commands: [[String]] = [
                 ["status", root], ["events", root], ["notifications", root], ["launch", root] + app,
                 ["install", root, "--app", "com.example.other"], ["defaults", "read", root, "com.example.news"],
                 ["defaults", "write", root, "com.example.news", "k", "-int", "1"], ["widget", "add", root] + app,
                 ["widget-refresh", root], ["tap", root, "--notification", "N1"],
-                ["backup", root, "-o", scratch.base + "/b.tar"], ["init", root],
+                ["backup", root, "-o", scratch.dir + "/b.tar"], ["init", root],
             ]
             for command in commands {
                 try scratch.fails(
                     command,
                     mentioning: ["a restore onto \(root) was interrupted", "devicectl restore ARCHIVE \(root)"])
             }
-            #expect(access(scratch.base + "/b.tar", F_OK) != 0)
-            let after = try FaultScratch.snapshot(root)
+            #expect(access(scratch.dir + "/b.tar", F_OK) != 0)
+            let after = try TreeSnapshot.take(root)
             #expect(after == halfMoved, "\(snapshotDifference(halfMoved, after))")
             try fixture.expectRecoverable(root, before: before)
             try scratch.ok(["status", root])
@@ -175,7 +175,7 @@ import Testing
     /// refuses, says which file changed, and changes nothing; removing the staging directory keeps the device.
     @Test(arguments: [("renameat2", "3"), ("unlinkat", "2")])
     func aStaleJournalNeverDeletesWhatWasMadeSince(_ point: (String, String)) throws {
-        try FaultScratch.with { scratch in
+        try PhoneScratch.withFaults { scratch in
             let fixture = try Fixture(scratch, files: 20)
             let root = try scratch.freshDevice("target")
             let killed = try scratch.runInjecting(
@@ -183,10 +183,10 @@ import Testing
             #expect(killed.status == SIGKILL, "\(killed.stderr)")
             try #require(try Self.hasJournal(root), "the kill did not leave a journal")
             let notes = try Self.addUserData(root)
-            let before = try FaultScratch.snapshot(root)
+            let before = try TreeSnapshot.take(root)
             let refused = try scratch.fails(["restore", fixture.archive, root], mentioning: ["cannot be rolled back"])
             #expect(refused.stderr.contains("changed after the restore was interrupted"), "\(refused.stderr)")
-            let after = try FaultScratch.snapshot(root)
+            let after = try TreeSnapshot.take(root)
             #expect(after == before, "\(snapshotDifference(before, after))")
             for note in notes { #expect(try String(contentsOfFile: note, encoding: .utf8) == "mine\n") }
             try scratch.fails(["status", root], mentioning: ["was interrupted"])
@@ -204,7 +204,7 @@ import Testing
     /// each kill ROOT is absent, untouched, complete, or interrupted (a journal: every command refuses it); the
     /// next restore completes it, except that files added to an interrupted device survive (it refuses).
     @Test func fiftySeededKillsLeaveRootAbsentUntouchedOrComplete() throws {
-        try FaultScratch.with { scratch in
+        try PhoneScratch.withFaults { scratch in
             let fixture = try Fixture(scratch, files: 40)
             let kinds = RootKind.allCases
             var profiles: [RootKind: [(String, Int)]] = [:]
@@ -212,7 +212,7 @@ import Testing
                 let (root, _) = try kind.prepare("profile-\(kind)", scratch, fixture)
                 let (run, counts) = try scratch.countMainThreadCalls(Self.killable, ["restore", fixture.archive, root])
                 #expect(run.status == 0, "\(kind): \(run.stderr)")
-                #expect(try FaultScratch.restoredContent(root) == fixture.reference, "\(kind)")
+                #expect(try PhoneScratch.restoredContent(root) == fixture.reference, "\(kind)")
                 profiles[kind] = counts.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
                 #expect(counts["renameat2", default: 0] >= 4 && counts["openat2", default: 0] >= 40, "\(counts)")
             }
@@ -238,7 +238,7 @@ import Testing
                 case "complete":
                     try scratch.ok(["status", root])
                     try scratch.fails(["restore", fixture.archive, root], mentioning: ["is not a fresh device"])
-                    let content = try FaultScratch.restoredContent(root)
+                    let content = try PhoneScratch.restoredContent(root)
                     #expect(
                         content == fixture.reference, "\(moment): \(snapshotDifference(fixture.reference, content))")
                     continue
@@ -257,7 +257,7 @@ import Testing
                     break
                 }
                 try scratch.ok(["restore", fixture.archive, root])
-                let restored = try FaultScratch.restoredContent(root)
+                let restored = try PhoneScratch.restoredContent(root)
                 #expect(restored == fixture.reference, "\(moment): \(snapshotDifference(fixture.reference, restored))")
                 #expect(try directoryNames(in: root).allSatisfy { !$0.hasPrefix(".devicectl-") }, "\(moment)")
                 let parent = (root as NSString).deletingLastPathComponent
@@ -293,7 +293,7 @@ import Testing
         if try hasJournal(root) { return "interrupted" }
         // Killed after its last move and the journal's removal, a restore may leave its staging directory (the
         // fresh device's skeleton in it): inert, and removed by the next restore, which refuses the device.
-        if try FaultScratch.restoredContent(root).filter({ !$0.key.hasPrefix(".devicectl-restore-") })
+        if try PhoneScratch.restoredContent(root).filter({ !$0.key.hasPrefix(".devicectl-restore-") })
             == fixture.reference
         {
             return "complete"
@@ -337,15 +337,15 @@ import Testing
         }
 
         /// Makes `name/root`; returns it and the fresh device's snapshot (nil when ROOT is absent).
-        func prepare(_ name: String, _ scratch: FaultScratch, _ fixture: Fixture) throws
+        func prepare(_ name: String, _ scratch: PhoneScratch, _ fixture: Fixture) throws
             -> (String, [String: String]?)
         {
-            let parent = scratch.base + "/" + name
+            let parent = scratch.dir + "/" + name
             try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
             let root = parent + "/root"
             guard self != .absent else { return (root, nil) }
             try scratch.ok(["init", root])
-            let fresh = try FaultScratch.snapshot(root)
+            let fresh = try TreeSnapshot.take(root)
             guard self != .fresh else { return (root, fresh) }
             let (syscall, when) = self == .halfMoved ? ("renameat2", "3") : ("unlinkat", "2")
             let killed = try scratch.runInjecting(

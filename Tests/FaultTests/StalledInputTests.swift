@@ -16,19 +16,19 @@ import Testing
 
     @Test(arguments: cases)
     func aStalledPipeStopsOnASignalWithinASecond(_ command: [String], _ signal: Int32) throws {
-        try FaultScratch.with { scratch in
+        try PhoneScratch.withFaults { scratch in
             let phone = try scratch.phone(files: 40, size: 8192)
-            let archive = scratch.base + "/phone.tar"
+            let archive = scratch.dir + "/phone.tar"
             try scratch.ok(["backup", phone, "-o", archive])
             // Less than a pipe holds, so the write never waits; more than the first members, so a restore has
             // made its staging directory and is extracting when the data stops.
             let prefix = try Data(contentsOf: URL(fileURLWithPath: archive)).prefix(48 << 10)
             let root = try scratch.freshDevice("target")
-            let before = try FaultScratch.snapshot(root)
+            let before = try TreeSnapshot.take(root)
             let pipe = Pipe()
             let arguments = command == ["restore"] ? ["restore", "-", root] : command + ["-"]
             let child = try ChildProcess.devicectl(
-                arguments, environment: ["DEVICECTL_NOW": FaultScratch.now], input: pipe.fileHandleForReading)
+                arguments, environment: ["DEVICECTL_NOW": PhoneScratch.now], input: pipe.fileHandleForReading)
             try pipe.fileHandleForWriting.write(contentsOf: prefix)
             defer { try? pipe.fileHandleForWriting.close() }
             let stalled = child.wait(upTo: 30) {
@@ -48,7 +48,7 @@ import Testing
             if command == ["restore"] {
                 #expect(child.stderr.contains("the partial restore was removed"), "\(child.stderr)")
             }
-            let after = try FaultScratch.snapshot(root)
+            let after = try TreeSnapshot.take(root)
             #expect(after == before, "\(snapshotDifference(before, after))")
         }
     }

@@ -27,10 +27,10 @@ import Testing
     func aFileRewrittenWhileReadWithItsMtimePutBackFailsTheBackup(_ rewrite: Rewrite, _ compression: Compression)
         throws
     {
-        try FaultScratch.with { scratch in
-            let tree = scratch.base + "/tree", out = scratch.base + "/out"
+        try PhoneScratch.withFaults { scratch in
+            let tree = scratch.dir + "/tree", out = scratch.dir + "/out"
             try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
-            _ = try FaultScratch.fill(tree, files: 1, size: 4096)
+            _ = try PhoneScratch.fill(tree, files: 1, size: 4096)
             let file = tree + "/big.bin"
             try Data(repeating: UInt8(ascii: "A"), count: Self.size).write(to: URL(fileURLWithPath: file))
             var times = [Self.mtime, Self.mtime]
@@ -65,8 +65,8 @@ import Testing
     }
 
     @Test func theSameFileLeftAloneBetweenReadsIsArchivedWhole() throws {
-        try FaultScratch.with { scratch in
-            let tree = scratch.base + "/tree", archive = scratch.base + "/b.tar"
+        try PhoneScratch.withFaults { scratch in
+            let tree = scratch.dir + "/tree", archive = scratch.dir + "/b.tar"
             try FileManager.default.createDirectory(atPath: tree, withIntermediateDirectories: true)
             try Data(repeating: UInt8(ascii: "A"), count: Self.size).write(to: URL(fileURLWithPath: tree + "/big.bin"))
             var reads = 0

@@ -17,7 +17,7 @@ import Testing
 
     /// A world-readable tree under `base` (mode 755 all the way) and an output directory nobody can write.
     static func prepare(_ base: String) throws -> (tree: String, out: String) {
-        let tree = try FaultScratch.fill(base + "/tree", files: 30, size: 2048)
+        let tree = try PhoneScratch.fill(base + "/tree", files: 30, size: 2048)
         let out = base + "/out"
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
         let made = try Shell.run(
@@ -29,35 +29,35 @@ import Testing
     /// No permission at all, search without read (cannot be listed), read without search (cannot be entered).
     @Test(arguments: ["000", "311", "644"])
     func anUnreadableDirectoryFailsTheBackupNamingIt(_ mode: String) throws {
-        try FaultScratch.with { scratch in
-            let (tree, out) = try Self.prepare(scratch.base)
+        try PhoneScratch.withFaults { scratch in
+            let (tree, out) = try Self.prepare(scratch.dir)
             chmod(tree + "/d3", mode_t(mode, radix: 8)!)
             defer { chmod(tree + "/d3", 0o755) }
             let result = try Self.backupAsNobody(tree, out + "/b.tar")
-            FaultScratch.expectCleanFailure(
+            PhoneScratch.expectCleanFailure(
                 result, mentioning: ["\(tree)/d3", "permission denied", "the backup was not written"])
             #expect(try directoryNames(in: out) == [])
         }
     }
 
     @Test func anUnreadableFileDeepInADeviceFailsTheBackupNamingIt() throws {
-        try FaultScratch.with { scratch in
+        try PhoneScratch.withFaults { scratch in
             let phone = try scratch.phone(files: 20, size: 1024)
-            let (_, out) = try Self.prepare(scratch.base)
-            let secret = try FaultScratch.dataContainer(phone) + "/Documents/d4/f14"
+            let (_, out) = try Self.prepare(scratch.dir)
+            let secret = try PhoneScratch.dataContainer(phone) + "/Documents/d4/f14"
             chmod(secret, 0o600)
             let result = try Self.backupAsNobody(phone, out + "/b.tar")
-            FaultScratch.expectCleanFailure(result, mentioning: ["cannot read \(secret)", "permission denied"])
+            PhoneScratch.expectCleanFailure(result, mentioning: ["cannot read \(secret)", "permission denied"])
             #expect(try directoryNames(in: out) == [])
         }
     }
 
     @Test func aFileShrinkingWhileReadFailsTheBackupNamingIt() throws {
-        try FaultScratch.with { scratch in
-            let tree = scratch.base + "/tree"
-            try FaultScratch.fill(tree, files: 1, size: 64 << 20)
+        try PhoneScratch.withFaults { scratch in
+            let tree = scratch.dir + "/tree"
+            try PhoneScratch.fill(tree, files: 1, size: 64 << 20)
             let file = tree + "/d0/f0"
-            let out = scratch.base + "/out"
+            let out = scratch.dir + "/out"
             try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
             let backup = try ChildProcess.devicectl(["backup", tree, "-o", out + "/b.tar"])
             // Cut the file once the backup has started writing it.

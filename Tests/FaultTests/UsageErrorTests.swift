@@ -80,14 +80,14 @@ import Testing
     func misuseExits64WithHelpAndChangesNothing(_ name: String) throws {
         let spec = try #require(Devicectl.commands.first { $0.spec.name == name }).spec
         try #require(Self.valid[name] != nil, "no valid invocation of '\(name)' in UsageErrorTests.valid")
-        try FaultScratch.with { scratch in
+        try PhoneScratch.withFaults { scratch in
             let root = try scratch.phone(files: 2, size: 100)
-            try scratch.ok(["backup", root, "-o", scratch.base + "/a.tar"])
-            let before = try FaultScratch.snapshot(scratch.base)
+            try scratch.ok(["backup", root, "-o", scratch.dir + "/a.tar"])
+            let before = try TreeSnapshot.take(scratch.dir)
             for (what, words, message) in Self.misuses(spec) {
-                var environment = ["DEVICECTL_NOW": FaultScratch.now]
+                var environment = ["DEVICECTL_NOW": PhoneScratch.now]
                 var arguments = words.map {
-                    $0.replacingOccurrences(of: "ROOT", with: root).replacingOccurrences(of: "DIR", with: scratch.base)
+                    $0.replacingOccurrences(of: "ROOT", with: root).replacingOccurrences(of: "DIR", with: scratch.dir)
                 }
                 if arguments.first == "NOW=yesterday" {
                     environment["DEVICECTL_NOW"] = "yesterday"
@@ -103,7 +103,7 @@ import Testing
                     "\(name) with \(what): \(result.stderr)")
                 #expect(result.stdout.isEmpty, "\(name) with \(what) printed: \(result.stdout)")
             }
-            let after = try FaultScratch.snapshot(scratch.base)
+            let after = try TreeSnapshot.take(scratch.dir)
             #expect(after == before, "\(name): \(snapshotDifference(before, after))")
         }
     }

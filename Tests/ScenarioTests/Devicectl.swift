@@ -14,9 +14,7 @@ enum Devicectl {
     /// Runs a command that must succeed (exit 0); a failure stops the scenario, naming the command.
     @discardableResult
     static func succeed(_ arguments: [String], at now: Date, input: Data? = nil) throws -> RunResult {
-        let result = try run(arguments, at: now, input: input)
-        try #require(result.status == 0, "devicectl \(arguments.joined(separator: " ")): \(result.stderr)")
-        return result
+        try DevicectlBinary.succeed(arguments, input: input, environment: ["DEVICECTL_NOW": Clock.iso(now)])
     }
 
     /// Runs `arguments + --json`, which must succeed, and decodes the one JSON object it prints.

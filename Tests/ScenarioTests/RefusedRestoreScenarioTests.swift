@@ -27,7 +27,7 @@ struct RefusedRestoreScenarioTests {
             let root = try Self.make(target, in: dir, old: old)
 
             let before = try TreeSnapshot(root)
-            let parentBefore = try TreeSnapshot(dir, skipping: [Self.name(root)])
+            let parentBefore = try TreeSnapshot(dir) { $0 == Self.name(root) }
             for source in [archive, "-"] {
                 let input = source == "-" ? try Data(contentsOf: URL(fileURLWithPath: archive)) : nil
                 let result = try Devicectl.run(
@@ -35,7 +35,7 @@ struct RefusedRestoreScenarioTests {
                 #expect(result.status == 1, "restore \(source) onto \(target): \(result.stderr)")
                 #expect(result.stderr.hasPrefix("devicectl: \(root) is not a fresh device"), "\(result.stderr)")
                 let after = try TreeSnapshot(root)
-                let parentAfter = try TreeSnapshot(dir, skipping: [Self.name(root)])
+                let parentAfter = try TreeSnapshot(dir) { $0 == Self.name(root) }
                 #expect(after.differences(from: before) == [], "restore \(source) changed \(target)")
                 #expect(parentAfter.differences(from: parentBefore) == [], "restore \(source) changed \(dir)")
             }

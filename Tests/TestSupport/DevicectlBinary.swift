@@ -1,5 +1,6 @@
 // DevicectlBinary: finds and runs the built devicectl executable for end-to-end tests.
 import Foundation
+import Testing
 
 public enum DevicectlBinary {
     /// The built binary: $DEVICECTL_BIN if set, else `devicectl` beside the test bundle in .build.
@@ -23,5 +24,18 @@ public enum DevicectlBinary {
         _ arguments: [String], input: Data? = nil, environment: [String: String]? = nil
     ) throws -> RunResult {
         try Shell.run(path, arguments, input: input, environment: environment)
+    }
+
+    /// Runs `devicectl arguments...`, which must succeed (exit 0): a failure stops the test, naming the command.
+    @discardableResult
+    public static func succeed(
+        _ arguments: [String], input: Data? = nil, environment: [String: String]? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> RunResult {
+        let result = try run(arguments, input: input, environment: environment)
+        try #require(
+            result.status == 0, "devicectl \(arguments.joined(separator: " ")): \(result.stderr)",
+            sourceLocation: sourceLocation)
+        return result
     }
 }

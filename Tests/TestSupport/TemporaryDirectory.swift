@@ -1,23 +1,27 @@
 // TemporaryDirectory: a scoped scratch directory for tests, always removed afterwards.
 import Foundation
+import Glibc
 
-/// Runs `body` with a new empty directory (under $TMPDIR, or /tmp) and removes it afterwards.
-public func withTemporaryDirectory<T>(_ body: (String) throws -> T) throws -> T {
-    let path = try makeTemporaryDirectory()
+/// Runs `body` with a new empty directory (under $TMPDIR, or /tmp; on /dev/shm when `inMemory`, see
+/// `makeTemporaryDirectory`) and removes it afterwards.
+public func withTemporaryDirectory<T>(inMemory: Bool = false, _ body: (String) throws -> T) throws -> T {
+    let path = try makeTemporaryDirectory(inMemory: inMemory)
     defer { removeTree(path) }
     return try body(path)
 }
 
 /// Async variant of `withTemporaryDirectory`.
-public func withTemporaryDirectory<T>(_ body: (String) async throws -> T) async throws -> T {
-    let path = try makeTemporaryDirectory()
+public func withTemporaryDirectory<T>(inMemory: Bool = false, _ body: (String) async throws -> T) async throws -> T {
+    let path = try makeTemporaryDirectory(inMemory: inMemory)
     defer { removeTree(path) }
     return try await body(path)
 }
 
-/// Makes a new empty directory under $TMPDIR (or /tmp) and returns its path.
-public func makeTemporaryDirectory() throws -> String {
-    let base = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
+/// Makes a new empty directory under $TMPDIR (or /tmp) and returns its path. `inMemory` puts it on /dev/shm
+/// when that is writable (tmpfs: fast, no disk I/O, for tests that write large or many files).
+public func makeTemporaryDirectory(inMemory: Bool = false) throws -> String {
+    let temporary = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
+    let base = inMemory && access("/dev/shm", W_OK) == 0 ? "/dev/shm" : temporary
     var template = Array("\(base)/devicectl-test.XXXXXX".utf8CString)
     guard let made = mkdtemp(&template) else {
         throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: base])

@@ -60,14 +60,13 @@ final class ArchiveFuzzer {
 
     init(config: FuzzConfig) throws {
         self.config = config
-        base = try Self.memoryDirectory()
-        pristine = try Self.memoryDirectory()
+        base = try makeTemporaryDirectory(inMemory: true)
+        pristine = try makeTemporaryDirectory(inMemory: true)
         watchdog = FuzzWatchdog(hardLimit: config.hardLimit)
         try FileManager.default.createDirectory(atPath: base + "/seeds", withIntermediateDirectories: true)
         seeds = try FuzzSeeds.make(in: base + "/seeds")
         removeTree(base + "/seeds")
-        try FileManager.default.createDirectory(atPath: base + "/sentinel/dir", withIntermediateDirectories: true)
-        try Data("sentinel\n".utf8).write(to: URL(fileURLWithPath: base + "/sentinel/file"))
+        try Sentinel.make(at: base + "/sentinel")
         try FileManager.default.createDirectory(atPath: base + "/outer", withIntermediateDirectories: true)
         let made = try DevicectlBinary.run(["init", pristine + "/root"])
         guard made.status == 0 else { throw FuzzSetupError("devicectl init: \(made.stderr)") }
@@ -286,21 +285,14 @@ final class ArchiveFuzzer {
         try TreeSnapshot.take(base) { $0 == "outer/root" || $0 == "archive.tar" }
     }
 
-    /// ROOT as any restore of a given archive leaves it (see `FaultScratch.restoredContent`).
+    /// ROOT as any restore of a given archive leaves it (see `PhoneScratch.restoredContent`).
     private func comparable() throws -> [String: String] {
-        try FaultScratch.restoredContent(root)
+        try PhoneScratch.restoredContent(root)
     }
 
     private func resetRoot() throws {
         let result = try Shell.run(
             "/bin/sh", ["-c", "rm -rf \"$1\" && cp -a \"$2\" \"$1\"", "sh", root, pristine + "/root"])
         guard result.status == 0 else { throw FuzzSetupError("reset ROOT: \(result.stderr)") }
-    }
-
-    static func memoryDirectory() throws -> String {
-        let parent = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp"
-        var template = Array("\(parent)/devicectl-fuzz.XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else { throw FuzzSetupError("mkdtemp in \(parent) failed") }
-        return String(cString: made)
     }
 }

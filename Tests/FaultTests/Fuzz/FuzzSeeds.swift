@@ -94,9 +94,7 @@ enum FuzzSeeds {
 
     /// A device with one app (group, widget on the home screen), a document and a defaults value.
     static func makeDevice(_ root: String) throws {
-        let device = try Device.initialize(root, now: created)
-        try device.install(AppInstallation(bundleId: "com.example.news", groups: ["group.com.example.news"]))
-        try device.placeWidget(app: "com.example.news")
+        let device = try TestPhone(root, apps: ["com.example.news"], now: created).device
         try device.defaults("com.example.news").set("articlesRead", to: 3)
         let data = try device.container(.data, identifier: "com.example.news")!.path
         try FileManager.default.createDirectory(atPath: data + "/Documents", withIntermediateDirectories: true)

@@ -1,82 +1,30 @@
-// FaultScratch: a scratch area on tmpfs for fault tests driven through the built binary: a device with
-// data to back up, fresh devices to restore onto, a sentinel that must never change, whole-tree snapshots,
-// and fault injection with strace (a signal or an errno at the n-th call of a system call).
+// PhoneScratch+Faults: the fault tests' use of TestSupport's PhoneScratch (on tmpfs, with a sentinel): a device
+// with data to back up, fresh devices to restore onto, restored trees compared by content, and fault injection
+// with strace (a signal or an errno at the n-th call of a system call).
 import DeviceKit
 import Foundation
 import Glibc
 import TestSupport
 import Testing
 
-struct FaultScratch {
-    static let now = "2026-12-01T09:00:00Z"
-    let base: String
-
-    var sentinel: String { base + "/sentinel" }
-
-    /// Runs `body` with a new scratch directory (on /dev/shm when it is writable: fast, no disk I/O).
-    static func with(_ body: (FaultScratch) throws -> Void) throws {
-        let parent =
-            access("/dev/shm", W_OK) == 0 ? "/dev/shm" : (ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp")
-        var template = Array("\(parent)/devicectl-fault.XXXXXX".utf8CString)
-        let base = String(cString: try #require(mkdtemp(&template)))
-        defer { removeTree(base) }
-        let scratch = FaultScratch(base: base)
-        try FileManager.default.createDirectory(atPath: scratch.sentinel + "/dir", withIntermediateDirectories: true)
-        try Data("sentinel\n".utf8).write(to: URL(fileURLWithPath: scratch.sentinel + "/file"))
-        try body(scratch)
+extension PhoneScratch {
+    /// Runs `body` with the fault tests' scratch area: on /dev/shm when it is writable, with the sentinel, and no
+    /// device yet (`phone` and `freshDevice` make them).
+    static func withFaults(_ body: (PhoneScratch) throws -> Void) throws {
+        try with(initialised: false, inMemory: true, sentinel: true, body)
     }
 
     // MARK: - Running devicectl
 
-    /// Runs devicectl with DEVICECTL_NOW pinned.
-    @discardableResult
-    func run(_ arguments: [String]) throws -> RunResult {
-        try DevicectlBinary.run(arguments, environment: ["DEVICECTL_NOW": Self.now])
-    }
-
     /// Runs devicectl under /usr/bin/time; returns the result and the child's peak resident set in bytes.
     func runMeasuringMemory(_ arguments: [String]) throws -> (RunResult, peakBytes: Int) {
-        let report = base + "/time-report"
+        let report = dir + "/time-report"
         let result = try Shell.run(
             "/usr/bin/time", ["-f", "%M", "-o", report, DevicectlBinary.path] + arguments,
             environment: ["DEVICECTL_NOW": Self.now])
         let text = try String(contentsOfFile: report, encoding: .utf8)
         let kilobytes = text.split(separator: "\n").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
         return (result, (kilobytes ?? .max / 1024) * 1024)
-    }
-
-    /// Runs devicectl and records a failure unless it exits 0.
-    @discardableResult
-    func ok(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) throws -> RunResult {
-        let result = try run(arguments)
-        #expect(result.status == 0, "devicectl \(arguments): \(result.stderr)", sourceLocation: sourceLocation)
-        return result
-    }
-
-    /// Runs devicectl expecting a clean failure: exit 1, one `devicectl: ` message containing `messages`, no crash.
-    @discardableResult
-    func fails(
-        _ arguments: [String], mentioning messages: [String] = [], sourceLocation: SourceLocation = #_sourceLocation
-    ) throws -> RunResult {
-        let result = try run(arguments)
-        Self.expectCleanFailure(result, mentioning: messages, sourceLocation: sourceLocation)
-        return result
-    }
-
-    static func expectCleanFailure(
-        _ result: RunResult, status: Int32 = 1, mentioning messages: [String] = [],
-        sourceLocation: SourceLocation = #_sourceLocation
-    ) {
-        #expect(result.status == status, "exit \(result.status): \(result.stderr)", sourceLocation: sourceLocation)
-        #expect(result.stderr.hasPrefix("devicectl: "), "\(result.stderr)", sourceLocation: sourceLocation)
-        for message in messages {
-            #expect(
-                result.stderr.contains(message), "stderr lacks '\(message)': \(result.stderr)",
-                sourceLocation: sourceLocation)
-        }
-        #expect(
-            !result.stderr.contains("Fatal error") && !result.stderr.contains("Stack dump"),
-            sourceLocation: sourceLocation)
     }
 
     /// The environment of every injected run: the clock pinned, and the threads (`DEVICECTL_THREADS=pinned`), so
@@ -106,7 +54,7 @@ struct FaultScratch {
     /// interrupts a run with the same arguments at the same step every time. Calls some other thread makes too
     /// are left out (which thread gets to its n-th call first would depend on timing).
     func countMainThreadCalls(_ syscalls: [String], _ arguments: [String]) throws -> (RunResult, [String: Int]) {
-        let log = base + "/strace-count.log"
+        let log = dir + "/strace-count.log"
         defer { unlink(log) }
         let options = ["-f", "-qq", "-o", log, "-e", "trace=execve," + syscalls.joined(separator: ",")]
         let result = try Shell.run(
@@ -134,7 +82,7 @@ struct FaultScratch {
     /// A device at `name` with an app (group, widget, defaults) and `files` documents of `size` bytes each.
     @discardableResult
     func phone(_ name: String = "phone", files: Int = 20, size: Int = 4096) throws -> String {
-        let root = base + "/" + name
+        let root = dir + "/" + name
         try ok(["init", root])
         try ok(["install", root, "--app", "com.example.news", "--group", "group.com.example.news"])
         try ok(["widget", "add", root, "--app", "com.example.news"])
@@ -179,17 +127,12 @@ struct FaultScratch {
     /// A fresh device made by `devicectl init`.
     @discardableResult
     func freshDevice(_ name: String) throws -> String {
-        let root = base + "/" + name
+        let root = dir + "/" + name
         try ok(["init", root])
         return root
     }
 
     // MARK: - Snapshots
-
-    /// Everything under `path` (see TreeSnapshot).
-    static func snapshot(_ path: String) throws -> [String: String] {
-        try TreeSnapshot.take(path)
-    }
 
     /// A restored device as any restore of the same archive leaves it: without this device's own state and
     /// the reinstalled bundle containers (new UUIDs), and without the mtimes of the skeleton directories a
@@ -213,10 +156,4 @@ struct FaultScratch {
         ContainerKind.allCases.map(\.directory) + [
             "Containers", "Containers/Data", "Containers/Shared", "Library", "Library/SpringBoard",
         ]
-
-}
-
-struct FaultError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }

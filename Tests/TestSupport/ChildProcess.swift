@@ -1,22 +1,21 @@
 // ChildProcess: a devicectl (or any program) started in the background, to be signalled, killed or timed
-// out by a fault test. Output goes to files so a chatty child never blocks.
+// out by a fault or end-to-end test. Output goes to files so a chatty child never blocks.
 import Foundation
 import Glibc
-import TestSupport
 
 /// A running child process with its stdout and stderr captured in files.
-final class ChildProcess {
-    let process = Process()
+public final class ChildProcess {
+    private let process = Process()
     private let scratch: String
     private let outFile: FileHandle
     private let errFile: FileHandle
 
-    var pid: Int32 { process.processIdentifier }
-    var isRunning: Bool { process.isRunning }
+    public var pid: Int32 { process.processIdentifier }
+    public var isRunning: Bool { process.isRunning }
 
     /// Starts `executable arguments...` (an absolute path, or a name looked up in PATH). Its stdin is the file
     /// `stdin`, else `input` (e.g. a pipe's reading end), else /dev/null.
-    init(
+    public init(
         _ executable: String, _ arguments: [String], environment: [String: String] = [:], stdin: String? = nil,
         input: FileHandle? = nil
     ) throws {
@@ -36,7 +35,7 @@ final class ChildProcess {
     }
 
     /// Starts the built devicectl.
-    static func devicectl(
+    public static func devicectl(
         _ arguments: [String], environment: [String: String] = [:], stdin: String? = nil, input: FileHandle? = nil
     ) throws -> ChildProcess {
         try ChildProcess(DevicectlBinary.path, arguments, environment: environment, stdin: stdin, input: input)
@@ -52,39 +51,35 @@ final class ChildProcess {
         removeTree(scratch)
     }
 
-    /// Polls `condition` every millisecond until it holds, the child exits, or `seconds` pass.
+    /// Polls `condition` (see `waitUntil`) until it holds, the child exits, or `seconds` pass; returns whether it
+    /// held.
     @discardableResult
-    func wait(upTo seconds: Double, until condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if condition() { return true }
-            if !process.isRunning { return condition() }
-            usleep(1000)
-        }
+    public func wait(upTo seconds: Double, until condition: () -> Bool) -> Bool {
+        waitUntil(seconds: seconds) { condition() || !process.isRunning }
         return condition()
     }
 
     /// Sends `signal` and waits for the child to end.
-    func signal(_ signal: Int32) {
+    public func signal(_ signal: Int32) {
         kill(process.processIdentifier, signal)
         process.waitUntilExit()
     }
 
     /// Waits for the child to exit; kills it (and returns false) after `seconds`.
     @discardableResult
-    func finish(within seconds: Double = 60) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while process.isRunning && Date() < deadline { usleep(2000) }
-        guard process.isRunning else { return true }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        return false
+    public func finish(within seconds: Double = 60) -> Bool {
+        guard waitUntil(seconds: seconds, { !process.isRunning }) else {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return false
+        }
+        return true
     }
 
     /// The exit status (or the signal number when `killedBy` is set).
-    var status: Int32 { process.terminationStatus }
+    public var status: Int32 { process.terminationStatus }
     /// The signal that ended the child, or nil when it exited.
-    var killedBy: Int32? { process.terminationReason == .uncaughtSignal ? process.terminationStatus : nil }
-    var stdout: String { (try? String(contentsOfFile: scratch + "/out", encoding: .utf8)) ?? "" }
-    var stderr: String { (try? String(contentsOfFile: scratch + "/err", encoding: .utf8)) ?? "" }
+    public var killedBy: Int32? { process.terminationReason == .uncaughtSignal ? process.terminationStatus : nil }
+    public var stdout: String { (try? String(contentsOfFile: scratch + "/out", encoding: .utf8)) ?? "" }
+    public var stderr: String { (try? String(contentsOfFile: scratch + "/err", encoding: .utf8)) ?? "" }
 }
