@@ -56,12 +56,13 @@ public enum ExclusionCheck {
         var fromAttributes: ExclusionReasons = []
         var cacheTag = false
         if status.kind == .regular || status.kind == .directory {
-            let fd = try named(name) { cName in
-                try SystemError.check("open", path: shown) {
-                    openat(parent.rawValue, cName, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC)
-                }
-            }
-            defer { close(fd) }
+            let file = FileDescriptor(
+                rawValue: try named(name) { cName in
+                    try SystemError.check("open", path: shown) {
+                        openat(parent.rawValue, cName, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC)
+                    }
+                }, path: shown)
+            let fd = file.rawValue
             let attributes = AttributeReader()
             try attributes.load(descriptor: fd, path: shown)
             fromAttributes = try attributes.exclusionReasons(path: shown)

@@ -43,9 +43,10 @@ final class TreeWalker<Visitor: TreeVisitor> {
 
     /// Walks the whole tree. Throws `BackupError` naming the path that failed.
     func run() throws {
-        let fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw BackupError.rootNotDirectory(root, SystemError("open", path: root)) }
-        defer { close(fd) }
+        let opened = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard opened >= 0 else { throw BackupError.rootNotDirectory(root, SystemError("open", path: root)) }
+        let directory = FileDescriptor(rawValue: opened, path: root)
+        let fd = directory.rawValue
         if oneFileSystem {
             guard let status = Kernel.status(ofDescriptor: fd) else {
                 throw BackupError.unreadable(path: root, SystemError("statx", path: root))
