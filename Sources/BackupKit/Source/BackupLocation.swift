@@ -23,7 +23,8 @@ public enum BackupLocation: Sendable, Equatable {
         if holdsManifest(path) { return .mobileSync(path) }
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else {
-            throw NotABackup(path: path, reason: "that cannot be read (\(SystemError("open", path: path).reason))")
+            let code = errno  // before the message is built (building a string may allocate, and change errno)
+            throw NotABackup(path: path, reason: "that cannot be read (\(SystemError("open", path: path, code: code).reason))")
         }
         defer { close(fd) }
         let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 32 << 10, alignment: 8)

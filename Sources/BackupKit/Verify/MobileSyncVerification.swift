@@ -187,8 +187,9 @@ public enum MobileSyncVerification {
         let name = "\(fileID.prefix(2))/\(fileID)"
         let fd = source.openContent(fileID)
         guard fd >= 0 else {
-            return errno == ENOENT ? "its content file \(name) is missing" : "its content file \(name) cannot be opened "
-                + "(\(SystemError("openat", path: name).reason.lowercased()))"
+            let code = errno  // before the message is built (building a string may allocate, and change errno)
+            return code == ENOENT ? "its content file \(name) is missing" : "its content file \(name) cannot be opened "
+                + "(\(SystemError("openat", path: name, code: code).reason.lowercased()))"
         }
         defer { close(fd) }
         var status = stat()

@@ -49,7 +49,8 @@ enum PasswordSource {
     private static func read(_ file: String, command: String) throws -> [UInt8] {
         let opened = file == "-" ? dup(STDIN_FILENO) : open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard opened >= 0 else {
-            throw UsageError("cannot read the password file \(file): \(String(cString: strerror(errno)))", command: command)
+            let code = errno  // before the message is built (building a string may allocate, and change errno)
+            throw UsageError("cannot read the password file \(file): \(String(cString: strerror(code)))", command: command)
         }
         let descriptor = FileDescriptor(rawValue: opened, path: file)
         let fd = descriptor.rawValue
