@@ -125,11 +125,8 @@ public enum ExclusionCheck {
         fromAttributes = rules.honoured(
             fromAttributes, ignoringGeneral: relative.map { rules.ignoresGeneralAttributes($0) } ?? false)
         if status.kind == .directory {
-            let fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-            if fd >= 0 {
-                cacheTag = CacheDirectoryTag.isPresent(in: fd)
-                close(fd)
-            }
+            let directory = FileDescriptor(rawValue: open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), path: path)
+            if directory.rawValue >= 0 { cacheTag = CacheDirectoryTag.isPresent(in: directory.rawValue) }
         }
         let pathReasons = relative.map { rules.pathReasons($0) } ?? []
         return ExclusionRules.combine(
