@@ -77,6 +77,15 @@ public final class ContainedRoot: Sendable {
         try open(relative, flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW)
     }
 
+    /// `openDirectory`, or nil when it fails with one of the codes `absent` (it, or a directory on the way, is missing).
+    private func openDirectory(_ relative: String, absentWhen absent: [Int32]) throws(SystemError) -> FileDescriptor? {
+        do {
+            return try openDirectory(relative)
+        } catch where absent.contains(error.code) {
+            return nil
+        }
+    }
+
     /// `statx` of `relative` without following it; nil when it (or a directory on the way) does not exist.
     public func status(_ relative: String) throws(SystemError) -> FileStatus? {
         do {
@@ -110,12 +119,7 @@ public final class ContainedRoot: Sendable {
 
     /// The names in directory `relative` (without `.` and `..`), sorted bytewise; nil when it does not exist.
     public func names(_ relative: String) throws(SystemError) -> [[UInt8]]? {
-        let directory: FileDescriptor
-        do {
-            directory = try openDirectory(relative)
-        } catch where error.code == ENOENT || error.code == ENOTDIR {
-            return nil
-        }
+        guard let directory = try openDirectory(relative, absentWhen: [ENOENT, ENOTDIR]) else { return nil }
         let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 32 * 1024, alignment: 8)
         defer { scratch.deallocate() }
         let listing = try DirectoryListing.read(directory: directory.rawValue, path: directory.path, scratch: scratch)
@@ -174,12 +178,7 @@ public final class ContainedRoot: Sendable {
     public func remove(_ relative: String) throws(SystemError) {
         let parent = RootPath.parent(of: relative)
         let name = RootPath.name(of: relative)
-        let directory: FileDescriptor
-        do {
-            directory = try openDirectory(parent == "." ? "" : parent)
-        } catch where error.code == ENOENT {
-            return
-        }
+        guard let directory = try openDirectory(parent == "." ? "" : parent, absentWhen: [ENOENT]) else { return }
         let result = name.withCString { unlinkat(directory.rawValue, $0, 0) }
         if result == 0 { return }
         var code = errno

@@ -75,10 +75,10 @@ public enum ExtendedAttributes {
 extension ExtendedAttributes {
     /// The path that reaches the file `file` refers to, whatever way it was opened (an `O_PATH` descriptor
     /// cannot take `f*xattr` calls; its `/proc/self/fd` entry can, and names exactly that file).
-    private static func procPath(_ file: FileDescriptor) -> String { "/proc/self/fd/\(file.rawValue)" }
+    private static func procPath(_ file: borrowing FileDescriptor) -> String { "/proc/self/fd/\(file.rawValue)" }
 
     /// The value of `name` on the open file, nil when absent (or unsupported there, or the file is a symlink).
-    public static func value(_ name: String, of file: FileDescriptor) throws(SystemError) -> [UInt8]? {
+    public static func value(_ name: String, of file: borrowing FileDescriptor) throws(SystemError) -> [UInt8]? {
         if try file.status().kind == .symlink { return nil }
         do {
             return try valueFollowing(name, at: procPath(file))
@@ -88,7 +88,7 @@ extension ExtendedAttributes {
     }
 
     /// Sets `name` to `value` on the open file. A symlink fails with EPERM, as Linux refuses user xattrs there.
-    public static func set(_ name: String, to value: [UInt8], on file: FileDescriptor) throws(SystemError) {
+    public static func set(_ name: String, to value: [UInt8], on file: borrowing FileDescriptor) throws(SystemError) {
         if try file.status().kind == .symlink { throw SystemError("setxattr", path: file.path, code: EPERM) }
         let path = procPath(file)
         try SystemError.check("setxattr", path: file.path) {
@@ -97,7 +97,7 @@ extension ExtendedAttributes {
     }
 
     /// Removes `name` from the open file; absent is not an error.
-    public static func remove(_ name: String, from file: FileDescriptor) throws(SystemError) {
+    public static func remove(_ name: String, from file: borrowing FileDescriptor) throws(SystemError) {
         if try file.status().kind == .symlink { throw SystemError("removexattr", path: file.path, code: EPERM) }
         if removexattr(procPath(file), name) != 0 {
             let code = errno

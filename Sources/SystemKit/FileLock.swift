@@ -4,7 +4,8 @@ import Glibc
 /// An exclusive advisory lock. The kernel drops it when the process dies, so a killed run never
 /// leaves a stale lock behind.
 public final class FileLock {
-    private let file: FileDescriptor
+    /// The locked file; nil once released.
+    private var file: FileDescriptor?
 
     /// Takes the lock on `path` (created if missing). Waits when `wait` is true; otherwise throws
     /// `SystemError` with EWOULDBLOCK when another process holds it.
@@ -13,10 +14,10 @@ public final class FileLock {
     }
 
     /// Takes the lock on the open lock file `file` (e.g. opened beneath a device root).
-    public init(file: FileDescriptor, wait: Bool = true) throws(SystemError) {
-        self.file = file
+    public init(file: consuming FileDescriptor, wait: Bool = true) throws(SystemError) {
         let operation = LOCK_EX | (wait ? 0 : LOCK_NB)
         try SystemError.check("flock", path: file.path) { flock(file.rawValue, operation) }
+        self.file = consume file
     }
 
     /// Whether `path` still names the locked file. A lock file removed or replaced while this process waited
@@ -33,12 +34,12 @@ public final class FileLock {
     }
 
     private func isCurrent(_ named: FileStatus) -> Bool {
-        guard let held = try? file.status() else { return false }
+        guard let held = try? file?.status() else { return false }
         return held.inode == named.inode && held.device == named.device
     }
 
     /// Releases the lock.
     public func release() throws(SystemError) {
-        try file.close()
+        try file.take()?.close()
     }
 }

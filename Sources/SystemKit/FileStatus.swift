@@ -48,21 +48,28 @@ public struct FileStatus: Sendable, Equatable {
 
     /// `statx` of `path` relative to `directory` (or the working directory).
     public static func of(
-        _ path: String, relativeTo directory: FileDescriptor? = nil, emptyPath: Bool = false,
+        _ path: String, relativeTo directory: borrowing FileDescriptor? = nil, emptyPath: Bool = false,
         displayPath: String? = nil
+    ) throws(SystemError) -> FileStatus {
+        try of(path, descriptor: FileDescriptor.rawValue(of: directory), emptyPath: emptyPath, displayPath: displayPath)
+    }
+
+    /// `statx` of `path` relative to the raw directory descriptor `descriptor` (`AT_FDCWD`: the working directory).
+    public static func of(
+        _ path: String, descriptor: Int32, emptyPath: Bool = false, displayPath: String? = nil
     ) throws(SystemError) -> FileStatus {
         var raw = csupport_stat()
         let flags: Int32 = emptyPath ? CSUPPORT_AT_EMPTY_PATH : 0
         try SystemError.check("statx", path: displayPath ?? path) {
-            csupport_statx(directory?.rawValue ?? AT_FDCWD, path, flags, &raw)
+            csupport_statx(descriptor, path, flags, &raw)
         }
         return FileStatus(raw)
     }
 
     /// `statx` of `path`, or nil when it does not exist.
-    public static func ifExists(_ path: String, relativeTo directory: FileDescriptor? = nil) throws(SystemError) -> FileStatus? {
+    public static func ifExists(_ path: String, relativeTo directory: borrowing FileDescriptor? = nil) throws(SystemError) -> FileStatus? {
         do {
-            return try of(path, relativeTo: directory)
+            return try of(path, descriptor: FileDescriptor.rawValue(of: directory))
         } catch where error.code == ENOENT {
             return nil
         }

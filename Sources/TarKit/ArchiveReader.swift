@@ -50,7 +50,8 @@ public final class ArchiveReader {
     /// The input's name for messages (`-` for stdin).
     public let name: String
     let options: Options
-    private let input: FileDescriptor
+    /// The input; nil once closed.
+    private var input: FileDescriptor?
     private let inputBuffer: UnsafeMutableRawBufferPointer
     private var decoder: OpaquePointer?
     private var parser: OpaquePointer?
@@ -95,12 +96,12 @@ public final class ArchiveReader {
     }
 
     /// Reads from `input` (taking ownership).
-    public init(input: FileDescriptor, name: String, options: Options = Options()) throws {
+    public init(input: consuming FileDescriptor, name: String, options: Options = Options()) throws {
         ArchiveReader.useUTF8Names()
-        self.input = input
+        let status = Kernel.status(ofDescriptor: input.rawValue)
+        self.input = consume input
         self.name = name
         self.options = options
-        let status = Kernel.status(ofDescriptor: input.rawValue)
         inputSize = status.flatMap { $0.kind == .regular && $0.size > 0 ? $0.size : nil }
         limit = options.limit
         inputBuffer = .allocate(byteCount: max(4096, options.blockSize), alignment: 64)
@@ -148,7 +149,7 @@ public final class ArchiveReader {
         if let decoder { archive_read_free(decoder) }
         parser = nil
         decoder = nil
-        try input.close()
+        try input.take()?.close()
     }
 
     // MARK: - Members
@@ -346,7 +347,7 @@ public final class ArchiveReader {
         var filled = 0
         while filled < minimum {
             if let signal = options.interruption() { throw ArchiveReaderError.interrupted(signal: signal) }
-            var ready = pollfd(fd: input.rawValue, events: Int16(POLLIN), revents: 0)
+            var ready = pollfd(fd: input?.rawValue ?? -1, events: Int16(POLLIN), revents: 0)
             let polled = poll(&ready, 1, 100)
             if polled == 0 { continue }
             if polled < 0 {
@@ -355,7 +356,7 @@ public final class ArchiveReader {
                 if errno == EINTR { continue }
                 throw SystemError("poll", path: name)
             }
-            let count = Glibc.read(input.rawValue, inputBuffer.baseAddress! + filled, inputBuffer.count - filled)
+            let count = Glibc.read(input?.rawValue ?? -1, inputBuffer.baseAddress! + filled, inputBuffer.count - filled)
             if count < 0 {
                 if errno == EINTR { continue }
                 throw SystemError("read", path: name)

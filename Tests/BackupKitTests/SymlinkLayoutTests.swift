@@ -223,7 +223,7 @@ import Testing
     func kernelCheckSeesDeviceLocalAndTheRoot(_ target: String, _ refused: Bool) throws {
         try withTemporaryDirectory { base in
             let staging = try FileDescriptor.open(base, flags: O_RDONLY | O_DIRECTORY)
-            let tree = StagingTree(root: staging, objectLimit: 100)
+            let tree = StagingTree(root: SharedDescriptor(staging), objectLimit: 100)
             try tree.createDirectory(MemberPath(Array("m".utf8)), permissions: 0o755, mtime: nil)
             try tree.createSymlink(MemberPath(Array("p1/p2/b".utf8)), target: Array("../../m".utf8))
             try tree.createSymlink(MemberPath(Array("p1/p2/x".utf8)), target: Array(target.utf8))

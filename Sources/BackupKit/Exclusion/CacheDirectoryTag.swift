@@ -1,5 +1,6 @@
 // CacheDirectoryTag: the Cache Directory Tagging Specification (https://bford.info/cachedir/).
 import Glibc
+import SystemKit
 
 /// A directory is a cache when it holds a regular file `CACHEDIR.TAG` that begins with the signature.
 public enum CacheDirectoryTag {
@@ -17,9 +18,10 @@ public enum CacheDirectoryTag {
     /// Whether the directory open at `directory` holds a valid tag. A missing, unreadable, non-regular
     /// (symlinks are not followed) or short tag file is not valid.
     public static func isPresent(in directory: Int32) -> Bool {
-        let fd = openat(directory, fileName, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
+        let file = FileDescriptor(
+            rawValue: openat(directory, fileName, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), path: fileName)
+        guard file.rawValue >= 0 else { return false }
+        let fd = file.rawValue
         var status = stat()
         guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return false }
         var buffer = [UInt8](repeating: 0, count: signature.count)

@@ -56,12 +56,13 @@ public enum ExclusionCheck {
         var fromAttributes: ExclusionReasons = []
         var cacheTag = false
         if status.kind == .regular || status.kind == .directory {
-            let fd = try named(name) { cName in
-                try SystemError.check("open", path: shown) {
-                    openat(parent.rawValue, cName, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC)
-                }
-            }
-            defer { close(fd) }
+            let file = FileDescriptor(
+                rawValue: try named(name) { cName in
+                    try SystemError.check("open", path: shown) {
+                        openat(parent.rawValue, cName, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC)
+                    }
+                }, path: shown)
+            let fd = file.rawValue
             let attributes = AttributeReader()
             try attributes.load(descriptor: fd, path: shown)
             fromAttributes = try attributes.exclusionReasons(path: shown)
@@ -124,11 +125,8 @@ public enum ExclusionCheck {
         fromAttributes = rules.honoured(
             fromAttributes, ignoringGeneral: relative.map { rules.ignoresGeneralAttributes($0) } ?? false)
         if status.kind == .directory {
-            let fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-            if fd >= 0 {
-                cacheTag = CacheDirectoryTag.isPresent(in: fd)
-                close(fd)
-            }
+            let directory = FileDescriptor(rawValue: open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), path: path)
+            if directory.rawValue >= 0 { cacheTag = CacheDirectoryTag.isPresent(in: directory.rawValue) }
         }
         let pathReasons = relative.map { rules.pathReasons($0) } ?? []
         return ExclusionRules.combine(

@@ -18,10 +18,10 @@ final class DigestLog {
     private var buffer: [UInt8] = []
     private var spill: FileDescriptor?
     /// Where a spill file is created (an O_TMPFILE directory), or nil for $TMPDIR or /tmp.
-    private let spillDirectory: FileDescriptor?
+    private let spillDirectory: SharedDescriptor?
     private(set) var count: UInt64 = 0
 
-    init(spillDirectory: FileDescriptor? = nil) {
+    init(spillDirectory: SharedDescriptor? = nil) {
         self.spillDirectory = spillDirectory
     }
 
@@ -46,35 +46,36 @@ final class DigestLog {
             }
             spill = FileDescriptor(rawValue: fd, path: path)
         }
-        try spill!.write(buffer)
+        try spill?.write(buffer)
         buffer.removeAll(keepingCapacity: true)
     }
 
     /// A reader over every record in order (the log must not be appended to afterwards).
     func reader() throws -> Reader {
-        guard let spill else { return Reader(memory: buffer) }
+        guard spill != nil else { return Reader(memory: buffer) }
         try flush()
-        try SystemError.check("lseek", path: spill.path) { lseek(spill.rawValue, 0, SEEK_SET) }
-        return Reader(file: spill)
+        try SystemError.check("lseek", path: spill?.path ?? "") { lseek(spill?.rawValue ?? -1, 0, SEEK_SET) }
+        return Reader(spillOf: self)
     }
 
     /// Reads records in order, with two records of lookahead.
     final class Reader {
         private var data: [UInt8]
         private var position = 0
-        private let file: FileDescriptor?
+        /// The log whose spill file is read (it owns the descriptor); nil when the records are in memory.
+        private let log: DigestLog?
         private var endOfFile: Bool
         private var lookahead: [Record] = []
 
         init(memory: [UInt8]) {
             data = memory
-            file = nil
+            log = nil
             endOfFile = true
         }
 
-        init(file: FileDescriptor) {
+        init(spillOf log: DigestLog) {
             data = []
-            self.file = file
+            self.log = log
             endOfFile = false
         }
 
@@ -112,13 +113,13 @@ final class DigestLog {
 
         /// Makes sure `needed` bytes are buffered from `position`, if the file has them.
         private func fill(_ needed: Int) throws {
-            guard let file, !endOfFile, data.count - position < needed else { return }
+            guard let log, !endOfFile, data.count - position < needed else { return }
             data.removeFirst(position)
             position = 0
             var chunk = [UInt8](repeating: 0, count: 256 * 1024)
             while data.count < needed {
                 let n = try chunk.withUnsafeMutableBytes { buffer in
-                    Result { () throws(SystemError) -> Int in try file.read(into: buffer) }
+                    Result { () throws(SystemError) -> Int in try log.spill?.read(into: buffer) ?? 0 }
                 }.get()
                 if n == 0 {
                     endOfFile = true

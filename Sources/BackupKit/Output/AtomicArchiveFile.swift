@@ -93,9 +93,9 @@ final class AtomicArchiveFile {
         }
         finished = true
         ProcessSignals.clear()
-        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if fd >= 0 {
-            defer { close(fd) }
+        let opened = FileDescriptor(rawValue: open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC), path: directory)
+        if opened.rawValue >= 0 {
+            let fd = opened.rawValue
             if fsync(fd) != 0 && errno != EINVAL {
                 throw BackupError.system(SystemError("fsync", path: directory))
             }
@@ -125,9 +125,9 @@ final class AtomicArchiveFile {
     /// Removes `prefix*` files in `directory` that no live backup holds locked. Returns the pid (from the
     /// name) of a live backup writing the same destination, if there is one.
     private static func removeStale(in directory: String, prefix: String) -> String? {
-        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
+        let opened = FileDescriptor(rawValue: open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC), path: directory)
+        guard opened.rawValue >= 0 else { return nil }
+        let fd = opened.rawValue
         let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 32 * 1024, alignment: 8)
         defer { scratch.deallocate() }
         guard let listing = try? DirectoryListing.read(directory: fd, path: directory, scratch: scratch) else { return nil }

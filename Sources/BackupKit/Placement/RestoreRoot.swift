@@ -18,7 +18,7 @@ final class RestoreRoot {
     /// Where the restore builds the device: ROOT, or its sibling when ROOT is absent.
     let path: String
     let origin: Origin
-    let descriptor: FileDescriptor
+    let descriptor: SharedDescriptor
     /// The mtime of the directory whose entries the restore changes (ROOT, or its parent when ROOT is created),
     /// put back by `undo`: creating and removing the staging directory must leave no trace.
     let savedTime: (path: String, mtime: timespec)?
@@ -31,7 +31,7 @@ final class RestoreRoot {
     /// When ROOT is absent: the directory beside it that becomes ROOT in `commit`.
     private var sibling: RestoreSibling?
 
-    private init(path: String, origin: Origin, descriptor: FileDescriptor, savedTime: (path: String, mtime: timespec)?)
+    private init(path: String, origin: Origin, descriptor: SharedDescriptor, savedTime: (path: String, mtime: timespec)?)
     {
         self.path = path
         self.origin = origin
@@ -120,7 +120,7 @@ final class RestoreRoot {
     private static func initialise(
         _ path: String, origin: Origin, saved given: (path: String, mtime: timespec)?, now: Date
     ) throws -> RestoreRoot? {
-        let descriptor = try FileDescriptor.open(path, flags: O_RDONLY | O_DIRECTORY)
+        let descriptor = SharedDescriptor(try FileDescriptor.open(path, flags: O_RDONLY | O_DIRECTORY))
         try SystemError.check("flock", path: path) { flock(descriptor.rawValue, LOCK_EX) }
         defer { _ = flock(descriptor.rawValue, LOCK_UN) }
         if Device.isDevice(at: path) { return nil }
@@ -181,7 +181,8 @@ final class RestoreRoot {
             try device.validate()  // a malformed identity or layout is named, not restored over
             guard try device.isFresh() else { throw RestoreError.rootNotFresh(path) }
             let saved = try modificationTime(path).map { (path, $0) }
-            let root = RestoreRoot(path: path, origin: .freshDevice, descriptor: descriptor, savedTime: saved)
+            let root = RestoreRoot(
+                path: path, origin: .freshDevice, descriptor: SharedDescriptor(descriptor), savedTime: saved)
             root.lock = lock
             root.lockFileCreated = lockFileCreated
             root.recovered = recovered

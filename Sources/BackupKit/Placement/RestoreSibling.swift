@@ -18,8 +18,8 @@ final class RestoreSibling {
     let rootName: [UInt8]
     /// The sibling's name in the parent.
     let name: [UInt8]
-    /// The sibling, open as a directory (and locked).
-    let directory: FileDescriptor
+    /// The sibling, open as a directory (and locked; ROOT's descriptor in the restore).
+    let directory: SharedDescriptor
 
     /// The absolute path of the sibling (what the restore initialises and fills).
     var path: String { parentPath + "/" + String(decoding: name, as: UTF8.self) }
@@ -27,33 +27,34 @@ final class RestoreSibling {
     var rootPath: String { parentPath + "/" + String(decoding: rootName, as: UTF8.self) }
 
     /// Creates and locks a new empty sibling of `rootName` in `parent`.
-    init(parent: FileDescriptor, parentPath: String, rootName: [UInt8]) throws {
-        self.parent = parent
+    init(parent: consuming FileDescriptor, parentPath: String, rootName: [UInt8]) throws {
         self.parentPath = parentPath
         self.rootName = rootName
+        let parentDescriptor = parent.rawValue
+        self.parent = parent
         while true {
             let suffix = String(UInt64.random(in: 0...UInt64.max), radix: 16)
             let name = RestoreSibling.prefix(rootName) + Array(suffix.utf8)
             let cName = CName(name)
             let shown = parentPath + "/" + cName.text
-            guard cName.withPointer({ mkdirat(parent.rawValue, $0, 0o700) }) == 0 else {
+            guard cName.withPointer({ mkdirat(parentDescriptor, $0, 0o700) }) == 0 else {
                 if errno == EEXIST { continue }
                 throw SystemError("mkdirat", path: shown)
             }
             let fd = try SystemError.check("openat", path: shown) {
-                cName.withPointer { openat(parent.rawValue, $0, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
+                cName.withPointer { openat(parentDescriptor, $0, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
             }
             let directory = FileDescriptor(rawValue: fd, path: shown)
             try SystemError.check("flock", path: shown) { flock(fd, LOCK_EX) }
             // Another restore may have taken it for stale between the mkdirat and the flock, and removed it.
             var held = stat()
             var named = stat()
-            let stillNamed = cName.withPointer { fstatat(parent.rawValue, $0, &named, AT_SYMLINK_NOFOLLOW) } == 0
+            let stillNamed = cName.withPointer { fstatat(parentDescriptor, $0, &named, AT_SYMLINK_NOFOLLOW) } == 0
             guard fstat(fd, &held) == 0, stillNamed, held.st_ino == named.st_ino, held.st_dev == named.st_dev else {
                 continue
             }
             self.name = name
-            self.directory = directory
+            self.directory = SharedDescriptor(directory)
             return
         }
     }
@@ -66,7 +67,7 @@ final class RestoreSibling {
     /// Removes the siblings of `rootName` in `parent` that killed restores left (their lock can be taken, they
     /// are directories of this user). Returns their names.
     @discardableResult
-    static func removeStale(in parent: FileDescriptor, parentPath: String, rootName: [UInt8]) throws -> [String] {
+    static func removeStale(in parent: borrowing FileDescriptor, parentPath: String, rootName: [UInt8]) throws -> [String] {
         let start = prefix(rootName)
         var removed: [String] = []
         let entries = try DirectoryEntries.list(parent.rawValue, display: parentPath)

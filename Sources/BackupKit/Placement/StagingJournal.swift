@@ -183,7 +183,7 @@ enum StagingJournal {
     }
 
     /// The file's bytes, refusing more than `maxBytes` whatever its size said.
-    private static func readCapped(_ file: FileDescriptor) throws -> [UInt8] {
+    private static func readCapped(_ file: borrowing FileDescriptor) throws -> [UInt8] {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 << 10)
         while true {

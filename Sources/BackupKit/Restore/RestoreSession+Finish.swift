@@ -8,7 +8,7 @@ import TarKit
 extension RestoreSession {
     /// Completes the staged tree and moves it into ROOT. Until the moves, nothing outside the staging
     /// directory has changed; if a move fails, the moves already made are undone.
-    func finish(rootDescriptor root: FileDescriptor) throws {
+    func finish(rootDescriptor root: SharedDescriptor) throws {
         // Every link judged against ROOT's final layout before anything follows a path through the staged tree.
         try tree.checkSymlinks()
         // Container class directories must be real directories (DeviceKit works with paths), and the fresh

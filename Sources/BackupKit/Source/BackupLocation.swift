@@ -21,11 +21,13 @@ public enum BackupLocation: Sendable, Equatable {
         var status = stat()
         guard path != "-", stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else { return .archive(path) }
         if holdsManifest(path) { return .mobileSync(path) }
-        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else {
-            throw NotABackup(path: path, reason: "that cannot be read (\(SystemError("open", path: path).reason))")
+        let opened = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard opened >= 0 else {
+            let code = errno  // before the message is built (building a string may allocate, and change errno)
+            throw NotABackup(path: path, reason: "that cannot be read (\(SystemError("open", path: path, code: code).reason))")
         }
-        defer { close(fd) }
+        let directory = FileDescriptor(rawValue: opened, path: path)
+        let fd = directory.rawValue
         let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 32 << 10, alignment: 8)
         defer { scratch.deallocate() }
         var backups: [String] = []

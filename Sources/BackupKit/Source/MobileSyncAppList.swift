@@ -77,9 +77,11 @@ enum MobileSyncAppList {
 
     /// The first line of devicectl's manifest in the backup (nil: none, or no newline within the limit).
     private static func firstLine(_ source: MobileSyncSource) throws -> [UInt8]? {
-        let fd = openat(source.directory, MobileSyncSink.manifestName, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
+        let manifest = FileDescriptor(
+            rawValue: openat(source.directory, MobileSyncSink.manifestName, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC),
+            path: MobileSyncSink.manifestName)
+        guard manifest.rawValue >= 0 else { return nil }
+        let fd = manifest.rawValue
         var status = stat()
         guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
         let length = min(Int(status.st_size), headerLineLimit)

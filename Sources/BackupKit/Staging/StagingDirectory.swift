@@ -7,19 +7,19 @@ final class StagingDirectory {
     static let prefix = ".devicectl-restore-"
 
     /// ROOT, open as a directory.
-    let root: FileDescriptor
+    let root: SharedDescriptor
     let rootPath: String
     /// The directory's name in ROOT.
     let name: [UInt8]
     /// The staging directory, open as a directory.
-    let directory: FileDescriptor
+    let directory: SharedDescriptor
     private var removed = false
 
     /// The absolute path of the staging directory (for DeviceKit, which works with paths).
     var path: String { rootPath + "/" + String(decoding: name, as: UTF8.self) }
 
     /// Creates a new staging directory (mode 0700) in `root`.
-    init(root: FileDescriptor, rootPath: String) throws {
+    init(root: SharedDescriptor, rootPath: String) throws {
         self.root = root
         self.rootPath = rootPath
         let suffix = String(UInt64.random(in: 0...UInt64.max), radix: 16)
@@ -34,7 +34,7 @@ final class StagingDirectory {
             // Held until the process ends: how every other devicectl tells a live restore's directory (and its
             // journal) from one a killed restore left (`removeStale`, `Device.refuseInterruptedRestore`).
             try SystemError.check("flock", path: "\(rootPath)/\(cName.text)") { flock(fd, LOCK_EX | LOCK_NB) }
-            directory = opened
+            directory = SharedDescriptor(opened)
         } catch {
             _ = cName.withPointer { unlinkat(root.rawValue, $0, AT_REMOVEDIR) }
             throw error
@@ -46,7 +46,7 @@ final class StagingDirectory {
     /// (`StagingJournal.rollBack`; otherwise `RestoreError.cannotRollBack` and nothing is removed). The caller
     /// holds the device lock. Returns their names.
     @discardableResult
-    static func removeStale(in root: FileDescriptor, rootPath: String) throws -> [String] {
+    static func removeStale(in root: borrowing FileDescriptor, rootPath: String) throws -> [String] {
         var removed: [String] = []
         for entry in try DirectoryEntries.list(root.rawValue, display: rootPath) {
             let name = String(decoding: entry.name, as: UTF8.self)

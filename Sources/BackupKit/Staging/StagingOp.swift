@@ -13,9 +13,10 @@ struct StagingOwner {
 /// (`.file`) or, when the writer has time to spare, by the writer in the parent the reader resolved (`.create`).
 enum StagingOp {
     /// Creates `name` in `parent` (exclusively, beneath it); the following `.data` operations write into it.
-    case create(parent: FileDescriptor, name: CName, display: String, permissions: mode_t)
-    /// The file the reader created, which the following `.data` operations write into until `.closeFile`.
-    case file(FileDescriptor)
+    case create(parent: SharedDescriptor, name: CName, display: String, permissions: mode_t)
+    /// The file the reader created, which the following `.data` operations write into until `.closeFile` (the
+    /// writer takes it out).
+    case file(SharedDescriptor)
     /// `count` bytes at `start` in the batch's arena, written at `offset` in the open file.
     case data(offset: UInt64, start: Int, count: Int)
     /// Finishes the open file: length (sparse tail), owner, mode, user xattrs, mtime, close.

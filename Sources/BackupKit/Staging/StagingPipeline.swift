@@ -48,7 +48,7 @@ final class StagingPipeline: @unchecked Sendable {
     func addFile(_ path: MemberPath, permissions: mode_t, in tree: StagingTree) throws {
         if current.files >= StagingBatch.maxFiles { try submit() }
         if creation == .reader || (creation == .adaptive && readerCreates) {
-            current.operations.append(.file(try tree.createFile(path, permissions: permissions)))
+            current.operations.append(.file(SharedDescriptor(try tree.createFile(path, permissions: permissions))))
         } else {
             let (parent, name) = try tree.prepareFile(path)
             current.operations.append(.create(parent: parent, name: name, display: path.text, permissions: permissions))
@@ -133,8 +133,7 @@ final class StagingPipeline: @unchecked Sendable {
             batch.reset()
             handOff.recycle(batch)
         }
-        try? file?.close()
-        file = nil
+        try? file.take()?.close()
     }
 
     private func execute(_ batch: StagingBatch) throws {
@@ -143,20 +142,20 @@ final class StagingPipeline: @unchecked Sendable {
             case .create(let parent, let name, let display, let permissions):
                 file = try StagingTree.openNewFile(name, in: parent, permissions: permissions, display: display)
             case .file(let opened):
-                file = opened
+                file = opened.take()
             case .data(let offset, let start, let count):
-                guard let file else { continue }
+                guard file != nil else { continue }
+                let fd = file?.rawValue ?? -1
+                let path = file?.path ?? ""
                 var done = 0
                 while done < count {
-                    let n = try SystemError.check("write", path: file.path) {
-                        pwrite(
-                            file.rawValue, batch.arena.baseAddress! + start + done, count - done,
-                            off_t(offset) + off_t(done))
+                    let n = try SystemError.check("write", path: path) {
+                        pwrite(fd, batch.arena.baseAddress! + start + done, count - done, off_t(offset) + off_t(done))
                     }
                     done += n
                 }
             case .closeFile(let truncateTo, let owner, let chmod, let xattrs, let mtime):
-                guard let file else { continue }
+                guard let file = file.take() else { continue }
                 let fd = file.rawValue
                 if let size = truncateTo {
                     try SystemError.check("ftruncate", path: file.path) { ftruncate(fd, off_t(size)) }
@@ -168,7 +167,6 @@ final class StagingPipeline: @unchecked Sendable {
                     try ModificationTime.set(mtime, descriptor: fd, path: file.path)
                 }
                 try file.close()
-                self.file = nil
             }
         }
     }

@@ -20,10 +20,10 @@ final class StagingTree {
     }
 
     /// The staging directory.
-    let root: FileDescriptor
+    let root: SharedDescriptor
     /// How members are shown in messages: relative names.
     private var cachedParentPath: ArraySlice<UInt8>?
-    private var cachedParent: FileDescriptor?
+    private var cachedParent: SharedDescriptor?
     /// Explicit directory members by path: a second one at the same path is a duplicate.
     private var explicitDirectories: Set<[UInt8]> = []
     private(set) var deferred: [DeferredDirectory] = []
@@ -36,7 +36,7 @@ final class StagingTree {
 
     private static let beneath: Kernel.Resolve = [.beneath, .noSymlinks, .noMagicLinks]
 
-    init(root: FileDescriptor, objectLimit: UInt64) {
+    init(root: SharedDescriptor, objectLimit: UInt64) {
         self.root = root
         self.objectLimit = objectLimit
     }
@@ -51,14 +51,14 @@ final class StagingTree {
 
     /// Everything about creating the file `path` but the `openat2` itself, which `openNewFile` may then do on
     /// another thread: the parent directory (made if missing, opened beneath the root) and the object count.
-    func prepareFile(_ path: MemberPath) throws -> (parent: FileDescriptor, name: CName) {
+    func prepareFile(_ path: MemberPath) throws -> (parent: SharedDescriptor, name: CName) {
         let parent = try parentDescriptor(of: path)
         try count()
         return (parent, CName(path.name))
     }
 
     /// Creates `name` in `parent` exclusively (never following or replacing anything) and opens it for writing.
-    static func openNewFile(_ name: CName, in parent: FileDescriptor, permissions: mode_t, display: String) throws
+    static func openNewFile(_ name: CName, in parent: SharedDescriptor, permissions: mode_t, display: String) throws
         -> FileDescriptor
     {
         let fd = name.withPointer {
@@ -101,10 +101,8 @@ final class StagingTree {
     /// Links `path` to the regular file `target`, which an earlier member must have created.
     func createHardLink(_ path: MemberPath, to target: MemberPath) throws {
         guard !target.isRoot else { throw RestoreError.refusedMember(path.text, reason: "hard link to the root") }
-        let targetParent: FileDescriptor?
-        if target.parent.isEmpty {
-            targetParent = nil
-        } else {
+        var targetParent: FileDescriptor? = nil
+        if !target.parent.isEmpty {
             do {
                 targetParent = try openDirectory(target.parent, display: target.text, create: false)
             } catch RestoreError.refusedMember(_, let reason, let cause) {
@@ -189,7 +187,7 @@ final class StagingTree {
     /// Applies the top-level directories' modes and mtimes in `root` (ROOT, once the staged tree is in place),
     /// opening each by its name beneath ROOT without following a symlink. The restore is complete by then, so
     /// a failure is returned as a message (naming the directory), not thrown.
-    func finishTopLevelDirectories(in root: FileDescriptor, rootPath: String) -> [String] {
+    func finishTopLevelDirectories(in root: SharedDescriptor, rootPath: String) -> [String] {
         var failures: [String] = []
         for directory in deferred where directory.depth == 1 {
             let display = String(decoding: directory.path, as: UTF8.self)
@@ -209,7 +207,7 @@ final class StagingTree {
         return failures
     }
 
-    private static func apply(_ directory: DeferredDirectory, to fd: FileDescriptor, display: String) throws {
+    private static func apply(_ directory: DeferredDirectory, to fd: consuming FileDescriptor, display: String) throws {
         try SystemError.check("fchmod", path: display) { fchmod(fd.rawValue, directory.permissions) }
         if let mtime = directory.mtime {
             try ModificationTime.set(mtime, descriptor: fd.rawValue, path: display)
@@ -265,12 +263,12 @@ final class StagingTree {
         try parentDescriptor(of: path).rawValue
     }
 
-    /// `parentDirectory(of:)` as an owned descriptor (kept open for as long as a queued operation holds it).
-    private func parentDescriptor(of path: MemberPath) throws -> FileDescriptor {
+    /// `parentDirectory(of:)` as a shared descriptor (kept open for as long as a queued operation holds it).
+    private func parentDescriptor(of path: MemberPath) throws -> SharedDescriptor {
         let parent = path.parent
         if parent.isEmpty { return root }
         if let cachedParent, cachedParentPath == parent { return cachedParent }
-        let fd = try openDirectory(parent, display: path.text, create: true)
+        let fd = SharedDescriptor(try openDirectory(parent, display: path.text, create: true))
         cachedParent = fd
         cachedParentPath = parent
         return fd

@@ -164,11 +164,12 @@ public enum MobileSyncVerification {
         }
         defer { BackupEncryption.clear(&key) }
         let name = "\(fileID.prefix(2))/\(fileID)"
-        let fd = source.openContent(fileID)
-        guard fd >= 0 else {
+        let opened = source.openContent(fileID)
+        guard opened >= 0 else {
             return .problem(errno == ENOENT ? "its content file \(name) is missing" : "its content file \(name) cannot be opened")
         }
-        defer { close(fd) }
+        let content = FileDescriptor(rawValue: opened, path: name)
+        let fd = content.rawValue
         var status = stat()
         guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
             return .problem("its content file \(name) is not a regular file")
@@ -185,12 +186,14 @@ public enum MobileSyncVerification {
     /// Why the content file of `fileID` is not a regular file of `size` bytes; nil when it is.
     private static func contentProblem(_ source: MobileSyncSource, _ fileID: String, size: UInt64) -> String? {
         let name = "\(fileID.prefix(2))/\(fileID)"
-        let fd = source.openContent(fileID)
-        guard fd >= 0 else {
-            return errno == ENOENT ? "its content file \(name) is missing" : "its content file \(name) cannot be opened "
-                + "(\(SystemError("openat", path: name).reason.lowercased()))"
+        let opened = source.openContent(fileID)
+        guard opened >= 0 else {
+            let code = errno  // before the message is built (building a string may allocate, and change errno)
+            return code == ENOENT ? "its content file \(name) is missing" : "its content file \(name) cannot be opened "
+                + "(\(SystemError("openat", path: name, code: code).reason.lowercased()))"
         }
-        defer { close(fd) }
+        let content = FileDescriptor(rawValue: opened, path: name)
+        let fd = content.rawValue
         var status = stat()
         guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
             return "its content file \(name) is not a regular file"
@@ -217,13 +220,14 @@ public enum MobileSyncVerification {
                 report.warnings.append("\(source.path)/\(DeviceValueError.display(name)): not part of a backup")
                 continue
             }
-            let fd = openat(source.directory, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-            guard fd >= 0, let files = try? DirectoryEntries.list(fd, display: "\(source.path)/\(name)") else {
-                if fd >= 0 { close(fd) }
+            let directory = FileDescriptor(
+                rawValue: openat(source.directory, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), path: name)
+            guard directory.rawValue >= 0,
+                let files = try? DirectoryEntries.list(directory.rawValue, display: "\(source.path)/\(name)")
+            else {
                 report.problem("\(source.path)/\(name): cannot be listed")
                 continue
             }
-            close(fd)
             count += files.count
             contents.append((name, files.map { String(decoding: $0.name, as: UTF8.self) }))
         }

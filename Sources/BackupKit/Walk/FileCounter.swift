@@ -33,8 +33,8 @@ final class FileCounter {
     func count(_ root: String) throws -> UInt64 {
         let fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw SystemError("open", path: root) }
-        defer { close(fd) }
-        try walk(fd, depth: 1)
+        let directory = FileDescriptor(rawValue: fd, path: root)
+        try walk(directory.rawValue, depth: 1)
         return files
     }
 

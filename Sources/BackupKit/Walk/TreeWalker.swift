@@ -43,9 +43,10 @@ final class TreeWalker<Visitor: TreeVisitor> {
 
     /// Walks the whole tree. Throws `BackupError` naming the path that failed.
     func run() throws {
-        let fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw BackupError.rootNotDirectory(root, SystemError("open", path: root)) }
-        defer { close(fd) }
+        let opened = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard opened >= 0 else { throw BackupError.rootNotDirectory(root, SystemError("open", path: root)) }
+        let directory = FileDescriptor(rawValue: opened, path: root)
+        let fd = directory.rawValue
         if oneFileSystem {
             guard let status = Kernel.status(ofDescriptor: fd) else {
                 throw BackupError.unreadable(path: root, SystemError("statx", path: root))
@@ -96,12 +97,15 @@ final class TreeWalker<Visitor: TreeVisitor> {
         }
         // The directory says what the entry is (d_type): open files and directories straight away and
         // statx the descriptor, which saves a path lookup. Anything unexpected takes the general path.
-        var fd: Int32 = -1
+        // Owned for the entry's visit. Messages name the entry by `display`, so its path is empty (a literal:
+        // nothing is built or allocated per entry); -1 while not open.
+        var file = FileDescriptor(rawValue: -1, path: "")
         if type == UInt8(DT_REG) || type == UInt8(DT_DIR) {
-            fd = openat(parent, cName, type == UInt8(DT_DIR) ? Self.directoryFlags : Self.fileFlags)
+            file = FileDescriptor(
+                rawValue: openat(parent, cName, type == UInt8(DT_DIR) ? Self.directoryFlags : Self.fileFlags), path: "")
         }
-        defer { if fd >= 0 { close(fd) } }
-        let statted = fd >= 0 ? Kernel.status(ofDescriptor: fd) : Kernel.status(of: cName, in: parent)
+        let statted =
+            file.rawValue >= 0 ? Kernel.status(ofDescriptor: file.rawValue) : Kernel.status(of: cName, in: parent)
         guard let status = statted else {
             throw BackupError.unreadable(path: display, SystemError("statx", path: display))
         }
@@ -114,14 +118,16 @@ final class TreeWalker<Visitor: TreeVisitor> {
         let pathReasons = rules.pathReasons(path: path.base, length: path.length, basename: basename)
         switch status.kind {
         case .regular, .directory:
-            if fd < 0 {
-                fd = openat(parent, cName, status.kind == .directory ? Self.directoryFlags : Self.fileFlags)
+            if file.rawValue < 0 {
+                let fd = openat(parent, cName, status.kind == .directory ? Self.directoryFlags : Self.fileFlags)
                 if fd < 0 {
                     return try visitUnopenable(
                         parent: parent, name: cName, status: status, pathReasons: pathReasons, code: errno)
                 }
+                file = FileDescriptor(rawValue: fd, path: "")
             }
-            let entry = WalkEntry(path: path, parent: parent, name: cName, status: status, descriptor: fd, root: root)
+            let entry = WalkEntry(
+                path: path, parent: parent, name: cName, status: status, descriptor: file.rawValue, root: root)
             if status.kind == .regular {
                 try visitFile(entry, pathReasons: pathReasons)
             } else {

@@ -23,18 +23,20 @@ extension Device {
         }
         let relative = "\(app)/\(name)"
         let shown = path(relative)
-        let file: FileDescriptor
-        do {
-            file = try directory.openRegular(relative, flags: O_RDONLY)
-        } catch {
-            switch error.code {
-            case ENOENT: return nil
-            case ELOOP: throw DeviceError.malformedFile(path: shown, reason: "the app executable is a symbolic link")
-            case EINVAL, EISDIR:
-                throw DeviceError.malformedFile(path: shown, reason: "the app executable is not a regular file")
-            default: throw error
+        let opened = { () throws -> FileDescriptor? in
+            do throws(SystemError) {
+                return try directory.openRegular(relative, flags: O_RDONLY)
+            } catch {
+                switch error.code {
+                case ENOENT: return nil
+                case ELOOP: throw DeviceError.malformedFile(path: shown, reason: "the app executable is a symbolic link")
+                case EINVAL, EISDIR:
+                    throw DeviceError.malformedFile(path: shown, reason: "the app executable is not a regular file")
+                default: throw error
+                }
             }
         }
+        guard let file = try opened() else { return nil }
         let bytes: [UInt8]?
         do {
             let size = try file.status().size

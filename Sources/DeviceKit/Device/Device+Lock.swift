@@ -31,15 +31,15 @@ extension Device {
                 wait.waiting?(Device.holder(file))
                 try Device.waitForLock(file, timeout: wait.timeout, root: root)
             }
-            return try FileLock(file: file, wait: true)  // held already: returns at once
         } catch {
             try? file.close()
             throw error
         }
+        return try FileLock(file: file, wait: true)  // held already: returns at once
     }
 
     /// Blocks until `file` is locked; with a timeout, retries every 20 ms until the deadline.
-    private static func waitForLock(_ file: FileDescriptor, timeout: Double?, root: String) throws {
+    private static func waitForLock(_ file: borrowing FileDescriptor, timeout: Double?, root: String) throws {
         guard let timeout else {
             try SystemError.check("flock", path: file.path) { flock(file.rawValue, LOCK_EX) }
             return
@@ -58,11 +58,10 @@ extension Device {
     /// The pid holding an exclusive flock on `file`, from the kernel's lock table (`/proc/locks`: its
     /// `FLOCK ... WRITE PID MAJOR:MINOR:INODE` lines), so the holder writes nothing to say who it is.
     /// Nil when it cannot be told (no /proc, the holder just left). At most 4 MiB of the table is read.
-    static func holder(_ file: FileDescriptor) -> Int32? {
+    static func holder(_ file: borrowing FileDescriptor) -> Int32? {
         guard let status = try? file.status(),
             let table = try? FileDescriptor.open("/proc/locks", flags: O_RDONLY)
-        else { return nil }
-        defer { try? table.close() }
+        else { return nil }  // `table` closes when it goes out of scope
         guard let bytes = try? table.readAll(limit: 4 << 20) else { return nil }
         let dev = status.device
         let major = ((dev >> 8) & 0xfff) | ((dev >> 32) & ~UInt64(0xfff))

@@ -54,7 +54,7 @@ public struct EventLog: Sendable {
     }
 
     /// Whether the open log's last byte is not a newline (an append was cut short).
-    private func lastLineUnended(_ file: FileDescriptor) throws(SystemError) -> Bool {
+    private func lastLineUnended(_ file: borrowing FileDescriptor) throws(SystemError) -> Bool {
         let size = try file.status().size
         guard size > 0 else { return false }
         var last: UInt8 = 0

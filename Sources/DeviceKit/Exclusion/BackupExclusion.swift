@@ -35,7 +35,7 @@ public enum BackupExclusion {
     /// Clears the flags from the file `file` (opened `FileDescriptor.locateOnly`, e.g. by a name that is not
     /// UTF-8); `file.path` names it in errors. Returns the names of the flags that were there.
     @discardableResult
-    public static func remove(_ file: FileDescriptor) throws -> [String] {
+    public static func remove(_ file: borrowing FileDescriptor) throws -> [String] {
         let path = file.path
         var cleared: [String] = []
         for name in clearedNames {
@@ -52,7 +52,7 @@ public enum BackupExclusion {
 
     /// Sets the flag of `scope` on the file `file` (opened `FileDescriptor.locateOnly`, e.g. by a name that is not
     /// UTF-8).
-    public static func add(_ file: FileDescriptor, scope: BackupExclusionScope = .all) throws {
+    public static func add(_ file: borrowing FileDescriptor, scope: BackupExclusionScope = .all) throws {
         do {
             try ExtendedAttributes.set(scope.attribute, to: BackupExclusionAttribute.appleValue, on: file)
         } catch {

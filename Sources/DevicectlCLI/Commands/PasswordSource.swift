@@ -2,6 +2,7 @@
 import BackupKit
 import Foundation
 import Glibc
+import SystemKit
 
 /// Where `backup --encrypt` gets its password, never from the command line (other users see it in `ps`):
 /// `--password-file FILE` (its first line; `-` is standard input), else `DEVICECTL_BACKUP_PASSWORD`, else a prompt
@@ -46,11 +47,13 @@ enum PasswordSource {
 
     /// The file's first line (without its newline).
     private static func read(_ file: String, command: String) throws -> [UInt8] {
-        let fd = file == "-" ? dup(STDIN_FILENO) : open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else {
-            throw UsageError("cannot read the password file \(file): \(String(cString: strerror(errno)))", command: command)
+        let opened = file == "-" ? dup(STDIN_FILENO) : open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard opened >= 0 else {
+            let code = errno  // before the message is built (building a string may allocate, and change errno)
+            throw UsageError("cannot read the password file \(file): \(String(cString: strerror(code)))", command: command)
         }
-        defer { close(fd) }
+        let descriptor = FileDescriptor(rawValue: opened, path: file)
+        let fd = descriptor.rawValue
         var bytes = [UInt8](repeating: 0, count: fileLimit + 1)
         var count = 0
         while count < bytes.count {

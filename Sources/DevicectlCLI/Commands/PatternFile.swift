@@ -51,7 +51,7 @@ enum PatternFile {
                 throw ReadError(path: path, cause: error.reason)
             }
         }
-        defer { try? file.close() }
+        // `file` closes (errors ignored) when it goes out of scope.
         if let status = try? file.status(), status.kind == .directory {
             throw ReadError(path: path, cause: "it is a directory")
         }
