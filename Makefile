@@ -26,9 +26,10 @@ build: deps
 	$(SWIFT) build
 
 # The Swift runtime and Foundation linked statically: a binary that runs without the toolchain's libraries, and
-# starts in half the time (issue 20: `--version` 17 -> 9 ms; no 20 shared libraries to load and relocate).
+# starts in half the time (issue 20: `--version` 17 -> 9 ms; no 20 shared libraries to load and relocate). Only the
+# product: TestSupport imports Swift Testing, which a release build without tests does not have.
 release: deps
-	$(SWIFT) build -c release --static-swift-stdlib
+	$(SWIFT) build -c release --static-swift-stdlib --product devicectl
 
 # Independent readers the interop tests compare against, from PyPI into a venv (pinned versions).
 ORACLES := .build/oracles
