@@ -43,7 +43,7 @@ struct ManualPage {
             ".TP", ".B 0", "Success.",
             ".TP", ".B 1", Self.escape("Failure: the message on standard error names the file and the cause."),
             ".TP", ".B 64", Self.escape("Usage error: unknown command or option, missing or invalid argument."),
-            ".TP", ".B 130, 143", Self.escape("Interrupted by SIGINT or SIGTERM (128 + the signal); nothing is left "
+            ".TP", ".B 129, 130, 143", Self.escape("Interrupted by SIGHUP, SIGINT or SIGTERM (128 + the signal); nothing is left "
                 + "half-written."),
             ".SH ENVIRONMENT",
         ]
