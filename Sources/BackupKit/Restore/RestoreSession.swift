@@ -152,32 +152,22 @@ final class RestoreSession {
         case .regular:
             observed.counts.files += 1
             observed.counts.bytes &+= UInt64(max(0, member.size))
-            if deviceLocal {
-                warnings.deviceLocal += 1
-                try hashOnly(member, path)
-            } else {
-                try extractFile(member, path, pipeline)
-            }
-        case .directory:
-            observed.counts.directories += 1
-            if deviceLocal {
-                warnings.deviceLocal += 1
-                return
-            }
-            try stageDirectory(member, path)
-        case .symlink:
-            observed.counts.symlinks += 1
-            if deviceLocal {
-                warnings.deviceLocal += 1
-                return
-            }
-            try stageSymlink(member, path)
+        case .directory: observed.counts.directories += 1
+        case .symlink: observed.counts.symlinks += 1
+        case .hardLink: observed.counts.hardlinks += 1
+        case .characterDevice, .blockDevice, .fifo, .socket, .unknown: return  // refused by MemberRules
+        }
+        if deviceLocal {
+            // Checked (a file's data hashed for the manifest), never applied.
+            warnings.deviceLocal += 1
+            if member.kind == .regular { try hashOnly(member, path) }
+            return
+        }
+        switch member.kind {
+        case .regular: try extractFile(member, path, pipeline)
+        case .directory: try stageDirectory(member, path)
+        case .symlink: try stageSymlink(member, path)
         case .hardLink:
-            observed.counts.hardlinks += 1
-            if deviceLocal {
-                warnings.deviceLocal += 1
-                return
-            }
             guard member.size == 0, try reader.readBlock() == nil else {
                 throw RestoreError.refusedMember(member.path, reason: "a hard link carrying data")
             }
@@ -186,10 +176,9 @@ final class RestoreSession {
             try pipeline.waitForCreatedFiles()
             try tree.createHardLink(path, to: target)
             report.counts.hardlinks += 1
-        case .characterDevice, .blockDevice, .fifo, .socket, .unknown:
-            return  // refused by MemberRules
+        case .characterDevice, .blockDevice, .fifo, .socket, .unknown: return
         }
-        if !deviceLocal, let restored = options.restored { restored(path, member.kind) }
+        if let restored = options.restored { restored(path, member.kind) }
     }
 
     private func stageDirectory(_ member: ArchiveReader.Member, _ path: MemberPath) throws {
