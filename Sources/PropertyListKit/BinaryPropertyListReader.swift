@@ -33,12 +33,15 @@ public enum BinaryPropertyListReader {
         let count: Int
         let top: Int
         let table: Int
+        /// The most values produced: the limits' or 16 a byte of the file, whichever is lower.
+        let cap: Int
         var budget: Int
 
         init(_ bytes: UnsafeRawBufferPointer, limits: PropertyListLimits) throws(PropertyListReadError) {
             self.bytes = bytes
             self.limits = limits
-            budget = min(limits.values, BinaryPropertyListReader.valuesPerByte * max(bytes.count, 256))
+            cap = min(limits.values, BinaryPropertyListReader.valuesPerByte * max(bytes.count, 256))
+            budget = cap
             guard bytes.count >= 8 + 32, BinaryPropertyListReader.isBinary(bytes) else {
                 throw PropertyListReadError("not a binary property list")
             }
@@ -100,7 +103,6 @@ public enum BinaryPropertyListReader {
         mutating func object(_ index: Int, depth: Int) throws(PropertyListReadError) -> PropertyListObject {
             budget -= 1
             guard budget >= 0 else {
-                let cap = min(limits.values, BinaryPropertyListReader.valuesPerByte * max(bytes.count, 256))
                 throw PropertyListReadError(
                     cap < limits.values
                         ? "more than \(cap) values in \(bytes.count) bytes, objects shared many times"

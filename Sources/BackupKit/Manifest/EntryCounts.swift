@@ -17,10 +17,4 @@ public struct EntryCounts: Sendable, Equatable {
         self.symlinks = symlinks
         self.hardlinks = hardlinks
     }
-
-    /// Counts one regular file of `size` bytes.
-    public mutating func addFile(size: UInt64) {
-        files += 1
-        bytes += size
-    }
 }
