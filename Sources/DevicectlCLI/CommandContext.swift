@@ -34,13 +34,14 @@ struct CommandContext: Sendable {
         return Date()
     }
 
-    /// Whether `DEVICECTL_THREADS=pinned` asks for the same system calls on the same threads on every run (fault
-    /// injection by call count); unset or `adaptive`: threads share the work by load (the default, faster).
+    /// Whether `DEVICECTL_THREADS=pinned` asks for every system call that names a path on one thread, in the same
+    /// order on every run (fault injection by call count); unset or `split` (the default): a restore's writer
+    /// creates the files. Either way each thread's share is fixed before the run starts.
     func pinsThreads() throws(UsageError) -> Bool {
         switch environment["DEVICECTL_THREADS"] ?? "" {
-        case "", "adaptive": return false
+        case "", "split": return false
         case "pinned": return true
-        case let other: throw UsageError("invalid DEVICECTL_THREADS '\(other)': expected pinned or adaptive")
+        case let other: throw UsageError("invalid DEVICECTL_THREADS '\(other)': expected pinned or split")
         }
     }
 

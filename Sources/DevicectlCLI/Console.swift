@@ -48,6 +48,15 @@ final class Console: Sendable {
     /// Prints a line on stdout.
     func out(_ text: String) { write(text + "\n", to: STDOUT_FILENO) }
 
+    /// A listing command's output: `result` under `--json` (`json`); otherwise one line an item, or `none` when
+    /// there is no item.
+    func listing(json: Bool, _ result: @autoclosure () -> some Encodable, lines: () -> [String], none: String) {
+        if json { return self.result(result()) }
+        let lines = lines()
+        if lines.isEmpty { return out(none) }
+        for line in lines { out(line) }
+    }
+
     /// Writes text on stdout as it is (a generated script or page that ends in its own newline).
     func outRaw(_ text: String) { write(text, to: STDOUT_FILENO) }
 

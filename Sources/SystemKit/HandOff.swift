@@ -13,7 +13,7 @@
 import Glibc
 
 /// A bounded, ordered hand-off of reusable items from one producer thread to one consumer thread.
-/// Thread safety: every method takes the lock; `backlog` is the producer's own view.
+/// Thread safety: every method takes the lock.
 public final class HandOff<Item, Failure: Error>: @unchecked Sendable {
     private let condition = ConditionVariable()
     private var spare: [Item]
@@ -28,8 +28,6 @@ public final class HandOff<Item, Failure: Error>: @unchecked Sendable {
     private let wakeAfter: Int
     /// Items in the pool.
     public let capacity: Int
-    /// Submitted items not yet taken by the consumer, as the producer last saw them (producer only).
-    public private(set) var backlog = 0
 
     /// A hand-off whose pool is `items`; a sleeping side wakes once `wakeAfter` items are ready for it
     /// (clamped to 1...items.count).
@@ -51,7 +49,6 @@ public final class HandOff<Item, Failure: Error>: @unchecked Sendable {
             condition.wait()
             producerWaits = false
         }
-        backlog = ready.count
         return stopped ? nil : spare.removeLast()
     }
 
@@ -63,7 +60,6 @@ public final class HandOff<Item, Failure: Error>: @unchecked Sendable {
         guard !stopped else { return false }
         ready.append(item)
         inFlight += 1
-        backlog = ready.count
         if consumerWaits && ready.count >= wakeAfter { condition.broadcast() }
         return true
     }

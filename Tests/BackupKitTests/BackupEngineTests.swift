@@ -93,7 +93,7 @@ import Testing
             for compression in [Compression.none, .zstd] {
                 #expect(BackupEngine.formatsInline(compression) == (compression != .none))
                 var archives: [[UInt8]] = []
-                for placement in [HashPlacement.reader, .writer, .shared] {
+                for placement in [HashPlacement.reader, .formatter] {
                     let archive = "\(dir)/\(placement).\(compression.rawValue).tar"
                     var backup = request(tree.root, archive)
                     backup.compression = compression

@@ -25,7 +25,7 @@ import Testing
         .directory("Documents/empty-dir", mode: 0o750),
     ]
 
-    @Test(arguments: [FileCreation.adaptive, .reader, .writer])
+    @Test(arguments: [FileCreation.writer, .reader])
     func roundTripKeepsBytesAndMetadata(_ creation: FileCreation) throws {
         try withTemporaryDirectory { base in
             let scratch = try RestoreScratch(base: base)

@@ -56,7 +56,7 @@ import Testing
             let digests = try Self.tree(root)
             for compression in [Compression.none, .zstd] {
                 var archives: [[UInt8]] = []
-                for placement in [HashPlacement.reader, .writer, .shared] {
+                for placement in [HashPlacement.reader, .formatter] {
                     let archive = "\(dir)/\(placement).\(compression.rawValue).tar"
                     let request = BackupRequest(
                         root: root, output: .file(archive), compression: compression, created: Self.created,
@@ -74,7 +74,7 @@ import Testing
                 for other in archives.dropFirst() { #expect(other == archives[0], "\(compression)") }
             }
             // Only the data is stored: GNU sparse 1.0 members with their maps; the ordinary file as it was.
-            let plain = dir + "/shared.none.tar"
+            let plain = dir + "/formatter.none.tar"
             let size = try FileStatus.of(plain).size
             #expect(size < 2 * Self.mib, "\(size) bytes")
             let members = try Self.sparseHeaders(plain)

@@ -4,9 +4,8 @@ import Glibc
 import SystemKit
 
 /// Turns walked entries into batch records (`BatchRecord`). File data is read once, in large reads,
-/// directly into the batch that carries it to the writing thread, which archives it and hashes it, unless
-/// this thread does: whenever the writing thread has fallen behind (half the pipe waiting for it), so the
-/// two sides share SHA-256 by what each has to spare.
+/// directly into the batch that carries it to the writing thread, which archives it and hashes it, unless the
+/// run's `HashPlacement` is this thread (then a digest record follows each file's data).
 /// A file with holes (fewer blocks allocated than its size needs, by a hole's worth: `DataRegionMap.mayHaveHoles`)
 /// is asked where its data lies; only its data regions are read, and each hole goes as a `.hole` record, zeros the
 /// writing thread hashes and hands to the format (the tar format stores a sparse member).
@@ -15,9 +14,9 @@ import SystemKit
 /// otherwise be archived torn (the old start, the new end) under a digest that verifies.
 final class ArchivingVisitor: TreeVisitor {
     private let pipe: BatchPipe
-    /// Hashes the files this thread takes (see `regularFile`).
+    /// Hashes every file, when this thread is the run's `HashPlacement`.
     private let digest: SHA256Digest
-    private let placement: HashPlacement
+    private let hashesHere: Bool
     private var batch: Batch?
     private var hardLinks = HardLinkTable()
     private var progress: ProgressThrottle
@@ -40,11 +39,11 @@ final class ArchivingVisitor: TreeVisitor {
     init(
         pipe: BatchPipe, progress: ProgressThrottle, warn: @escaping (String) -> Void,
         afterRead: ((String) -> Void)? = nil, duringRead: ((String, UInt64) -> Void)? = nil,
-        placement: HashPlacement = .shared, stored: ((StoredPath) -> Void)? = nil
+        placement: HashPlacement = .default, stored: ((StoredPath) -> Void)? = nil
     ) throws {
         self.stored = stored
         self.pipe = pipe
-        self.placement = placement
+        hashesHere = placement == .reader
         do { digest = try SHA256Digest() } catch let error as DigestError { throw BackupError.digest(error) }
         self.progress = progress
         self.warn = warn
@@ -102,17 +101,9 @@ final class ArchivingVisitor: TreeVisitor {
         // Only a file with fewer blocks than its size needs is asked where its holes are: no call for the others.
         let regions = DataRegionMap.mayHaveHoles(status) ? try dataRegions(walked) : nil
         if regions != nil { tally.sparseBytes &+= status.size }
-        // Measured on a 40k-file tree: sharing by backlog was 7% faster than hashing only on the writer, and
-        // a threshold of a half beat a quarter and three quarters.
-        let hashHere =
-            switch placement {
-            case .shared: pipe.backlog * 2 >= pipe.count
-            case .reader: true
-            case .writer, .nowhere: false
-            }
-        let flags = (hashHere ? BatchRecord.readerHashed : 0) | (regions != nil ? BatchRecord.sparse : 0)
+        let flags = (hashesHere ? BatchRecord.readerHashed : 0) | (regions != nil ? BatchRecord.sparse : 0)
         let recordOffset = try append(.file, walked, link: nil, flags: flags, regions: regions?.regions)
-        try copyData(walked, recordOffset: recordOffset, hashing: hashHere, regions: regions)
+        try copyData(walked, recordOffset: recordOffset, hashing: hashesHere, regions: regions)
         hardLinks.remember(device: status.device, inode: status.inode, name: walked.path.cString, links: status.linkCount)
         tally.counts.files += 1
         tally.counts.bytes += status.size

@@ -38,7 +38,7 @@ public enum BackupEngine {
 
     /// Test hooks: `afterRead` runs after each file's data is read, before its status is rechecked;
     /// `duringRead` after each read that leaves more of the file to read (path, bytes read so far);
-    /// `hashing` pins where SHA-256 runs (by default `HashPlacement.default(for:)`).
+    /// `hashing` pins where SHA-256 runs (by default `HashPlacement.default`).
     static func backup(
         _ request: BackupRequest, progress: ((BackupProgress) -> Void)?, warning: @escaping (String) -> Void,
         afterRead: ((String) -> Void)?, duringRead: ((String, UInt64) -> Void)? = nil, hashing: HashPlacement? = nil,
@@ -82,7 +82,7 @@ public enum BackupEngine {
             let run = BackupRun(
                 request: request, deviceRoot: deviceRoot, header: header, spillDirectory: destination.spillDirectory,
                 ownArchives: ownArchives(output), progress: progress, warning: warning, afterRead: afterRead,
-                duringRead: duringRead, placement: hashing ?? .default(for: request.compression), stored: stored)
+                duringRead: duringRead, placement: hashing ?? .default, stored: stored)
             return try run.archive(into: sink) {
                 try stream?.finish()
                 try output?.commit()

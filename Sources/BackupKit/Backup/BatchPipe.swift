@@ -20,9 +20,6 @@ final class BatchPipe: @unchecked Sendable {
         self.count = count
     }
 
-    /// Filled batches waiting for the consumer when the producer last took or handed over one (producer only).
-    var backlog: Int { handOff.backlog }
-
     // MARK: - Producer
 
     /// An empty batch to fill; nil once the pipe is cancelled.

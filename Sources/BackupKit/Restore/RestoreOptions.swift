@@ -28,15 +28,15 @@ public struct RestoreOptions {
     /// An encrypted MobileSync backup's password, asked for only when one is opened (nil: none given).
     public var password: () throws -> [UInt8]? = { nil }
     /// Which thread creates regular files (tests pin one of them).
-    var fileCreation = FileCreation.adaptive
+    var fileCreation = FileCreation.writer
 
-    /// Whether every regular file is created by the reading thread (the writer only writes and closes), instead
-    /// of by whichever thread has room. Pinned, each thread makes the same system calls in the same order on
-    /// every run, so fault injection by call count (strace counts per thread) always hits the same step; the
-    /// CLI pins with `DEVICECTL_THREADS=pinned`. The default adapts to the load, for speed.
+    /// Whether every regular file is created by the reading thread (the writer only writes and closes) instead of
+    /// by the writer. Pinned, every system call that names a path is made on one thread in the archive's order,
+    /// so fault injection by call count (strace counts per thread) always hits the same step; the CLI pins with
+    /// `DEVICECTL_THREADS=pinned`. Either way the choice holds for the whole restore.
     public var pinsThreads: Bool {
         get { fileCreation == .reader }
-        set { fileCreation = newValue ? .reader : .adaptive }
+        set { fileCreation = newValue ? .reader : .writer }
     }
 
     public init() {}

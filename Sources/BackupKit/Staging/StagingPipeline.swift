@@ -3,9 +3,8 @@
 // The reader thread (libarchive, the framing audit, SHA-256, the manifest, every directory, symlink and hard
 // link) and the writer thread (pwrite, futimens, close: kernel time) overlap on the machine's two cores.
 // Creating a file (openat2 with O_CREAT|O_EXCL: a new inode and dentry) costs about as much kernel time as
-// writing its data, so it goes to whichever side has room: the writer while it keeps up, the reader while the
-// writer has a batch waiting. Batches carry a copy of the file data (libarchive reuses its buffers), so
-// memory stays at a few small arenas whatever the archive.
+// writing its data; which side does it is the run's `FileCreation` (the writer, unless pinned). Batches carry a
+// copy of the file data (libarchive reuses its buffers), so memory stays at a few small arenas whatever the archive.
 import Glibc
 import SystemKit
 import TarKit
@@ -22,16 +21,13 @@ final class StagingPipeline: @unchecked Sendable {
     private var worker: WorkerThread?
     /// The batch the reader is filling (reader thread only).
     private var current = StagingBatch()
-    /// Whether the reader creates the files of the current batch itself: the writer had a batch waiting when
-    /// it was started (reader thread only; decided in `submit`).
-    private var readerCreates = false
     /// A file of the queued batches is still to be created by the writer (reader thread only).
     private var writerCreatesPending = false
     /// The file the writer is filling (writer thread only).
     private var file: FileDescriptor?
     private let creation: FileCreation
 
-    init(creation: FileCreation = .adaptive) {
+    init(creation: FileCreation = .writer) {
         self.creation = creation
         do {
             worker = try WorkerThread { [self] in run() }
@@ -43,11 +39,11 @@ final class StagingPipeline: @unchecked Sendable {
 
     // MARK: - Reader side
 
-    /// Queues the creation of the regular file `path` in `tree` (on whichever thread has room) and then the
+    /// Queues the creation of the regular file `path` in `tree` (on the run's `FileCreation` thread) and then the
     /// writes into it: `addData` and `add(.closeFile)` follow.
     func addFile(_ path: MemberPath, permissions: mode_t, in tree: StagingTree) throws {
         if current.files >= StagingBatch.maxFiles { try submit() }
-        if creation == .reader || (creation == .adaptive && readerCreates) {
+        if creation == .reader {
             current.operations.append(.file(SharedDescriptor(try tree.createFile(path, permissions: permissions))))
         } else {
             let (parent, name) = try tree.prepareFile(path)
@@ -88,7 +84,6 @@ final class StagingPipeline: @unchecked Sendable {
     /// Throws the writer's failure as soon as there is one.
     private func submit() throws {
         guard handOff.submit(current) else { throw stoppedFailure }
-        readerCreates = handOff.backlog > 1
         guard let spare = handOff.takeSpare() else {
             // The submitted batch is the writer's now (it may be resetting it after its failure this moment):
             // the reader must not touch it again, so `stop` resets an empty batch of its own instead.

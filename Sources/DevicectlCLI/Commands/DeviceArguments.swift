@@ -105,6 +105,15 @@ enum DeviceArguments {
         try device.checkClock(now, source: context.nowSource(arguments))
     }
 
+    /// The device a read-only command (status, notifications, events) shows, and the time it shows it at
+    /// (`readingTime`).
+    static func openForReading(_ arguments: ParsedArguments, _ context: CommandContext) throws -> (Device, Date) {
+        let root = try root(arguments)
+        let requested = try context.now(arguments)
+        let device = try open(root, arguments, context)
+        return (device, try readingTime(device, requested, arguments, context))
+    }
+
     /// The time a read-only command (status, notifications, events) shows the device at: `now`, or the
     /// device's clock when that is later and `now` came from `DEVICECTL_NOW` or the system clock (a state
     /// before the device's own history is impossible). An explicit earlier `--now` is refused.

@@ -20,19 +20,12 @@ enum EventsCommand: Command {
     )
 
     static func run(_ arguments: ParsedArguments, _ context: CommandContext) throws -> Int32 {
-        let root = try DeviceArguments.root(arguments)
-        let requested = try context.now(arguments)
-        let device = try DeviceArguments.open(root, arguments, context)
-        let now = try DeviceArguments.readingTime(device, requested, arguments, context)
+        let (device, now) = try DeviceArguments.openForReading(arguments, context)
         let due = try NotificationStore(device: device).dueDeliveries(at: now)
         let events = merged(try EventLog(device: device).events(), due)
-        if arguments.flag("--json") {
-            context.console.result(Result(events: events.map(Event.init)))
-        } else if events.isEmpty {
-            context.console.out("no events")
-        } else {
-            for event in events { context.console.out(line(event)) }
-        }
+        context.console.listing(
+            json: arguments.flag("--json"), Result(events: events.map(Event.init)), lines: { events.map(line) },
+            none: "no events")
         return 0
     }
 

@@ -18,18 +18,12 @@ enum NotificationsCommand: Command {
     )
 
     static func run(_ arguments: ParsedArguments, _ context: CommandContext) throws -> Int32 {
-        let root = try DeviceArguments.root(arguments)
-        let requested = try context.now(arguments)
-        let device = try DeviceArguments.open(root, arguments, context)
-        let now = try DeviceArguments.readingTime(device, requested, arguments, context)
+        let (device, now) = try DeviceArguments.openForReading(arguments, context)
         let notifications = try NotificationStore(device: device).all()
-        if arguments.flag("--json") {
-            context.console.result(Result(now: now, notifications: notifications.map { Notification($0, at: now) }))
-        } else if notifications.isEmpty {
-            context.console.out("no notifications")
-        } else {
-            for notification in notifications { context.console.out(line(notification, at: now)) }
-        }
+        context.console.listing(
+            json: arguments.flag("--json"),
+            Result(now: now, notifications: notifications.map { Notification($0, at: now) }),
+            lines: { notifications.map { line($0, at: now) } }, none: "no notifications")
         return 0
     }
 

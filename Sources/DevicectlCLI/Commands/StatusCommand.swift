@@ -27,8 +27,7 @@ enum StatusCommand: Command {
 
     static func run(_ arguments: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let options = try options(arguments)
-        let device = try DeviceArguments.open(options.root, arguments, context)
-        let now = try DeviceArguments.readingTime(device, try context.now(arguments), arguments, context)
+        let (device, now) = try DeviceArguments.openForReading(arguments, context)
         let report = try StatusReport(device: device, now: now)
         for problem in report.problems { context.console.warn(problem) }
         if options.json {

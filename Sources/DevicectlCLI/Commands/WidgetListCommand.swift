@@ -19,17 +19,14 @@ enum WidgetListCommand: Command {
         let root = try DeviceArguments.root(arguments)
         let device = try DeviceArguments.open(root, arguments, context)
         let widgets = try device.withLock { () throws -> [PlacedWidget] in try device.homeScreen().placedWidgets }
-        if arguments.flag("--json") {
-            context.console.result(Listing(widgets: widgets))
-        } else if widgets.isEmpty {
-            context.console.out("no widgets on the home screen")
-        } else {
-            for widget in widgets {
-                context.console.out(
+        context.console.listing(
+            json: arguments.flag("--json"), Listing(widgets: widgets),
+            lines: {
+                widgets.map { widget in
                     "\(widget.placeText): \(widget.app ?? "?") \(widget.kind) \(widget.size) (id \(widget.id)"
-                        + (widget.stack.map { ", stack \($0)" } ?? "") + ")")
-            }
-        }
+                        + (widget.stack.map { ", stack \($0)" } ?? "") + ")"
+                }
+            }, none: "no widgets on the home screen")
         return 0
     }
 

@@ -32,13 +32,9 @@ enum WidgetRefreshCommand: Command {
             return try WidgetRefresher(device: device).refreshAll(at: now, apps: state.apps, index: &index)
         }
         for problem in results.compactMap(\.problem) { context.console.warn(problem) }
-        if arguments.flag("--json") {
-            context.console.result(Result(widgets: results.map(Widget.init)))
-        } else if results.isEmpty {
-            context.console.out("no widgets on the home screen")
-        } else {
-            for result in results { context.console.out(line(result)) }
-        }
+        context.console.listing(
+            json: arguments.flag("--json"), Result(widgets: results.map(Widget.init)), lines: { results.map(line) },
+            none: "no widgets on the home screen")
         let failed = results.filter(\.failed)
         guard failed.isEmpty else {
             let apps = failed.map(\.app).joined(separator: ", ")

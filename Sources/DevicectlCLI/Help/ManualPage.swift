@@ -13,8 +13,9 @@ struct ManualPage {
             + "--lock-timeout overrides it. Default: no limit."),
         ("DEVICECTL_THREADS", "pinned: a restore creates every file on its reading thread, so system calls come "
             + "in the same order on every run (for fault injection), and a backup that shows progress counts its "
-            + "tree before it starts, so every report has the total. adaptive (the default) shares the work, and "
-            + "counts alongside the backup on an idle core."),
+            + "tree before it starts, so every report has the total. split (the default): a restore's writing "
+            + "thread creates the files, and a backup counts alongside itself on an idle core. Either way the "
+            + "threads' shares are fixed for the whole run."),
     ]
 
     var text: String {
