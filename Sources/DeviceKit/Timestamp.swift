@@ -23,22 +23,52 @@ public enum Timestamp {
         // milliseconds for every Double, e.g. 2000-02-29T00:00:00.123Z).
         let reference = date.timeIntervalSinceReferenceDate
         let whole = reference.rounded(.down)
-        var seconds = time_t(Int(whole) + referenceOffset)
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        var text = pad(Int(parts.tm_year) + 1900, 4) + "-" + pad(Int(parts.tm_mon) + 1, 2) + "-"
-        text += pad(Int(parts.tm_mday), 2)
-        text += "T" + pad(Int(parts.tm_hour), 2) + ":" + pad(Int(parts.tm_min), 2) + ":" + pad(Int(parts.tm_sec), 2)
+        // A date read from a file can be anything a Double holds (1e300; NaN if a reader let it through): no
+        // calendar date for those.
+        if whole.isNaN { return "nan" }
+        guard abs(whole) < 0x1p62, var text = calendarText(Int64(whole) + Int64(referenceOffset)) else {
+            return format(seconds: wholeSeconds(date), nanoseconds: 0)
+        }
         if since1970.rounded(.down) != since1970 {
             text += "." + pad(min(Int((reference - whole) * 1000), 999), 3)
         }
         return text + "Z"
     }
 
+    /// A file time (`list`'s mtimes) in UTC with its nanoseconds when there are any:
+    /// `2026-11-29T12:00:00.123456789Z`, or `2026-11-29T12:00:00Z`; a time past any calendar year (an archive
+    /// can say anything) as its seconds, `-9223372036854775808`, as GNU tar prints it.
+    public static func format(seconds: Int64, nanoseconds: Int32) -> String {
+        guard var text = calendarText(seconds) else { return String(seconds) }
+        if nanoseconds != 0 { text += "." + pad(Int(nanoseconds), 9) }
+        return text + "Z"
+    }
+
+    /// `date`'s whole seconds since 1970 (toward zero), clamped to Int64's range; 0 for NaN.
+    public static func wholeSeconds(_ date: Date) -> Int64 {
+        let seconds = date.timeIntervalSince1970
+        if seconds.isNaN { return 0 }
+        if seconds >= 0x1p63 { return .max }
+        if seconds < -0x1p63 { return .min }
+        return Int64(seconds)
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SS` in UTC, `seconds` after 1970 (`gmtime_r`); nil past the years it can name.
+    private static func calendarText(_ seconds: Int64) -> String? {
+        var value = time_t(seconds)
+        var parts = tm()
+        guard gmtime_r(&value, &parts) != nil else { return nil }
+        var text = pad(Int(parts.tm_year) + 1900, 4) + "-" + pad(Int(parts.tm_mon) + 1, 2) + "-"
+        text += pad(Int(parts.tm_mday), 2)
+        return text + "T" + pad(Int(parts.tm_hour), 2) + ":" + pad(Int(parts.tm_min), 2) + ":" + pad(Int(parts.tm_sec), 2)
+    }
+
     /// Seconds from 1970 to Foundation's reference date (2001-01-01).
     private static let referenceOffset = 978_307_200
 
+    /// `value` in at least `width` characters, zeros after any sign (printf's `%0*d`).
     private static func pad(_ value: Int, _ width: Int) -> String {
+        if value < 0 { return "-" + pad(-value, width - 1) }
         let digits = String(value)
         return String(repeating: "0", count: max(0, width - digits.count)) + digits
     }

@@ -36,4 +36,28 @@ import Testing
         let now = Date()
         #expect(Timestamp.format(now) == foundation(now))
     }
+
+    /// File times as `list` prints them: printf's `%04d-%02d-%02dT%02d:%02d:%02d` and `.%09d` (what it printed
+    /// before), and a time past every calendar year as its seconds, as GNU tar prints one.
+    @Test func fileTimesMatchPrintfAndPassTheCalendarAsSeconds() {
+        var generator = SeededGenerator(seed: 7)
+        for index in 0..<5_000 {
+            // Years from about -290,000 to 290,000 (gmtime_r's range), nanoseconds sometimes 0.
+            let seconds = Int64(bitPattern: generator.next()) % 9_000_000_000_000
+            let nanoseconds = index % 4 == 0 ? 0 : Int32(generator.next() % 1_000_000_000)
+            var value = time_t(seconds)
+            var parts = tm()
+            guard gmtime_r(&value, &parts) != nil else { continue }
+            var expected = String(
+                format: "%04d-%02d-%02dT%02d:%02d:%02d", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
+                Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
+            if nanoseconds != 0 { expected += String(format: ".%09d", Int(nanoseconds)) }
+            #expect(Timestamp.format(seconds: seconds, nanoseconds: nanoseconds) == expected + "Z", "\(seconds)")
+        }
+        #expect(Timestamp.format(seconds: .max, nanoseconds: 5) == "9223372036854775807")
+        #expect(Timestamp.format(seconds: .min, nanoseconds: 0) == "-9223372036854775808")
+        #expect(Timestamp.format(Date(timeIntervalSince1970: 1e300)) == "9223372036854775807")
+        #expect(Timestamp.format(Date(timeIntervalSince1970: -.infinity)) == "-9223372036854775808")
+        #expect(Timestamp.wholeSeconds(Date(timeIntervalSince1970: -1.5)) == -1)
+    }
 }

@@ -83,6 +83,9 @@ enum ForeignBackup {
         if mutation == 'blob-path': bad('AppDomain-com.example.app', 'Documents/odd', record=blob('Documents/other', F, 1))
         if mutation == 'blob-mode': bad('AppDomain-com.example.app', 'Documents/odd', record=blob('Documents/odd', D, 1))
         if mutation == 'no-parent': bad('AppDomain-com.example.app', 'Orphan/dir/file')
+        if mutation == 'times-extreme':
+            bad('AppDomain-com.example.app', 'Documents/old', record=blob('Documents/old', F, 1, extra={
+                'LastModified': 2**63 - 1, 'Birth': -2**63, 'LastStatusChange': -2**63}))
         if mutation == 'system-domains':
             for domain, dirs in [('RootDomain', ['', 'Library']), ('HealthDomain', ['', 'Health']), ('KeychainDomain', [''])]:
                 for d in dirs: rows.append([fid(domain, d), domain, d, 2, blob(d, D, 0)])

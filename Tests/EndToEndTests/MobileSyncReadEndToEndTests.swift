@@ -111,4 +111,27 @@ import Testing
             #expect(try TreeSnapshot.take(scratch) == before, "\(mutation) changed the backup")
         }
     }
+
+    /// Times a record can hold and no calendar names (LastModified 2^63-1, Birth -2^63): `list` shows them as their
+    /// seconds, as GNU tar lists such an mtime (it used to trap converting them to a date and back); verify and
+    /// restore take the backup as any other.
+    @Test func timesPastAnyCalendarAreListedAsSeconds() throws {
+        try withTemporaryDirectory { scratch in
+            let backup = scratch + "/backup"
+            try ForeignBackup.make(backup, mutation: "times-extreme")
+            let listed = try BackupCheck.devicectl(["list", backup])
+            #expect(listed.status == 0, "\(listed.stderr)")
+            #expect(listed.stdout.contains(" 9223372036854775807  AppDomain-com.example.app/Documents/old\n"), "\(listed.stdout)")
+            let json = try BackupCheck.devicectl(["list", backup, "--json"])
+            #expect(json.status == 0, "\(json.stderr)")
+            let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+            let members = try #require(object?["members"] as? [[String: Any]])
+            let old = members.first { $0["path"] as? String == "Documents/old" }
+            #expect(old?["mtime"] as? String == "9223372036854775807", "\(members)")
+            let verified = try BackupCheck.devicectl(["verify", backup])
+            #expect(verified.status == 0, "\(verified.stderr)")
+            let restored = try BackupCheck.devicectl(["restore", backup, scratch + "/new"])
+            #expect(restored.status == 0, "\(restored.stderr)")
+        }
+    }
 }

@@ -100,4 +100,26 @@ import Testing
             #expect(notifications.stdout.contains("N1"))
         }
     }
+
+    /// A date no calendar names (the identity's `Created` ±1e300 seconds after 2001) is shown as its seconds,
+    /// as `list` shows such a file time; it used to trap converting the Double to an Int. (A NaN date is a
+    /// malformed property list: the reader refuses it.)
+    @Test(arguments: [(1e300, "9223372036854775807"), (-1e300, "-9223372036854775808")])
+    func anIdentityCreatedPastAnyCalendarIsShownAsSeconds(_ seconds: Double, _ shown: String) throws {
+        try PhoneScratch.withFaults { scratch in
+            let root = scratch.root
+            try scratch.ok(["init", root])
+            let path = root + "/DeviceLocal/identity.plist"
+            var identity = try #require(
+                try PropertyListSerialization.propertyList(
+                    from: Data(contentsOf: URL(fileURLWithPath: path)), format: nil) as? [String: Any])
+            identity["Created"] = Date(timeIntervalSinceReferenceDate: seconds)
+            try PropertyListSerialization.data(fromPropertyList: identity, format: .binary, options: 0)
+                .write(to: URL(fileURLWithPath: path))
+            let status = try scratch.ok(["status", root])
+            #expect(status.stdout.contains("created  \(shown)\n"), "\(status.stdout)")
+            let json = try scratch.ok(["status", root, "--json"])
+            #expect(json.stdout.contains("\"\(shown)\""), "\(json.stdout)")
+        }
+    }
 }

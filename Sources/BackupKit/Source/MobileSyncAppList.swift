@@ -19,7 +19,9 @@ enum MobileSyncAppList {
     static func header(
         source: MobileSyncSource, containers: [RestorePlan.StagedContainer], warnings: inout [String]
     ) throws(RestoreError) -> Manifest.Header {
-        let created = ISO8601DateFormatter().string(from: source.info.date ?? Date(timeIntervalSince1970: 0))
+        // Whole seconds, as the backup's own date is shown elsewhere.
+        let created = Timestamp.format(
+            seconds: Timestamp.wholeSeconds(source.info.date ?? Date(timeIntervalSince1970: 0)), nanoseconds: 0)
         if let line = try? firstLine(source), case .header(let header)? = try? ManifestLine.parseAnySpelling(line[...]) {
             do {
                 try header.validate()

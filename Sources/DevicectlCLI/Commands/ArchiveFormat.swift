@@ -21,18 +21,6 @@ enum ArchiveFormat {
         return String(characters)
     }
 
-    /// UTC ISO-8601 with nanoseconds when there are any: `2026-11-29T12:00:00.123456789Z`.
-    static func time(_ seconds: Int64, _ nanoseconds: Int32) -> String {
-        var value = time_t(seconds)
-        var parts = tm()
-        gmtime_r(&value, &parts)
-        var text = String(
-            format: "%04d-%02d-%02dT%02d:%02d:%02d", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
-            Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
-        if nanoseconds != 0 { text += String(format: ".%09d", Int(nanoseconds)) }
-        return text + "Z"
-    }
-
     /// A member name (or link target) as GNU tar's default `escape` quoting prints it, so one member is one
     /// line and a name cannot move the cursor or recolour the terminal: `\\` for a backslash, `\n`, `\t`,
     /// `\r`, `\a`, `\b`, `\f`, `\v`, and every other control character (C0, DEL, C1) or invisible line

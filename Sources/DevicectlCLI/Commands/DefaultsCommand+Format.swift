@@ -1,6 +1,8 @@
 // DefaultsCommand+Format: printing property-list values the way macOS `defaults read` does
 // (the old-style NeXT form: `{ key = value; }`, `( a, b )`, booleans as 1/0).
+import DeviceKit
 import Foundation
+import SystemKit
 
 extension DefaultsCommand {
     /// Formats defaults values like macOS `defaults read`.
@@ -27,7 +29,7 @@ extension DefaultsCommand {
             case let string as String: return string
             case let date as Date: return dateText(date)
             case let data as Data:
-                return "{length = \(data.count), bytes = 0x\(data.map { String(format: "%02x", $0) }.joined())}"
+                return "{length = \(data.count), bytes = 0x\(Hex.encode(data))}"
             case let number as NSNumber: return numberText(number)
             case let int as Int: return String(int)
             case let double as Double: return doubleText(double)
@@ -51,12 +53,11 @@ extension DefaultsCommand {
             return "\(double)"
         }
 
+        /// `2026-12-01 09:00:00 +0000`: the one UTC formatter's text (`Timestamp`), whole seconds, as `defaults` shows it.
         static func dateText(_ date: Date) -> String {
-            let formatter = DateFormatter()
-            formatter.locale = Locale(identifier: "en_US_POSIX")
-            formatter.timeZone = TimeZone(identifier: "UTC")
-            formatter.dateFormat = "yyyy-MM-dd HH:mm:ss Z"
-            return formatter.string(from: date)
+            let text = Timestamp.format(seconds: Timestamp.wholeSeconds(date), nanoseconds: 0)
+            guard text.hasSuffix("Z") else { return text }
+            return text.dropLast().replacingOccurrences(of: "T", with: " ") + " +0000"
         }
 
         // MARK: - Old-style containers

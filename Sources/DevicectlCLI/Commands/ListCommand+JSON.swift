@@ -1,6 +1,6 @@
 // ListCommand+JSON: `list --json` (docs/JSON.md).
-import TarKit
 import BackupKit
+import DeviceKit
 import TarKit
 import Foundation
 
@@ -35,7 +35,7 @@ extension ListCommand {
             uid = member.uid
             gid = member.gid
             size = member.size
-            mtime = ArchiveFormat.time(member.mtimeSeconds, member.mtimeNanoseconds)
+            mtime = Timestamp.format(seconds: member.mtimeSeconds, nanoseconds: member.mtimeNanoseconds)
             path = ArchiveFormat.jsonName(bytes: member.pathBytes)
             link = member.linkBytes.map(ArchiveFormat.jsonName(bytes:))
         }

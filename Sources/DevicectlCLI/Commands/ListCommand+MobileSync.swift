@@ -1,5 +1,6 @@
 // ListCommand+MobileSync: `devicectl list DIR` for a MobileSync backup: each row, then what the backup says.
 import BackupKit
+import DeviceKit
 import Foundation
 import MobileSyncKit
 import TarKit
@@ -61,7 +62,7 @@ extension ListCommand {
         let name = entry.path.isEmpty ? entry.domain : entry.domain + "/" + entry.path
         var text = ArchiveFormat.mode(kind(entry.kind), entry.mode & 0o7777) + " " + owner.padding(9) + " "
             + String(entry.size).leftPadding(12) + " "
-            + ArchiveFormat.time(Int64(entry.modified.timeIntervalSince1970), 0) + "  " + ArchiveFormat.name(name)
+            + Timestamp.format(seconds: Timestamp.wholeSeconds(entry.modified), nanoseconds: 0) + "  " + ArchiveFormat.name(name)
         if let target = entry.target { text += " -> " + ArchiveFormat.name(target) }
         return text
     }
@@ -77,7 +78,7 @@ extension ListCommand {
                 + (summary.decrypted ? " (encrypted)" : info.isEncrypted ? " (encrypted; decrypted by another tool)" : ""),
             "  device: \(shown(info.deviceName)), UDID \(shown(info.udid)), \(shown(info.productType)) "
                 + "iOS \(shown(info.productVersion))",
-            "  made: " + (info.date.map { ArchiveFormat.time(Int64($0.timeIntervalSince1970), 0) } ?? "(not recorded)")
+            "  made: " + (info.date.map { Timestamp.format(seconds: Timestamp.wholeSeconds($0), nanoseconds: 0) } ?? "(not recorded)")
                 + ", snapshot \(shown(info.snapshotState))",
             "  apps: " + (apps.isEmpty ? "none" : apps.joined(separator: ", ")),
             "  totals: \(BackupCommand.counted(summary.counts.files, "file")) (\(ProgressBar.bytes(summary.counts.bytes))), "
@@ -114,7 +115,7 @@ extension ListCommand {
             backup = Backup(
                 sourceUdid: info.udid, deviceName: info.deviceName, productType: info.productType,
                 productVersion: info.productVersion,
-                date: info.date.map { ArchiveFormat.time(Int64($0.timeIntervalSince1970), 0) },
+                date: info.date.map { Timestamp.format(seconds: Timestamp.wholeSeconds($0), nanoseconds: 0) },
                 encrypted: info.isEncrypted, snapshotState: info.snapshotState,
                 apps: info.applications.map(\.bundleId))
             counts = JSONCounts(summary.counts)
@@ -143,7 +144,7 @@ extension ListCommand {
             uid = entry.userID
             gid = entry.groupID
             size = entry.size
-            mtime = ArchiveFormat.time(Int64(entry.modified.timeIntervalSince1970), 0)
+            mtime = Timestamp.format(seconds: Timestamp.wholeSeconds(entry.modified), nanoseconds: 0)
             link = entry.target
         }
     }

@@ -116,7 +116,7 @@ enum ListCommand: Command {
         var text =
             ArchiveFormat.mode(member.kind, member.permissions) + " " + owner.padding(9) + " "
             + String(member.size).leftPadding(12) + " "
-            + ArchiveFormat.time(member.mtimeSeconds, member.mtimeNanoseconds)
+            + Timestamp.format(seconds: member.mtimeSeconds, nanoseconds: member.mtimeNanoseconds)
             + "  " + ArchiveFormat.name(bytes: member.pathBytes)
         if let link = member.linkBytes {
             text += (member.kind == .hardLink ? " link to " : " -> ") + ArchiveFormat.name(bytes: link)
