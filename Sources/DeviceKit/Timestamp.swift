@@ -58,6 +58,27 @@ public enum Timestamp {
         var value = time_t(seconds)
         var parts = tm()
         guard gmtime_r(&value, &parts) != nil else { return nil }
+        let year = Int(parts.tm_year) + 1900
+        if (0...9999).contains(year) {
+            // The common case without the small strings `pad` makes (list prints one a member).
+            let fields = [
+                (year, 4), (Int(parts.tm_mon) + 1, 2), (Int(parts.tm_mday), 2), (Int(parts.tm_hour), 2),
+                (Int(parts.tm_min), 2), (Int(parts.tm_sec), 2),
+            ]
+            return String(unsafeUninitializedCapacity: 19) { buffer in
+                var end = 0
+                for (index, (value, width)) in fields.enumerated() {
+                    if index > 0 { buffer[end] = UInt8(ascii: index == 3 ? "T" : index < 3 ? "-" : ":"); end += 1 }
+                    var rest = value
+                    for place in stride(from: end + width - 1, through: end, by: -1) {
+                        buffer[place] = UInt8(ascii: "0") + UInt8(rest % 10)
+                        rest /= 10
+                    }
+                    end += width
+                }
+                return end
+            }
+        }
         var text = pad(Int(parts.tm_year) + 1900, 4) + "-" + pad(Int(parts.tm_mon) + 1, 2) + "-"
         text += pad(Int(parts.tm_mday), 2)
         return text + "T" + pad(Int(parts.tm_hour), 2) + ":" + pad(Int(parts.tm_min), 2) + ":" + pad(Int(parts.tm_sec), 2)

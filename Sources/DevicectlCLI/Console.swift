@@ -128,18 +128,23 @@ final class Console: Sendable {
         text.hasPrefix("devicectl: ") ? String(text.dropFirst("devicectl: ".count)) : text
     }
 
+    /// Writes `bytes` on stdout as they are (`OutputLines`' blocks).
+    func outBytes(_ bytes: UnsafeRawBufferPointer) { write(bytes, to: STDOUT_FILENO) }
+
     private func write(_ text: String, to fd: Int32) {
         var text = text
-        text.withUTF8 { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let n = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return
-                }
-                offset += n
+        text.withUTF8 { write(UnsafeRawBufferPointer($0), to: fd) }
+    }
+
+    private func write(_ buffer: UnsafeRawBufferPointer, to fd: Int32) {
+        var offset = 0
+        while offset < buffer.count {
+            let n = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+            if n < 0 {
+                if errno == EINTR { continue }
+                return
             }
+            offset += n
         }
     }
 }

@@ -26,6 +26,7 @@ enum ArchiveFormat {
     /// `\r`, `\a`, `\b`, `\f`, `\v`, and every other control character (C0, DEL, C1) or invisible line
     /// or direction control (U+2028, U+2029, U+202A-U+202E, U+2066-U+2069) as octal UTF-8 bytes (`\033`).
     static func name(_ text: String) -> String {
+        if text.utf8.allSatisfy(isPlain) { return text }
         var shown = ""
         for scalar in text.unicodeScalars {
             switch scalar {
@@ -57,6 +58,7 @@ enum ArchiveFormat {
     }
 
     static func name(bytes: [UInt8]) -> String {
+        if bytes.allSatisfy(isPlain) { return String(decoding: bytes, as: UTF8.self) }
         if let text = String(validating: bytes, as: UTF8.self) { return name(text) }
         var shown = ""
         var index = 0
@@ -74,6 +76,11 @@ enum ArchiveFormat {
             }
         }
         return shown
+    }
+
+    /// Printable ASCII other than a backslash: shown as it is (most names are nothing else).
+    private static func isPlain(_ byte: UInt8) -> Bool {
+        byte >= 0x20 && byte < 0x7F && byte != UInt8(ascii: "\\")
     }
 
     private static func isUnprintable(_ scalar: Unicode.Scalar) -> Bool {

@@ -19,6 +19,8 @@ extension ListCommand {
         let bar = ProgressBar(
             console: context.console, enabled: stdoutFree && context.showsProgress(arguments), label: "listing")
         let summary: MobileSyncListing.Summary
+        let lines = OutputLines(context.console)
+        defer { lines.flush() }
         do {
             summary = try MobileSyncListing.list(path: backup, password: password, progress: { bar.update($0) }) {
                 entry in
@@ -27,11 +29,13 @@ extension ListCommand {
                 if json {
                     members.append(MobileSyncMember(entry))
                 } else {
-                    context.console.out(line(entry))
+                    lines.append(line(entry))
                 }
             }
+            lines.flush()
             bar.finish()
         } catch {
+            lines.flush()
             bar.finish()
             throw error
         }

@@ -57,6 +57,8 @@ enum ListCommand: Command {
         let stdoutFree = summaryOnly || json || isatty(STDOUT_FILENO) == 0
         let bar = ProgressBar(
             console: context.console, enabled: stdoutFree && context.showsProgress(arguments), label: "listing")
+        let lines = OutputLines(context.console)
+        defer { lines.flush() }
         do {
             summary = try ArchiveListing.list(
                 archive: archive, limit: limit, progress: { bar.update($0) },
@@ -65,14 +67,17 @@ enum ListCommand: Command {
                     if json {
                         members.append(Member(member))
                     } else {
-                        context.console.out(line(member))
+                        lines.append(line(member))
                     }
                 })
+            lines.flush()
             bar.finish()
         } catch let error as ArchiveReaderError {
+            lines.flush()
             bar.finish()
             throw ArchiveFailure(archive: archive, cause: error)
         } catch {
+            lines.flush()
             bar.finish()
             throw error
         }
