@@ -2,6 +2,7 @@
 import Foundation
 import Glibc
 import PropertyListKit
+import SystemKit
 
 /// The device, the apps and the state of a backup (reference §3), from Manifest.plist (required), Info.plist and
 /// Status.plist (optional: mvt and iOSbackup differ on them; their absence is reported, not fatal). Each file is
@@ -90,13 +91,14 @@ public struct BackupInfo: Sendable {
     /// The plist `name`, or nil when the directory has none.
     private static func plist(_ name: String, in directory: Int32, shown: String) throws(Failure) -> PropertyListObject? {
         let file = "\(shown)/\(name)"
-        let fd = openat(directory, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else {
+        let opened = FileDescriptor(
+            rawValue: openat(directory, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), path: file)
+        guard opened.rawValue >= 0 else {
             let code = errno
             if code == ENOENT { return nil }
             throw Failure(file: file, reason: code == ELOOP ? "a symbolic link" : String(cString: strerror(code)).lowercased())
         }
-        defer { close(fd) }
+        let fd = opened.rawValue
         var status = stat()
         guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
             throw Failure(file: file, reason: "not a regular file")

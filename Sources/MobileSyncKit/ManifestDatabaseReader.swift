@@ -1,6 +1,7 @@
 // ManifestDatabaseReader: a backup's Manifest.db read as someone else's file: read-only, immutable, row by row.
 import CSQLite
 import Glibc
+import SystemKit
 
 /// Reads `Manifest.db` from a backup directory without ever writing to it (reference §2.4): the file must be an
 /// SQLite database (its header is checked first, so an encrypted one is told apart), it is opened read-only and
@@ -42,14 +43,16 @@ public final class ManifestDatabaseReader {
         if fstatat(directory, "Manifest.db-wal", &status, AT_SYMLINK_NOFOLLOW) == 0 {
             throw .unreadable(path: shown, reason: .writeAheadLog)
         }
-        let fd = openat(directory, "Manifest.db", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else {
+        let opened = FileDescriptor(
+            rawValue: openat(directory, "Manifest.db", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), path: shown)
+        guard opened.rawValue >= 0 else {
             let code = errno
             if code == ENOENT { throw .unreadable(path: shown, reason: .missing) }
             if code == ELOOP { throw .unreadable(path: shown, reason: .notRegular) }
             throw .database(path: shown, operation: "openat", code: SQLITE_CANTOPEN, message: String(cString: strerror(code)))
         }
-        defer { close(fd) }
+        // Closed at the end of this initialiser: SQLite opens the file through it (`/proc/self/fd`) with its own.
+        let fd = opened.rawValue
         guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
             throw .unreadable(path: shown, reason: .notRegular)
         }

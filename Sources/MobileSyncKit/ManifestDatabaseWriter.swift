@@ -1,6 +1,7 @@
 // ManifestDatabaseWriter: Manifest.db written as a device writes it, in one transaction, closed with no sidecar.
 import CSQLite
 import Glibc
+import SystemKit
 
 /// Creates `Manifest.db` (reference §2.1): the phone's schema and header (page size 4096, incremental
 /// auto-vacuum, `user_version` 2, WAL mode in bytes 18/19), one row per `insert`. Rows go in one transaction with
@@ -28,7 +29,7 @@ public final class ManifestDatabaseWriter {
             throw .database(
                 path: shown, operation: "openat", code: SQLITE_CANTOPEN, message: String(cString: strerror(code)))
         }
-        close(created)
+        try? FileDescriptor(rawValue: created, path: shown).close()  // empty, unwritten: SQLite opens it by name
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX
         let status = sqlite3_open_v2(path, &database, flags, nil)
         guard status == SQLITE_OK else {

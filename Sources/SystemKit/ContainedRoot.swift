@@ -13,8 +13,10 @@ import Glibc
 public final class ContainedRoot: Sendable {
     /// The root's absolute path, for messages.
     public let path: String
-    /// The directory descriptor every call resolves beneath.
-    public let descriptor: Int32
+    /// The directory every call resolves beneath, owned: closed when the root goes.
+    private let rootDirectory: FileDescriptor
+    /// The raw directory descriptor, for `*at` calls (borrowed: the root keeps it open).
+    public var descriptor: Int32 { rootDirectory.rawValue }
     /// Whether `writeAtomically` flushes each file and its directory before it returns (off for a tree that
     /// is flushed whole before anyone can see it, such as a restore's staging directory).
     public let syncsEachWrite: Bool
@@ -26,19 +28,15 @@ public final class ContainedRoot: Sendable {
             Glibc.open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         }
         self.path = path
-        self.descriptor = fd
+        self.rootDirectory = FileDescriptor(rawValue: fd, path: path)
         self.syncsEachWrite = true
     }
 
-    /// Takes ownership of an open directory descriptor (e.g. a staging directory made beneath another root).
-    public init(adopting descriptor: Int32, path: String, syncsEachWrite: Bool = true) {
+    /// Takes ownership of an open directory (e.g. a staging directory made beneath another root).
+    public init(adopting directory: consuming FileDescriptor, path: String, syncsEachWrite: Bool = true) {
         self.path = path
-        self.descriptor = descriptor
+        self.rootDirectory = directory
         self.syncsEachWrite = syncsEachWrite
-    }
-
-    deinit {
-        Glibc.close(descriptor)
     }
 
     /// The absolute path of `relative`, for messages only: never hand it to a system call.

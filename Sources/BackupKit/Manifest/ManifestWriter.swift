@@ -11,7 +11,8 @@ final class ManifestWriter {
     static let memoryLimit = 256 << 10
 
     private var buffer: [UInt8] = []
-    private var spill: Int32 = -1
+    /// The unlinked spill file, once made.
+    private var spill: FileDescriptor?
     private var spilledBytes = 0
     private let spillDirectory: String
 
@@ -23,7 +24,7 @@ final class ManifestWriter {
     }
 
     deinit {
-        if spill >= 0 { close(spill) }
+        spill = nil  // closed before the buffer is freed
     }
 
     private static let fileLinePrefix = Array(#"{"kind":"file","path":"#.utf8)
@@ -44,18 +45,19 @@ final class ManifestWriter {
 
     private func spillBuffer() throws(SystemError) {
         let location = "manifest spill file in \(spillDirectory)"
-        if spill < 0 {
+        if spill == nil {
             var template = Array("\(spillDirectory)/.devicectl-manifest-XXXXXX".utf8CString)
             let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
             if fd < 0 { throw SystemError("mkstemp", path: spillDirectory) }
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
             template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }  // anonymous from now on
-            spill = fd
+            spill = FileDescriptor(rawValue: fd, path: location)
         }
+        let fd = spill?.rawValue ?? -1
         let failure: Int32? = buffer.withUnsafeBytes { bytes in
             var offset = 0
             while offset < bytes.count {
-                let n = write(spill, bytes.baseAddress! + offset, bytes.count - offset)
+                let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
                 if n < 0 {
                     if errno == EINTR { continue }
                     return errno
@@ -117,9 +119,10 @@ final class ManifestWriter {
     private func forEachSpillChunk(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { chunk.deallocate() }
+        let fd = spill?.rawValue ?? -1
         var offset = 0
         while offset < spilledBytes {
-            let n = pread(spill, chunk.baseAddress, min(chunk.count, spilledBytes - offset), off_t(offset))
+            let n = pread(fd, chunk.baseAddress, min(chunk.count, spilledBytes - offset), off_t(offset))
             if n < 0 && errno == EINTR { continue }
             if n <= 0 { throw SystemError("pread", path: "manifest spill file in \(spillDirectory)") }
             try body(UnsafeRawBufferPointer(rebasing: chunk[0..<n]))

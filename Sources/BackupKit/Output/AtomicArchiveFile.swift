@@ -13,12 +13,16 @@ import SystemKit
 final class AtomicArchiveFile {
     let destination: String
     let temporaryPath: String
-    private(set) var descriptor: Int32
+    /// The temporary file, open (and locked) until it is renamed into place or removed.
+    private var file: FileDescriptor?
     /// (device, inode) of the temporary file, so a walk of a tree containing it can pass over it.
     let identity: (UInt64, UInt64)
     /// The destination's directory (where the temporary file lives).
     let directory: String
     private var finished = false
+
+    /// The raw descriptor to write the archive to; -1 once closed.
+    var descriptor: Int32 { file?.rawValue ?? -1 }
 
     /// Creates and locks the temporary file (after removing stale ones) and arms the signal cleanup.
     init(destination: String) throws(BackupError) {
@@ -37,9 +41,9 @@ final class AtomicArchiveFile {
         temporaryPath = parent + prefix + String(getpid())
         // The directory lock (best effort: an unreadable directory cannot be opened) is released when
         // `directoryLock` is closed, at the end of this initialiser.
-        let directoryLock = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        defer { if directoryLock >= 0 { close(directoryLock) } }
-        if directoryLock >= 0 { _ = flock(directoryLock, LOCK_EX) }
+        let directoryLock = FileDescriptor(
+            rawValue: open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC), path: directory)
+        if directoryLock.rawValue >= 0 { _ = flock(directoryLock.rawValue, LOCK_EX) }
         if let writer = Self.removeStale(in: directory, prefix: prefix) {
             throw BackupError.output(
                 "another devicectl (pid \(writer)) is writing \(destination) right now; not started, nothing was written")
@@ -54,7 +58,7 @@ final class AtomicArchiveFile {
             throw BackupError.unwritable(
                 archive: destination, reason: "cannot create a file in \(directory): \(failure.reason)", cause: failure)
         }
-        descriptor = fd
+        file = FileDescriptor(rawValue: fd, path: temporaryPath)
         _ = flock(fd, LOCK_EX | LOCK_NB)
         var status = stat()
         fstat(fd, &status)
@@ -82,11 +86,8 @@ final class AtomicArchiveFile {
             try SystemError.check("rename", path: "\(temporaryPath) -> \(destination)") {
                 rename(temporaryPath, destination)
             }
-            try SystemError.check("close", path: destination) { () -> Int32 in
-                let fd = descriptor
-                descriptor = -1
-                return close(fd)
-            }
+            // Closed under the destination's name, which the file has now.
+            if let written = file.take() { try FileDescriptor(rawValue: written.take(), path: destination).close() }
         } catch {
             discard()
             throw BackupError.system(error)
@@ -108,10 +109,7 @@ final class AtomicArchiveFile {
         finished = true
         ProcessSignals.clear()
         unlink(temporaryPath)
-        if descriptor >= 0 {
-            close(descriptor)
-            descriptor = -1
-        }
+        file = nil
     }
 
     private static func kindName(_ mode: UInt32) -> String {
@@ -136,12 +134,12 @@ final class AtomicArchiveFile {
         for index in 0..<listing.count {
             listing.withName(at: index) { name, cName in
                 guard name.starts(with: wanted) else { return }
-                let stale = openat(fd, cName, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-                guard stale >= 0 else { return }
-                defer { close(stale) }
+                let stale = FileDescriptor(
+                    rawValue: openat(fd, cName, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), path: "")
+                guard stale.rawValue >= 0 else { return }
                 var status = stat()
-                guard fstat(stale, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return }
-                if flock(stale, LOCK_EX | LOCK_NB) == 0 {
+                guard fstat(stale.rawValue, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return }
+                if flock(stale.rawValue, LOCK_EX | LOCK_NB) == 0 {
                     unlinkat(fd, cName, 0)
                 } else if errno == EWOULDBLOCK {
                     live = String(decoding: name.dropFirst(wanted.count), as: UTF8.self)

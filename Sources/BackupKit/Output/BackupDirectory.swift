@@ -14,16 +14,21 @@ import SystemKit
 final class BackupDirectory {
     let destination: String
     /// The directory being written, open (and locked) until `commit()` or `discard()`.
-    private(set) var descriptor: Int32 = -1
+    private var temporary: FileDescriptor?
     /// (device, inode) of the temporary directory and of the backup it replaces, for a walk of a tree holding them.
     private(set) var identity: (UInt64, UInt64) = (0, 0)
     private(set) var replaced: (UInt64, UInt64)?
     /// The destination's parent directory, where the temporary directory lives.
     let parentPath: String
-    private let parent: Int32
+    private let parentDirectory: FileDescriptor
     private let base: String
     private let temporaryName: String
     private var finished = false
+
+    /// The raw descriptor of the directory being written; -1 once committed or discarded.
+    var descriptor: Int32 { temporary?.rawValue ?? -1 }
+    /// The raw descriptor of the destination's parent (borrowed: open as long as this).
+    private var parent: Int32 { parentDirectory.rawValue }
 
     init(destination: String) throws(BackupError) {
         self.destination = destination
@@ -35,12 +40,13 @@ final class BackupDirectory {
             throw BackupError.output("cannot write the backup to \(destination): not a directory name")
         }
         temporaryName = ".\(base).devicectl-tmp-\(getpid())"
-        parent = open(parentPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard parent >= 0 else {
+        let opened = open(parentPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard opened >= 0 else {
             let failure = SystemError("open", path: parentPath)
             throw BackupError.unwritable(
                 archive: destination, reason: "cannot open its directory \(parentPath): \(failure.reason)", cause: failure)
         }
+        parentDirectory = FileDescriptor(rawValue: opened, path: parentPath)
         do {
             replaced = try Self.replaceable(base, in: parent, destination: destination)
             // Looking for leftovers and creating the directory happen under a lock of the parent, so two backups
@@ -57,22 +63,21 @@ final class BackupDirectory {
                     archive: destination, reason: "cannot create a directory in \(parentPath): \(failure.reason)",
                     cause: failure)
             }
-            descriptor = openat(parent, temporaryName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-            guard descriptor >= 0 else { throw BackupError.system(SystemError("openat", path: temporaryPath)) }
-            _ = flock(descriptor, LOCK_EX | LOCK_NB)
+            let fd = openat(parent, temporaryName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            guard fd >= 0 else { throw BackupError.system(SystemError("openat", path: temporaryPath)) }
+            temporary = FileDescriptor(rawValue: fd, path: temporaryPath)
+            _ = flock(fd, LOCK_EX | LOCK_NB)
             var status = stat()
-            fstat(descriptor, &status)
+            fstat(fd, &status)
             identity = (UInt64(status.st_dev), UInt64(status.st_ino))
         } catch {
-            discard()
-            close(parent)
+            discard()  // the parent is closed as this goes
             throw error as! BackupError
         }
     }
 
     deinit {
         if !finished { discard() }
-        close(parent)
     }
 
     /// The temporary directory's path, for messages.
@@ -88,8 +93,7 @@ final class BackupDirectory {
                 Kernel.renameat2(parent, temporaryName, parent, base, mode)
             }
             finished = true
-            close(descriptor)
-            descriptor = -1
+            temporary = nil
             if current != nil {
                 // The old backup now has the temporary name (and no lock): a kill here leaves it for the next run.
                 try? TreeRemoval.remove(Array(temporaryName.utf8), in: parent, display: temporaryPath)
@@ -108,10 +112,9 @@ final class BackupDirectory {
     func discard() {
         guard !finished else { return }
         finished = true
-        if descriptor >= 0 {
+        if temporary != nil {
             try? TreeRemoval.remove(Array(temporaryName.utf8), in: parent, display: temporaryPath)
-            close(descriptor)
-            descriptor = -1
+            temporary = nil
         }
     }
 
@@ -139,8 +142,8 @@ final class BackupDirectory {
         }
         let entries: [DirectoryEntry]
         do {
-            defer { close(fd) }
-            entries = try DirectoryEntries.list(fd, display: destination)
+            let directory = FileDescriptor(rawValue: fd, path: destination)  // closed at the end of this block
+            entries = try DirectoryEntries.list(directory.rawValue, display: destination)
         } catch {
             throw BackupError.unwritable(archive: destination, reason: error.reason, cause: error)
         }
@@ -161,10 +164,12 @@ final class BackupDirectory {
         let entries: [DirectoryEntry]
         do { entries = try DirectoryEntries.list(parent, display: parentPath) } catch { return nil }
         for entry in entries where entry.name.starts(with: prefix) {
-            let fd = CName(entry.name).withPointer { openat(parent, $0, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
-            guard fd >= 0 else { continue }
-            defer { close(fd) }
-            if flock(fd, LOCK_EX | LOCK_NB) == 0 {
+            let stale = FileDescriptor(
+                rawValue: CName(entry.name).withPointer {
+                    openat(parent, $0, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                }, path: "")
+            guard stale.rawValue >= 0 else { continue }
+            if flock(stale.rawValue, LOCK_EX | LOCK_NB) == 0 {
                 let name = "\(parentPath)/\(String(decoding: entry.name, as: UTF8.self))"
                 try? TreeRemoval.remove(entry.name, in: parent, display: name)
             } else if errno == EWOULDBLOCK {

@@ -9,7 +9,11 @@ import SystemKit
 final class StreamArchiveFile {
     /// The path as the user gave it (and where its symlinks led), for messages.
     let shown: String
-    private(set) var descriptor: Int32
+    /// The device or FIFO, open until `finish()` (or closed silently when the file goes).
+    private var file: FileDescriptor?
+
+    /// The raw descriptor to write to; -1 once finished.
+    var descriptor: Int32 { file?.rawValue ?? -1 }
 
     /// Opens `path` (a character device or FIFO, or a symlink to one, by `ArchiveTarget`) and checks that what
     /// was opened is one: anything else that took its place is closed unwritten.
@@ -21,41 +25,33 @@ final class StreamArchiveFile {
         } catch {
             throw BackupError.unwritable(archive: shown, reason: error.reason, cause: error)
         }
-        descriptor = fd
+        file = FileDescriptor(rawValue: fd, path: shown)
         var status = stat()
         guard fstat(fd, &status) == 0 else {
             let failure = SystemError("fstat", path: path)
-            close(fd)
-            descriptor = -1
+            file = nil
             throw BackupError.unwritable(archive: shown, reason: failure.reason, cause: failure)
         }
         let kind = FileKind(mode: status.st_mode)
         guard kind == .characterDevice || kind == .fifo else {
-            close(fd)
-            descriptor = -1
+            file = nil
             throw BackupError.unwritable(
                 archive: shown, reason: "it was replaced while being opened; nothing was written", cause: nil)
         }
         if isatty(fd) == 1 {
-            close(fd)
-            descriptor = -1
+            file = nil
             throw BackupError.unwritable(
                 archive: shown, reason: "it is a terminal; refusing to write an archive to one", cause: nil)
         }
     }
 
-    deinit {
-        if descriptor >= 0 { close(descriptor) }
-    }
-
     /// Closes the device or FIFO, reporting what `close(2)` reports (a device may fail its last write there).
     func finish() throws(BackupError) {
-        guard descriptor >= 0 else { return }
-        let fd = descriptor
-        descriptor = -1
-        if close(fd) != 0 && errno != EINTR {
-            let failure = SystemError("close", path: shown)
-            throw BackupError.unwritable(archive: shown, reason: failure.reason, cause: failure)
+        guard let file = file.take() else { return }
+        do {
+            try file.close()
+        } catch {
+            throw BackupError.unwritable(archive: shown, reason: error.reason, cause: error)
         }
     }
 }

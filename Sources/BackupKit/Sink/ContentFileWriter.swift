@@ -45,8 +45,8 @@ final class ContentFileWriter {
 
     /// The worker's state, used by the worker thread alone.
     private final class Worker: @unchecked Sendable {
-        var descriptor: Int32 = -1
-        var shown = ""
+        /// The file being written, named in messages by its path (`shown`, as the formatter gave it).
+        var file: FileDescriptor?
         var cipher: FileCipher?
         var encrypting = false
         let output = UnsafeMutableRawBufferPointer.allocate(byteCount: ContentFileWriter.batchBytes + 32, alignment: 16)
@@ -54,7 +54,7 @@ final class ContentFileWriter {
         var bytesWritten: UInt64 = 0
 
         deinit {
-            if descriptor >= 0 { Glibc.close(descriptor) }
+            file = nil  // closed first
             output.deallocate()
         }
     }
@@ -152,12 +152,7 @@ final class ContentFileWriter {
     // MARK: - Worker
 
     private static func run(_ worker: Worker, _ handOff: HandOff<Batch, BackupError>) {
-        defer {
-            if worker.descriptor >= 0 {
-                Glibc.close(worker.descriptor)
-                worker.descriptor = -1
-            }
-        }
+        defer { worker.file = nil }  // a file left open by a failure or a cancel is closed
         while let batch = handOff.next() {
             do {
                 for step in batch.steps { try apply(step, batch, worker) }
@@ -178,8 +173,7 @@ final class ContentFileWriter {
         case .create(let directory, let name, let shown, let keyOffset):
             let fd = openat(directory, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
             guard fd >= 0 else { throw .system(SystemError("openat", path: shown)) }
-            worker.descriptor = fd
-            worker.shown = shown
+            worker.file = FileDescriptor(rawValue: fd, path: shown)
             worker.encrypting = keyOffset != nil
             if let keyOffset {
                 var key = Array(batch.keys[keyOffset..<(keyOffset + 32)])
@@ -204,19 +198,20 @@ final class ContentFileWriter {
                 try last.withUnsafeBytes { buffer in Result { () throws(BackupError) in try writeAll(buffer, worker) } }
                     .get()
             }
-            let fd = worker.descriptor
-            worker.descriptor = -1
-            if Glibc.close(fd) != 0 && errno != EINTR { throw .system(SystemError("close", path: worker.shown)) }
+            // A failed close of a written file is reported (the data may not be stored).
+            guard let file = worker.file.take() else { return }
+            do { try file.close() } catch { throw .system(error) }
         }
     }
 
     private static func writeAll(_ data: UnsafeRawBufferPointer, _ worker: Worker) throws(BackupError) {
+        let fd = worker.file?.rawValue ?? -1
         var offset = 0
         while offset < data.count {
-            let n = Glibc.write(worker.descriptor, data.baseAddress! + offset, data.count - offset)
+            let n = Glibc.write(fd, data.baseAddress! + offset, data.count - offset)
             if n < 0 {
                 if errno == EINTR { continue }
-                throw .system(SystemError("write", path: worker.shown))
+                throw .system(SystemError("write", path: worker.file?.path ?? ""))
             }
             offset += n
         }

@@ -37,13 +37,14 @@ final class MobileSyncSink: FormatSink {
     private var contentOpen = false
     private var cipherOutput = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 16)
     /// The `xx` directories made so far, open (by their first byte's value; -1 until made).
-    private var contentDirectories = [Int32](repeating: -1, count: 256)
+    private let contentDirectories = DescriptorTable(count: 256)
     /// The attributes of stored files that have any, by path relative to ROOT: a hard link has its inode's
     /// attributes, which only the first name's member carries. (A hard link's content is found by its first
     /// name's fileID, computed again: no table of every file is kept.)
     private var fileAttributes: [String: [(String, [UInt8])]] = [:]
-    /// The content file being written, the bytes it still expects, and its name for messages.
-    private var current: Int32 = -1
+    /// The file being written (not a content file: those are the content writer's), the bytes it still expects,
+    /// and its name for messages.
+    private var current: FileDescriptor?
     private var remaining: UInt64 = 0
     private var currentName = ""
     /// Containers and paths left out, each named once.
@@ -84,8 +85,8 @@ final class MobileSyncSink: FormatSink {
     deinit {
         // The content writer borrows the `xx` directories: stopped first.
         stop()
-        if current >= 0 { close(current) }
-        for fd in contentDirectories where fd >= 0 { close(fd) }
+        current = nil
+        contentDirectories.closeAll()
         cipherOutput.deallocate()
     }
 
@@ -119,7 +120,7 @@ final class MobileSyncSink: FormatSink {
     }
 
     func write(_ data: UnsafeRawBufferPointer) throws(BackupError) {
-        guard current >= 0 || contentOpen else { return }
+        guard current != nil || contentOpen else { return }
         guard UInt64(data.count) <= remaining else {
             throw .output("internal error: more data than \(currentName)'s size")
         }
@@ -139,9 +140,10 @@ final class MobileSyncSink: FormatSink {
 
     /// Writes all of `data` to the current content file.
     private func writeAll(_ data: UnsafeRawBufferPointer) throws(BackupError) {
+        let fd = current?.rawValue ?? -1
         var offset = 0
         while offset < data.count {
-            let n = Glibc.write(current, data.baseAddress! + offset, data.count - offset)
+            let n = Glibc.write(fd, data.baseAddress! + offset, data.count - offset)
             if n < 0 {
                 if errno == EINTR { continue }
                 throw .system(SystemError("write", path: currentName))
@@ -273,7 +275,7 @@ final class MobileSyncSink: FormatSink {
         }
         let fd = openat(directory, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else { throw .system(SystemError("openat", path: "\(shown)/\(name)")) }
-        contentDirectories[index] = fd
+        contentDirectories.store(FileDescriptor(rawValue: fd, path: ""), at: index)
         return fd
     }
 
@@ -302,7 +304,7 @@ final class MobileSyncSink: FormatSink {
         currentName = "\(shown)/\(shownAs ?? name)"
         let fd = openat(parent, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw .system(SystemError("openat", path: currentName)) }
-        current = fd
+        current = FileDescriptor(rawValue: fd, path: currentName)
         remaining = size
         if size == 0 { try closeCurrent() }
     }
@@ -313,10 +315,9 @@ final class MobileSyncSink: FormatSink {
             contentOpen = false
             return try contents.close()
         }
-        guard current >= 0 else { return }
+        guard current != nil else { return }
         guard remaining == 0 else {
-            close(current)
-            current = -1
+            current = nil  // closed: the file is incomplete, the error says so
             cipher = nil
             throw .output("internal error: \(currentName) ended \(remaining) bytes short")
         }
@@ -327,18 +328,18 @@ final class MobileSyncSink: FormatSink {
             last = block
             try last.withUnsafeBytes { buffer in Result { () throws(BackupError) in try writeAll(buffer) } }.get()
         }
-        let fd = current
-        current = -1
-        if close(fd) != 0 && errno != EINTR { throw .system(SystemError("close", path: currentName)) }
+        // A failed close of a written file is reported (the data may not be stored).
+        guard let file = current.take() else { return }
+        do { try file.close() } catch { throw .system(error) }
     }
 
     /// Replaces the closed Manifest.db by its encryption under `key` (AES-256-CBC, PKCS#7), written beside it and
     /// renamed over it.
     private func encryptDatabase(with key: [UInt8]) throws(BackupError) {
         let name = "\(shown)/Manifest.db"
-        let input = openat(directory, "Manifest.db", O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard input >= 0 else { throw .system(SystemError("openat", path: name)) }
-        defer { close(input) }
+        let opened = openat(directory, "Manifest.db", O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard opened >= 0 else { throw .system(SystemError("openat", path: name)) }
+        let input = FileDescriptor(rawValue: opened, path: name)  // read only: closed silently
         let plainCipher: FileCipher
         do { plainCipher = try FileCipher(key: key) } catch { throw .format(error) }
         try create("Manifest.db.encrypted", in: directory, size: UInt64.max)
@@ -346,7 +347,7 @@ final class MobileSyncSink: FormatSink {
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 128 << 10, alignment: 16)
         defer { chunk.deallocate() }
         while true {
-            let n = read(input, chunk.baseAddress, chunk.count)
+            let n = read(input.rawValue, chunk.baseAddress, chunk.count)
             if n < 0 && errno == EINTR { continue }
             guard n >= 0 else { throw .system(SystemError("read", path: name)) }
             if n == 0 { break }
@@ -364,17 +365,19 @@ final class MobileSyncSink: FormatSink {
     private func copyContent(from source: String, to fileID: String) throws(BackupError) -> UInt64 {
         try contents.drain()  // the source's content file is complete on disk
         let sourceDirectory = try contentDirectory(source)
-        let input = openat(sourceDirectory, source, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard input >= 0 else { throw .system(SystemError("openat", path: "\(shown)/\(source.prefix(2))/\(source)")) }
-        defer { close(input) }
+        let opened = openat(sourceDirectory, source, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard opened >= 0 else { throw .system(SystemError("openat", path: "\(shown)/\(source.prefix(2))/\(source)")) }
+        let input = FileDescriptor(rawValue: opened, path: "")  // read only: closed silently; messages build its name
         var status = stat()
-        guard fstat(input, &status) == 0 else { throw .system(SystemError("fstat", path: "\(shown)/\(source)")) }
+        guard fstat(input.rawValue, &status) == 0 else {
+            throw .system(SystemError("fstat", path: "\(shown)/\(source)"))
+        }
         let size = UInt64(status.st_size)
         try create(fileID, in: try contentDirectory(fileID), size: size, shownAs: "\(fileID.prefix(2))/\(fileID)")
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 16)
         defer { chunk.deallocate() }
         while remaining > 0 {
-            let n = read(input, chunk.baseAddress, min(chunk.count, Int(clamping: remaining)))
+            let n = read(input.rawValue, chunk.baseAddress, min(chunk.count, Int(clamping: remaining)))
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else { throw .system(SystemError("read", path: "\(shown)/\(source.prefix(2))/\(source)")) }
             remaining -= UInt64(n)

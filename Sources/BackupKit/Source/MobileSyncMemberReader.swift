@@ -33,6 +33,10 @@ final class MobileSyncMemberReader: FormatSource {
     /// Members made ready ahead of the one `next()` returns (a container's directory before its first row).
     private var pending: [(ArchiveReader.Member, Content)] = []
     private var content = Content.none
+    /// The open content file of the one `.file` content (the current member's, or the pending one's: a file is
+    /// opened only once the member before it was done with, so there is one at a time). Its path is empty (a
+    /// literal: nothing is built or allocated a file); messages name it by its row.
+    private var contentFile: FileDescriptor?
     /// Bytes of the current member's data handed out so far (the next block's offset).
     private var position: Int64 = 0
     /// The plan's containers in the order made.
@@ -78,9 +82,9 @@ final class MobileSyncMemberReader: FormatSource {
     /// The data of the current member.
     private enum Content {
         case none
-        /// A content file: `remaining` bytes of it still to read; with `cipher`, decrypted on the way. `row` names it
-        /// in a message.
-        case file(descriptor: Int32, remaining: UInt64, cipher: FileCipher?, row: RowName)
+        /// A content file (open as `contentFile`): `remaining` bytes of it still to read; with `cipher`, decrypted on
+        /// the way. `row` names it in a message.
+        case file(remaining: UInt64, cipher: FileCipher?, row: RowName)
         /// A small encrypted file, read and decrypted whole when it was opened: its `count` bytes are in `plain`.
         case decrypted(count: Int)
     }
@@ -143,7 +147,7 @@ final class MobileSyncMemberReader: FormatSource {
     }
 
     private func closeContent() {
-        if case .file(let descriptor, _, _, _) = content { Glibc.close(descriptor) }
+        if case .file = content { contentFile = nil }
         content = .none
     }
 
@@ -179,7 +183,8 @@ final class MobileSyncMemberReader: FormatSource {
             content = .none
             return count == 0 ? nil : block(plain, count)
         }
-        guard case .file(let descriptor, let remaining, let cipher, let row) = content else { return nil }
+        guard case .file(let remaining, let cipher, let row) = content else { return nil }
+        let descriptor = contentFile?.rawValue ?? -1
         var left = remaining
         while true {
             if left == 0 {
@@ -189,7 +194,7 @@ final class MobileSyncMemberReader: FormatSource {
                         row.shown,
                         reason: "its content file \(row.contentName) does not decrypt (bad padding: damaged, or another key)")
                 }
-                content = .file(descriptor: descriptor, remaining: 0, cipher: nil, row: row)
+                content = .file(remaining: 0, cipher: nil, row: row)
                 guard !last.isEmpty else { return nil }
                 last.withUnsafeBytes { plain.copyMemory(from: $0) }
                 return block(plain, last.count)
@@ -205,7 +210,7 @@ final class MobileSyncMemberReader: FormatSource {
             }
             left -= UInt64(n)
             inputBytes += UInt64(n)
-            content = .file(descriptor: descriptor, remaining: left, cipher: cipher, row: row)
+            content = .file(remaining: left, cipher: cipher, row: row)
             let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<n])
             guard let cipher else { return block(buffer, n) }
             let produced = try cipher.update(bytes, into: plain)
@@ -351,47 +356,45 @@ final class MobileSyncMemberReader: FormatSource {
                 name.shown,
                 reason: "its content file \(name.contentName) cannot be opened (\(String(cString: strerror(code))))")
         }
-        do {
-            var status = stat()
-            guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
-                throw RestoreError.refusedMember(
-                    name.shown, reason: "its content file \(name.contentName) is not a regular file")
-            }
-            let stored = UInt64(status.st_size)
-            var size = stored
-            var cipher: FileCipher?
-            var whole = false
-            if let keys = source.classKeys {
-                if stored <= UInt64(buffer.count) {
-                    size = try decryptWhole(record, keys: keys, key: key, fd: fd, stored: stored, name: name)
-                    whole = true
-                } else {
-                    cipher = try decipher(record, keys: keys, key: key, fd: fd, stored: stored, name: name, size: &size)
-                }
-                if size != record.size {
-                    sizeMismatches.add("\(name.shown) (\(size) bytes, the record says \(record.size))")
-                }
-            } else if stored != record.size {
-                sizeMismatches.add("\(name.shown) (\(stored) bytes, the record says \(record.size))")
-            }
-            dataTotal &+= size
-            guard dataTotal <= limit.dataBytes else {
-                throw ArchiveReaderError.dataTooLarge(member: path, total: dataTotal, limit: limit.dataBytes)
-            }
-            var member = member(path, .regular, record)
-            member.size = Int64(size)
-            if !record.extendedAttributes.isEmpty {
-                member.xattrs = record.extendedAttributes.map { ("user." + $0.0, $0.1) }
-            }
-            if whole {
-                Glibc.close(fd)
-                return (member, .decrypted(count: Int(size)))
-            }
-            return (member, .file(descriptor: fd, remaining: stored, cipher: cipher, row: name))
-        } catch {
-            Glibc.close(fd)
-            throw error
+        // Closed when this returns, unless it becomes the member's `contentFile`.
+        let opened = FileDescriptor(rawValue: fd, path: "")
+        var status = stat()
+        guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            throw RestoreError.refusedMember(
+                name.shown, reason: "its content file \(name.contentName) is not a regular file")
         }
+        let stored = UInt64(status.st_size)
+        var size = stored
+        var cipher: FileCipher?
+        var whole = false
+        if let keys = source.classKeys {
+            if stored <= UInt64(buffer.count) {
+                size = try decryptWhole(record, keys: keys, key: key, fd: fd, stored: stored, name: name)
+                whole = true
+            } else {
+                cipher = try decipher(record, keys: keys, key: key, fd: fd, stored: stored, name: name, size: &size)
+            }
+            if size != record.size {
+                sizeMismatches.add("\(name.shown) (\(size) bytes, the record says \(record.size))")
+            }
+        } else if stored != record.size {
+            sizeMismatches.add("\(name.shown) (\(stored) bytes, the record says \(record.size))")
+        }
+        dataTotal &+= size
+        guard dataTotal <= limit.dataBytes else {
+            throw ArchiveReaderError.dataTooLarge(member: path, total: dataTotal, limit: limit.dataBytes)
+        }
+        var member = member(path, .regular, record)
+        member.size = Int64(size)
+        if !record.extendedAttributes.isEmpty {
+            member.xattrs = record.extendedAttributes.map { ("user." + $0.0, $0.1) }
+        }
+        if whole {
+            _ = consume opened  // closed now: read whole
+            return (member, .decrypted(count: Int(size)))
+        }
+        contentFile = consume opened
+        return (member, .file(remaining: stored, cipher: cipher, row: name))
     }
 
     /// The cipher for an encrypted file, after its key unwrapped with its class's key and its length was told from

@@ -18,31 +18,36 @@ final class MobileSyncSource {
     }
 
     let path: String
-    let directory: Int32
+    /// The backup directory, owned. (The descriptors are declared before `database`: closed before it is
+    /// released.)
+    private let directoryFile: FileDescriptor
+    /// The decrypted Manifest.db: an unnamed file (`O_TMPFILE`, 0600), gone when it is closed or the process ends.
+    private var decryptedDatabase: FileDescriptor?
     let info: BackupInfo
     let database: ManifestDatabaseReader
     /// An encrypted backup's class keys (its files are decrypted with them); nil for a plain one, or a copy another
     /// tool decrypted.
     private(set) var classKeys: [UInt32: [UInt8]]?
-    /// The decrypted Manifest.db: an unnamed file (`O_TMPFILE`, 0600), gone when it is closed or the process ends.
-    private var decryptedDatabase: Int32 = -1
+
+    /// The backup directory's descriptor (borrowed: open as long as the source).
+    var directory: Int32 { directoryFile.rawValue }
 
     /// Opens the backup at `path`; `password` is asked for only when the backup is encrypted (nil: none given).
     init(path: String, password: () throws -> [UInt8]? = { nil }) throws {
         self.path = path
-        directory = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard directory >= 0 else { throw MobileSyncReadError.open(path: path, SystemError("open", path: path)) }
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw MobileSyncReadError.open(path: path, SystemError("open", path: path)) }
+        // From here on, a throw closes what is open (the stored descriptors go with the unfinished source).
+        directoryFile = FileDescriptor(rawValue: fd, path: path)
         do {
-            info = try BackupInfo.read(directory: directory, shown: path)
+            info = try BackupInfo.read(directory: fd, shown: path)
         } catch {
-            close(directory)
             throw MobileSyncReadError.properties(error)
         }
         do {
-            database = try ManifestDatabaseReader(directory: directory, shown: "\(path)/Manifest.db")
+            database = try ManifestDatabaseReader(directory: fd, shown: "\(path)/Manifest.db")
         } catch {
             guard case .unreadable(_, .notSQLite) = error, info.isEncrypted else {
-                close(directory)
                 throw MobileSyncReadError.database(path: path, error)
             }
             do {
@@ -50,11 +55,12 @@ final class MobileSyncSource {
                 defer { BackupEncryption.clear(&secret) }
                 let keys = try Self.unlock(info, password: secret, path: path)
                 classKeys = keys
-                decryptedDatabase = try Self.decryptDatabase(directory: directory, info: info, keys: keys, path: path)
-                database = try ManifestDatabaseReader(descriptor: decryptedDatabase, shown: "\(path)/Manifest.db")
+                let decrypted = try Self.decryptDatabase(directory: fd, info: info, keys: keys, path: path)
+                let descriptor = decrypted.rawValue
+                decryptedDatabase = consume decrypted
+                database = try ManifestDatabaseReader(descriptor: descriptor, shown: "\(path)/Manifest.db")
             } catch {
-                if decryptedDatabase >= 0 { close(decryptedDatabase) }
-                close(directory)
+                decryptedDatabase = nil  // closed before the directory, as the throw closes that
                 if let failure = error as? MobileSyncError { throw MobileSyncReadError.database(path: path, failure) }
                 throw error
             }
@@ -70,8 +76,6 @@ final class MobileSyncSource {
     }
 
     deinit {
-        close(directory)
-        if decryptedDatabase >= 0 { close(decryptedDatabase) }
         if var keys = classKeys {
             for number in keys.keys { BackupEncryption.clear(&keys[number]!) }
         }
@@ -94,10 +98,10 @@ final class MobileSyncSource {
     }
 
     /// Decrypts Manifest.db (AES-256-CBC under the ManifestKey, strict padding) into an unnamed private file in
-    /// the temporary directory; returns its descriptor.
+    /// the temporary directory; returns it, open.
     private static func decryptDatabase(
         directory: Int32, info: BackupInfo, keys: [UInt32: [UInt8]], path: String
-    ) throws -> Int32 {
+    ) throws -> FileDescriptor {
         let shown = "\(path)/Manifest.db"
         guard let wrapped = info.manifestKey.flatMap(WrappedKey.init) else {
             throw MobileSyncReadError.properties(
@@ -107,26 +111,23 @@ final class MobileSyncSource {
             throw MobileSyncReadError.refusedRow(path: path, entry: "Manifest.db", reason: "its ManifestKey does not unwrap")
         }
         defer { BackupEncryption.clear(&key) }
-        let input = openat(directory, "Manifest.db", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard input >= 0 else { throw MobileSyncReadError.open(path: shown, SystemError("openat", path: shown)) }
-        defer { close(input) }
+        let opened = openat(directory, "Manifest.db", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard opened >= 0 else { throw MobileSyncReadError.open(path: shown, SystemError("openat", path: shown)) }
+        let input = FileDescriptor(rawValue: opened, path: shown)
         var status = stat()
-        guard fstat(input, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+        guard fstat(input.rawValue, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
             throw MobileSyncReadError.database(path: path, .unreadable(path: shown, reason: .notRegular))
         }
         let temporary = temporaryDirectory
-        let output = open(temporary, O_RDWR | Kernel.temporaryFile | O_CLOEXEC, 0o600)
-        guard output >= 0 else {
+        let created = open(temporary, O_RDWR | Kernel.temporaryFile | O_CLOEXEC, 0o600)
+        guard created >= 0 else {
             throw MobileSyncReadError.open(path: temporary, SystemError("open(O_TMPFILE)", path: temporary))
         }
-        do {
-            let decipher = try FileCipher(key: key, encrypting: false)
-            try decrypt(input, into: output, with: decipher, shown: shown)
-            return output
-        } catch {
-            close(output)
-            throw error
-        }
+        // Closed (and gone) if decrypting fails; `input` is closed after it, as before.
+        let output = FileDescriptor(rawValue: created, path: temporary)
+        let decipher = try FileCipher(key: key, encrypting: false)
+        try decrypt(input.rawValue, into: output.rawValue, with: decipher, shown: shown)
+        return output
     }
 
     /// Decrypts all of `input` into `output` (a file, or nil to discard); returns the plaintext's length.

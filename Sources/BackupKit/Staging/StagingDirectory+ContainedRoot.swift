@@ -9,6 +9,6 @@ extension StagingDirectory {
     /// and thousands of flushes of files nobody can see yet made the reinstall five times slower.
     func containedRoot() throws -> ContainedRoot {
         let fd = try SystemError.check("dup", path: path) { fcntl(directory.rawValue, F_DUPFD_CLOEXEC, 0) }
-        return ContainedRoot(adopting: fd, path: path, syncsEachWrite: false)
+        return ContainedRoot(adopting: FileDescriptor(rawValue: fd, path: path), path: path, syncsEachWrite: false)
     }
 }

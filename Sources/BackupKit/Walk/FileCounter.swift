@@ -67,10 +67,11 @@ final class FileCounter {
                     files += 1
                     return
                 }
-                let child = openat(fd, cName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-                guard child >= 0 else { return }
-                defer { close(child) }
-                try walk(child, depth: depth + 1)
+                // Open for the child's walk; its path is empty (a literal: nothing is allocated a directory).
+                let child = FileDescriptor(
+                    rawValue: openat(fd, cName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), path: "")
+                guard child.rawValue >= 0 else { return }
+                try walk(child.rawValue, depth: depth + 1)
             }
         }
     }
