@@ -26,8 +26,12 @@ final class RestoreSibling {
     /// The absolute path of ROOT.
     var rootPath: String { parentPath + "/" + String(decoding: rootName, as: UTF8.self) }
 
-    /// Creates and locks a new empty sibling of `rootName` in `parent`.
-    init(parent: consuming FileDescriptor, parentPath: String, rootName: [UInt8]) throws {
+    /// Creates and locks a new empty sibling of `rootName` in `parent`. `afterCreating` (tests) runs between the
+    /// mkdirat and the openat of each try, with the name made.
+    init(
+        parent: consuming FileDescriptor, parentPath: String, rootName: [UInt8],
+        afterCreating: ((String) -> Void)? = nil
+    ) throws {
         self.parentPath = parentPath
         self.rootName = rootName
         let parentDescriptor = parent.rawValue
@@ -41,8 +45,14 @@ final class RestoreSibling {
                 if errno == EEXIST { continue }
                 throw SystemError("mkdirat", path: shown)
             }
-            let fd = try SystemError.check("openat", path: shown) {
-                cName.withPointer { openat(parentDescriptor, $0, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
+            afterCreating?(cName.text)
+            let fd = cName.withPointer { openat(parentDescriptor, $0, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
+            guard fd >= 0 else {
+                let code = errno
+                // Another restore onto the same absent ROOT took it for stale between the mkdirat and the openat
+                // (its lock was free) and removed it: make another.
+                if code == ENOENT { continue }
+                throw SystemError("openat", path: shown, code: code)
             }
             let directory = FileDescriptor(rawValue: fd, path: shown)
             try SystemError.check("flock", path: shown) { flock(fd, LOCK_EX) }
