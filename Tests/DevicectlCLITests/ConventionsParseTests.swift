@@ -156,6 +156,18 @@ import Testing
     ])
     func namesAreEscaped(_ name: String, _ shown: String) {
         #expect(ArchiveFormat.name(name) == shown)
+        #expect(ArchiveFormat.name(bytes: Array(name.utf8)) == shown)
+    }
+
+    /// Modes as `tar -tvf` shows them (GNU tar 1.34, checked by hand): s/S, t/T over the x bits.
+    @Test(arguments: [
+        (0o644, "-rw-r--r--"), (0o4755, "-rwsr-xr-x"), (0o2755, "-rwxr-sr-x"), (0o1777, "-rwxrwxrwt"),
+        (0o4644, "-rwSr--r--"), (0o2644, "-rw-r-Sr--"), (0o1776, "-rwxrwxrwT"), (0o7000, "---S--S--T"),
+        (0o7777, "-rwsrwsrwt"), (0, "----------"),
+    ])
+    func modesAreShownAsTarShowsThem(_ permissions: UInt32, _ shown: String) {
+        #expect(ArchiveFormat.mode(.regular, permissions) == shown)
+        #expect(ArchiveFormat.mode(.directory, permissions).dropFirst() == shown.dropFirst())
     }
 
     // MARK: - The progress line fits the terminal

@@ -8,17 +8,18 @@ import TarKit
 enum ArchiveFormat {
     /// `drwxr-xr-x` from a member's kind and permission bits (`h` for a hard link, as `tar -tv` shows it).
     static func mode(_ kind: ArchiveReader.Kind, _ permissions: UInt32) -> String {
-        var text = String(kind.letter)
-        let bits: [(UInt32, Character)] = [
-            (0o400, "r"), (0o200, "w"), (0o100, "x"), (0o040, "r"), (0o020, "w"), (0o010, "x"),
-            (0o004, "r"), (0o002, "w"), (0o001, "x"),
-        ]
-        for (bit, letter) in bits { text.append(permissions & bit != 0 ? letter : "-") }
-        var characters = Array(text)
-        if permissions & 0o4000 != 0 { characters[3] = characters[3] == "x" ? "s" : "S" }
-        if permissions & 0o2000 != 0 { characters[6] = characters[6] == "x" ? "s" : "S" }
-        if permissions & 0o1000 != 0 { characters[9] = characters[9] == "x" ? "t" : "T" }
-        return String(characters)
+        String(unsafeUninitializedCapacity: 10) { text in
+            text[0] = kind.letter.asciiValue ?? UInt8(ascii: "?")
+            for (index, letter) in "rwxrwxrwx".utf8.enumerated() {
+                text[index + 1] = permissions & (0o400 >> UInt32(index)) != 0 ? letter : UInt8(ascii: "-")
+            }
+            // setuid, setgid, sticky: over the owner's, group's and others' x (capital when x is not set).
+            for (bit, place, letter) in [(UInt32(0o4000), 3, UInt8(ascii: "s")), (0o2000, 6, UInt8(ascii: "s")), (0o1000, 9, UInt8(ascii: "t"))]
+            where permissions & bit != 0 {
+                text[place] = text[place] == UInt8(ascii: "x") ? letter : letter - 0x20
+            }
+            return 10
+        }
     }
 
     /// A member name (or link target) as GNU tar's default `escape` quoting prints it, so one member is one

@@ -117,12 +117,12 @@ enum ListCommand: Command {
 
     /// `-rw-r--r--  0/0      1234 2026-11-29T12:00:00Z  path -> target`.
     static func line(_ member: ArchiveReader.Member) -> String {
-        let owner = "\(member.uid)/\(member.gid)"
-        var text =
-            ArchiveFormat.mode(member.kind, member.permissions) + " " + owner.padding(9) + " "
-            + String(member.size).leftPadding(12) + " "
-            + Timestamp.format(seconds: member.mtimeSeconds, nanoseconds: member.mtimeNanoseconds)
-            + "  " + ArchiveFormat.name(bytes: member.pathBytes)
+        var text = ArchiveFormat.mode(member.kind, member.permissions)
+        text.reserveCapacity(96 + member.pathBytes.count)
+        text += " " + (String(member.uid) + "/" + String(member.gid)).padding(9) + " "
+        text += String(member.size).leftPadding(12) + " "
+        text += Timestamp.format(seconds: member.mtimeSeconds, nanoseconds: member.mtimeNanoseconds)
+        text += "  " + ArchiveFormat.name(bytes: member.pathBytes)
         if let link = member.linkBytes {
             text += (member.kind == .hardLink ? " link to " : " -> ") + ArchiveFormat.name(bytes: link)
         }
