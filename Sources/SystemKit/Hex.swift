@@ -14,6 +14,15 @@ public enum Hex {
         return String(decoding: text, as: UTF8.self)
     }
 
+    /// Appends `bytes` as lowercase hex to `text` (a byte buffer being filled: the manifest's lines).
+    @inlinable
+    public static func append<Bytes: Sequence<UInt8>>(_ bytes: Bytes, to text: inout [UInt8]) {
+        for byte in bytes {
+            text.append(character(byte >> 4))
+            text.append(character(byte & 0x0F))
+        }
+    }
+
     /// The value of one hex digit (either case); nil for any other byte.
     @inlinable
     public static func digit(_ byte: UInt8) -> UInt8? {
@@ -43,7 +52,7 @@ public enum Hex {
 
     /// The lowercase digit for `value` (0...15).
     @inlinable
-    static func character(_ value: UInt8) -> UInt8 {
+    public static func character(_ value: UInt8) -> UInt8 {
         value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
     }
 }

@@ -71,7 +71,10 @@ final class AttributeReader {
             case ENOTSUP: return
             case ERANGE:
                 let needed = call(nil, 0)
-                if needed < 0 { throw SystemError("listxattr", path: path(), code: errno) }
+                if needed < 0 {
+                    let code = errno
+                    throw SystemError("listxattr", path: path(), code: code)
+                }
                 names.deallocate()
                 names = .allocate(byteCount: max(needed, names.count * 2), alignment: 1)
             default:

@@ -1,10 +1,9 @@
 // JSONText: appends JSON strings and numbers to a byte buffer (the manifest's per-file hot path).
+import SystemKit
 
 /// Minimal JSON output for the manifest's file lines, without Foundation: strings (escaping `"`,
 /// `\` and control characters; valid UTF-8 passes through), unsigned integers and hex digests.
 enum JSONText {
-    private static let hexDigits = Array("0123456789abcdef".utf8)
-
     /// Appends `bytes` (valid UTF-8) as a quoted JSON string.
     static func appendString(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
@@ -22,8 +21,7 @@ enum JSONText {
             case 0x0D: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
             default:
                 out.append(contentsOf: Array("\\u00".utf8))
-                out.append(hexDigits[Int(byte >> 4)])
-                out.append(hexDigits[Int(byte & 0x0F)])
+                Hex.append(CollectionOfOne(byte), to: &out)
             }
         }
         out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
@@ -54,10 +52,7 @@ enum JSONText {
     /// Appends `bytes` as quoted lowercase hex.
     static func appendHex(_ bytes: [UInt8], to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        for byte in bytes {
-            out.append(hexDigits[Int(byte >> 4)])
-            out.append(hexDigits[Int(byte & 0x0F)])
-        }
+        Hex.append(bytes, to: &out)
         out.append(UInt8(ascii: "\""))
     }
 }

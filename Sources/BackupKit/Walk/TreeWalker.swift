@@ -121,8 +121,9 @@ final class TreeWalker<Visitor: TreeVisitor> {
             if file.rawValue < 0 {
                 let fd = openat(parent, cName, status.kind == .directory ? Self.directoryFlags : Self.fileFlags)
                 if fd < 0 {
+                    let code = errno
                     return try visitUnopenable(
-                        parent: parent, name: cName, status: status, pathReasons: pathReasons, code: errno)
+                        parent: parent, name: cName, status: status, pathReasons: pathReasons, code: code)
                 }
                 file = FileDescriptor(rawValue: fd, path: "")
             }
