@@ -39,7 +39,7 @@ public enum Devicectl {
 
     /// Runs devicectl with `arguments` (without the program name); returns the exit status. Refuses to run
     /// (exit 1, before any file is opened) when standard input, output or error is closed.
-    public static func main(_ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment) -> Int32 {
+    public static func main(_ arguments: [String], environment: [String: String] = ProcessEnvironment.current()) -> Int32 {
         main(arguments, argumentBytes: [:], environment: environment)
     }
 
@@ -47,7 +47,7 @@ public enum Devicectl {
     /// is not UTF-8 (a Linux file name may be any bytes) reaches the commands as it is shown, with tar's escapes
     /// (`ArchiveFormat.name(bytes:)`); the commands that take file names (`exclude`) act on its bytes.
     public static func main(
-        argumentBytes: [[UInt8]], environment: [String: String] = ProcessInfo.processInfo.environment
+        argumentBytes: [[UInt8]], environment: [String: String] = ProcessEnvironment.current()
     ) -> Int32 {
         var bytes: [String: [UInt8]] = [:]
         let arguments = argumentBytes.map { argument -> String in

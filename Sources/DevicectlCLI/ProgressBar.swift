@@ -2,6 +2,7 @@
 import BackupKit
 import Foundation
 import Glibc
+import SystemKit
 
 /// Draws `  1,234 files  56.7 MB  89.0 MB/s  0:03` on stderr, at most ten times a second, with a bar,
 /// a percentage and the time left (`ETA 0:12`) when the fraction done is known. Disabled (draws nothing)
@@ -17,7 +18,7 @@ final class ProgressBar {
 
     init(
         console: Console, enabled: Bool, label: String,
-        environment: [String: String] = ProcessInfo.processInfo.environment
+        environment: [String: String] = ProcessEnvironment.current()
     ) {
         self.console = console
         self.enabled = enabled
