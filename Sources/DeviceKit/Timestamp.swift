@@ -7,7 +7,9 @@ public enum Timestamp {
     /// Parses an ISO-8601 date-time; nil when `text` is not one, or names a time that does not exist
     /// (`2026-02-30`, hour 24, minute 60: Foundation would roll them over into the next day or hour).
     public static func parse(_ text: String) -> Date? {
-        guard fieldsExist(Array(text.utf8)) else { return nil }
+        let bytes = Array(text.utf8)
+        guard fieldsExist(bytes) else { return nil }
+        if let date = parseWritten(bytes) { return date }
         if let date = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text) { return date }
         if let date = try? Date.ISO8601FormatStyle().parse(text) { return date }
         return nil
@@ -82,6 +84,38 @@ public enum Timestamp {
         var text = pad(Int(parts.tm_year) + 1900, 4) + "-" + pad(Int(parts.tm_mon) + 1, 2) + "-"
         text += pad(Int(parts.tm_mday), 2)
         return text + "T" + pad(Int(parts.tm_hour), 2) + ":" + pad(Int(parts.tm_min), 2) + ":" + pad(Int(parts.tm_sec), 2)
+    }
+
+    /// The two forms `format` writes (`2026-12-01T09:00:00Z`, `2026-12-01T09:00:00.123Z`), years 1600 to 9999,
+    /// without Foundation: its parser loads the time-zone data (readlink /etc/localtime, the zone files) to read
+    /// one time, the event log's on every `launch` and `status`. The same Date as Foundation's, to the bit:
+    /// seconds of the day plus the fraction first, then the days (TimestampTests compares them). Anything else
+    /// (other fractions, offsets, earlier years: Foundation's calendar is Julian before 1582) goes to Foundation.
+    /// `bytes` passed `fieldsExist`.
+    static func parseWritten(_ bytes: [UInt8]) -> Date? {
+        guard bytes.last == UInt8(ascii: "Z"), bytes.count == 20 || (bytes.count == 24 && bytes[19] == UInt8(ascii: "."))
+        else { return nil }
+        func number(_ range: Range<Int>) -> Int64? {
+            var value: Int64 = 0
+            for byte in bytes[range] {
+                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+                value = value * 10 + Int64(byte - UInt8(ascii: "0"))
+            }
+            return value
+        }
+        guard let year = number(0..<4), year >= 1600, let month = number(5..<7), let day = number(8..<10),
+            let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
+            let millis = bytes.count == 24 ? number(20..<23) : 0
+        else { return nil }
+        // Days from 2001-01-01 to the civil date (proleptic Gregorian: Howard Hinnant's days_from_civil).
+        let shifted = month <= 2 ? year - 1 : year
+        let era = (shifted >= 0 ? shifted : shifted - 399) / 400
+        let yearOfEra = shifted - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        let days = era * 146_097 + dayOfEra - 719_468 - Int64(referenceOffset / 86_400)
+        let secondsOfDay = Double(hour * 3600 + minute * 60 + second) + Double(millis) / 1000
+        return Date(timeIntervalSinceReferenceDate: Double(days * 86_400) + secondsOfDay)
     }
 
     /// Seconds from 1970 to Foundation's reference date (2001-01-01).
