@@ -62,23 +62,23 @@ public enum Timestamp {
         guard gmtime_r(&value, &parts) != nil else { return nil }
         let year = Int(parts.tm_year) + 1900
         if (0...9999).contains(year) {
-            // The common case without the small strings `pad` makes (list prints one a member).
-            let fields = [
-                (year, 4), (Int(parts.tm_mon) + 1, 2), (Int(parts.tm_mday), 2), (Int(parts.tm_hour), 2),
-                (Int(parts.tm_min), 2), (Int(parts.tm_sec), 2),
-            ]
+            // The common case without allocating a string a field (list prints one a member).
             return String(unsafeUninitializedCapacity: 19) { buffer in
-                var end = 0
-                for (index, (value, width)) in fields.enumerated() {
-                    if index > 0 { buffer[end] = UInt8(ascii: index == 3 ? "T" : index < 3 ? "-" : ":"); end += 1 }
+                func put(_ value: Int, at start: Int, width: Int, then separator: Character?) {
                     var rest = value
-                    for place in stride(from: end + width - 1, through: end, by: -1) {
+                    for place in stride(from: start + width - 1, through: start, by: -1) {
                         buffer[place] = UInt8(ascii: "0") + UInt8(rest % 10)
                         rest /= 10
                     }
-                    end += width
+                    if let separator { buffer[start + width] = separator.asciiValue! }
                 }
-                return end
+                put(year, at: 0, width: 4, then: "-")
+                put(Int(parts.tm_mon) + 1, at: 5, width: 2, then: "-")
+                put(Int(parts.tm_mday), at: 8, width: 2, then: "T")
+                put(Int(parts.tm_hour), at: 11, width: 2, then: ":")
+                put(Int(parts.tm_min), at: 14, width: 2, then: ":")
+                put(Int(parts.tm_sec), at: 17, width: 2, then: nil)
+                return 19
             }
         }
         var text = pad(Int(parts.tm_year) + 1900, 4) + "-" + pad(Int(parts.tm_mon) + 1, 2) + "-"

@@ -14,10 +14,14 @@ enum ArchiveFormat {
                 text[index + 1] = permissions & (0o400 >> UInt32(index)) != 0 ? letter : UInt8(ascii: "-")
             }
             // setuid, setgid, sticky: over the owner's, group's and others' x (capital when x is not set).
-            for (bit, place, letter) in [(UInt32(0o4000), 3, UInt8(ascii: "s")), (0o2000, 6, UInt8(ascii: "s")), (0o1000, 9, UInt8(ascii: "t"))]
-            where permissions & bit != 0 {
-                text[place] = text[place] == UInt8(ascii: "x") ? letter : letter - 0x20
+            func special(_ bit: UInt32, at place: Int, _ letter: Character) {
+                guard permissions & bit != 0 else { return }
+                let lower = letter.asciiValue!
+                text[place] = text[place] == UInt8(ascii: "x") ? lower : lower - 0x20
             }
+            special(0o4000, at: 3, "s")
+            special(0o2000, at: 6, "s")
+            special(0o1000, at: 9, "t")
             return 10
         }
     }

@@ -35,7 +35,6 @@ extension ListCommand {
             lines.flush()
             bar.finish()
         } catch {
-            lines.flush()
             bar.finish()
             throw error
         }

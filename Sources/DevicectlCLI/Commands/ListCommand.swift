@@ -73,11 +73,9 @@ enum ListCommand: Command {
             lines.flush()
             bar.finish()
         } catch let error as ArchiveReaderError {
-            lines.flush()
             bar.finish()
             throw ArchiveFailure(archive: archive, cause: error)
         } catch {
-            lines.flush()
             bar.finish()
             throw error
         }
