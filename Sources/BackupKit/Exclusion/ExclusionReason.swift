@@ -1,4 +1,4 @@
-// ExclusionReason: why a backup skips a path, with the identifiers docs/ARCHITECTURE.md fixes.
+// ExclusionReason: why a backup skips a path, with the identifiers docs/FORMATS.md fixes.
 
 /// One reason a backup skips a path. The raw values are the identifiers printed by `exclude check`,
 /// `backup --dry-run` and recorded in the manifest's skipped totals.

@@ -1,4 +1,4 @@
-// Manifest: the records of `.devicectl-manifest.jsonl`, the archive's final member (see docs/ARCHITECTURE.md).
+// Manifest: the records of `.devicectl-manifest.jsonl`, the archive's final member (see docs/FORMATS.md).
 import DeviceKit
 import Foundation
 
@@ -91,7 +91,7 @@ public enum Manifest {
         }
     }
 
-    /// What was skipped, in all and by reason identifier (see docs/ARCHITECTURE.md).
+    /// What was skipped, in all and by reason identifier (see docs/FORMATS.md).
     public struct Excluded: Codable, Sendable, Equatable {
         public var files: UInt64
         public var bytes: UInt64

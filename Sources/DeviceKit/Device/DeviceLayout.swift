@@ -1,4 +1,4 @@
-// DeviceLayout: the relative paths of a device root (see docs/ARCHITECTURE.md).
+// DeviceLayout: the relative paths of a device root (see docs/FORMATS.md).
 
 /// Where things live inside a device root, relative to ROOT.
 public enum DeviceLayout {
