@@ -9,9 +9,12 @@ import CCrypto
 enum FetchedCipher {
     /// AES-256-CBC (files and Manifest.db).
     nonisolated(unsafe) static let aes256CBC: OpaquePointer? = EVP_CIPHER_fetch(nil, "AES-256-CBC", nil)
-    /// AES-256 key wrap, RFC 3394 (class keys and file keys).
+    /// AES-256 key wrap, RFC 3394 (`KeyWrap`: class keys and Manifest.db's key).
     nonisolated(unsafe) static let aes256Wrap: OpaquePointer? = EVP_CIPHER_fetch(nil, "AES-256-WRAP", nil)
+    /// AES-256 one block at a time (`KeyWrapper`'s RFC 3394 steps: file keys).
+    nonisolated(unsafe) static let aes256ECB: OpaquePointer? = EVP_CIPHER_fetch(nil, "AES-256-ECB", nil)
 
     static var cbc: OpaquePointer? { aes256CBC ?? EVP_aes_256_cbc() }
     static var wrap: OpaquePointer? { aes256Wrap ?? EVP_aes_256_wrap() }
+    static var ecb: OpaquePointer? { aes256ECB ?? EVP_aes_256_ecb() }
 }

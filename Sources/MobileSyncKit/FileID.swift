@@ -6,15 +6,17 @@ import SystemKit
 /// `<first two characters>/<fileID>` (reference §1.3). Hashes exactly the bytes stored in `relativePath`.
 public enum FileID {
     public static func of(domain: String, relativePath: String) -> String {
-        var text = Array(domain.utf8)
-        text.append(UInt8(ascii: "-"))
-        text += relativePath.utf8
+        // The one-algorithm SHA1_* calls: OpenSSL 3's one-shot `SHA1()` fetches the algorithm from the provider on
+        // every call (EVP_Q_digest), a cost a backup or restore paid once a file.
+        var context = SHA_CTX()
+        SHA1_Init(&context)
+        var domain = domain, relativePath = relativePath
+        domain.withUTF8 { _ = SHA1_Update(&context, $0.baseAddress, $0.count) }
+        var dash = UInt8(ascii: "-")
+        SHA1_Update(&context, &dash, 1)
+        relativePath.withUTF8 { _ = SHA1_Update(&context, $0.baseAddress, $0.count) }
         var digest = [UInt8](repeating: 0, count: Int(SHA_DIGEST_LENGTH))
-        text.withUnsafeBufferPointer { input in
-            digest.withUnsafeMutableBufferPointer { output in
-                _ = SHA1(input.baseAddress, input.count, output.baseAddress)
-            }
-        }
+        digest.withUnsafeMutableBufferPointer { _ = SHA1_Final($0.baseAddress, &context) }
         return Hex.encode(digest)
     }
 

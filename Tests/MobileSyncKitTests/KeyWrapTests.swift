@@ -47,4 +47,26 @@ import Testing
         wrong[0] ^= 1
         #expect(try KeyWrapper(kek: wrong).unwrap(Hex.decode(Array(wrapped.utf8))!) == nil)
     }
+
+    /// `KeyWrapper` runs RFC 3394's steps itself; OpenSSL's wrap cipher (`KeyWrap`) is the independent reference.
+    @Test func theWrappersStepsAgreeWithOpenSSLsWrapCipherAtEveryLength() throws {
+        var generator = SystemRandomNumberGenerator()
+        for count in stride(from: 16, through: 72, by: 8) {
+            let kek = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let wrapper = try KeyWrapper(kek: kek)
+            for _ in 0..<8 {
+                let key = (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                let reference = try KeyWrap.wrap(key, with: kek)
+                #expect(try wrapper.wrap(key) == reference)
+                #expect(wrapper.unwrap(reference) == key)
+                // Any changed byte fails the integrity check, in either implementation.
+                var damaged = reference
+                damaged[Int.random(in: 0..<damaged.count, using: &generator)] ^= 0x40
+                #expect(wrapper.unwrap(damaged) == nil)
+                #expect(try KeyWrap.unwrap(damaged, with: kek) == nil)
+            }
+        }
+        #expect(throws: MobileSyncError.self) { try KeyWrapper(kek: kek).wrap(Array(self.key.prefix(12))) }
+        #expect(try KeyWrapper(kek: kek).unwrap(Array(repeating: 0, count: 20)) == nil)
+    }
 }
