@@ -19,4 +19,12 @@ public struct DeviceEvent: Codable, Sendable, Equatable {
         self.app = app
         self.details = details
     }
+
+    /// An event as the log holds it (`time` as written).
+    init(recorded time: String, type: String, app: String?, details: [String: String]) {
+        self.time = time
+        self.type = type
+        self.app = app
+        self.details = details
+    }
 }

@@ -80,28 +80,26 @@ public struct EventLog: Sendable {
         } catch {
             throw DeviceError.malformedFile(path: path, reason: "cannot be read: \(error.reason)")
         }
-        let decoder = JSONDecoder()
         var events: [DeviceEvent] = []
         var torn: [Int] = []
         let lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
         for (index, line) in lines.enumerated() where !line.isEmpty {
             // Ended by a later append (RS, newline): torn unless the cut fell just before the newline.
             let ended = line.last == EventLog.tornTerminator[0]
-            do {
-                events.append(try decoder.decode(DeviceEvent.self, from: Data(ended ? line.dropLast() : line)))
-            } catch {
+            guard let event = EventLineParser.event(ended ? line.dropLast() : line) else {
                 // The final line has no newline: an append cut short. Anything else is a malformed log.
                 guard ended || index == lines.count - 1 else {
                     throw DeviceError.malformedFile(path: path, reason: "line \(index + 1) is not an event")
                 }
                 torn.append(index + 1)
+                continue
             }
+            events.append(event)
         }
         let endsTorn = torn.last == lines.count
-        let sorted = events.enumerated().sorted { a, b in
-            let (ta, tb) = (Timestamp.parse(a.element.time) ?? .distantPast, Timestamp.parse(b.element.time) ?? .distantPast)
-            return ta != tb ? ta < tb : a.offset < b.offset
-        }.map(\.element)
+        // Each time read once (not once a comparison).
+        let times = events.map { Timestamp.parse($0.time) ?? .distantPast }
+        let sorted = events.indices.sorted { a, b in times[a] != times[b] ? times[a] < times[b] : a < b }.map { events[$0] }
         return Contents(events: sorted, tornLines: torn, endsTorn: endsTorn)
     }
 
