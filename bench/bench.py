@@ -466,6 +466,35 @@ def million(devicectl, work, args):
     return {"files": stats["files"], "bytes": stats["bytes"], "rows": [backup_row, restore_row]}
 
 
+def startup(devicectl, work, args):
+    """The fixed cost of a command (issue 20's targets): `--version`; `status`, `launch` and `widget-refresh` of a
+    small device (3 apps, each with an App Group, one nudge widget, a log of 90 launches: 180 events); a backup of an
+    empty 8-app device. Each in interleaved rounds with `tar --version` (a C tool's start, for scale), 31 rounds.
+    Returns rows of (name, target ms, median ms, best ms) and the peer's median ms."""
+    small, empty, archive = (os.path.join(work, n) for n in ("startup-small", "startup-empty", "startup-empty.tar"))
+    run([devicectl, "init", small])
+    for i in range(3):
+        run([devicectl, "install", small, "--app", "com.bench.small%d" % i, "--group", "group.com.bench.small%d" % i])
+    run([devicectl, "widget", "add", small, "--app", "com.bench.small0"])
+    for i in range(90):
+        run([devicectl, "launch", small, "--app", "com.bench.small%d" % (i % 3)])
+    run([devicectl, "init", empty])
+    for i in range(APPS):
+        run([devicectl, "install", empty, "--app", "com.bench.empty%d" % i, "--group", "group.com.bench.empty%d" % i])
+    peer = {"argv": ["tar", "--version"]}
+    cases = [
+        ("`--version`", 8, {"argv": [devicectl, "--version"]}),
+        ("`status` (small device)", 15, {"argv": [devicectl, "status", small]}),
+        ("`launch` (small device)", 15, {"argv": [devicectl, "launch", small, "--app", "com.bench.small1"]}),
+        ("`widget-refresh` (small device)", 15, {"argv": [devicectl, "widget-refresh", small]}),
+        ("backup of an empty 8-app device", 15,
+         {"argv": [devicectl, "backup", empty, "-o", archive, "--no-progress"], "setup": removing(archive)}),
+    ]
+    rows = pairs([(name, spec, peer, "tar --version", target, 1) for name, target, spec in cases], 31)
+    removing(small, empty, archive)()
+    return [(row["name"], row["target"], row["a"][0] * 1000, row["a_best"] * 1000, row["b"][0] * 1000) for row in rows]
+
+
 def key_derivation(devicectl, work):
     """Seconds the one key derivation of an encrypted backup takes at the device's counts (PBKDF2-SHA256 10,000,000
     then PBKDF2-SHA1 10,000): an encrypted backup of a new device at those counts, less one at low counts
@@ -521,7 +550,7 @@ def versions(devicectl):
     }
 
 
-def write_results(args, info, work, stats, sizes, rows, missing, scale_rows, calls, million_point=None):
+def write_results(args, info, work, stats, sizes, rows, missing, scale_rows, calls, million_point=None, starts=None):
     mib = lambda n: n / 2**20
     tree_mb = stats["bytes"] / 1e6
     lines = [
@@ -612,6 +641,12 @@ def write_results(args, info, work, stats, sizes, rows, missing, scale_rows, cal
                       "%.1f MiB (target <= 64 MiB: %s)." % (
                           scale_rows[-1]["files"], sync["backup"][0], sync["backup"][2], sync["restore"][0],
                           sync["restore"][2], "met" if max(sync["backup"][2], sync["restore"][2]) <= 64 else "**not met**")]
+    if starts:
+        lines += ["", "## Start-up (fixed cost of a command; 31 interleaved rounds with `tar --version`)", "",
+                  "| command | devicectl median | best | `tar --version` median | target |", "|---|---|---|---|---|"]
+        for name, target, median, best, peer in starts:
+            lines.append("| %s | %.1f ms | %.1f ms | %.1f ms | <= %d ms: %s |" % (
+                name, median, best, peer, target, "met" if median <= target else "**not met**"))
     if million_point and million_point.get("skipped"):
         lines += ["", "## A million files", "", "Not measured in this run: %s." % million_point["skipped"]]
     elif million_point:
@@ -687,6 +722,7 @@ def main():
     info["load_before"] = os.getloadavg()[0]
     started = time.perf_counter()
     try:
+        starts = startup(devicectl, work, args)
         stats, sizes, rows, missing = comparisons(devicectl, work, args)
         scale_rows = scale(devicectl, work, args)
         million_point = million(devicectl, work, args)
@@ -696,7 +732,7 @@ def main():
         shutil.rmtree(work, ignore_errors=True)
         if os.path.exists(RSS_REPORT):
             os.unlink(RSS_REPORT)
-    write_results(args, info, work, stats, sizes, rows, missing, scale_rows, calls, million_point)
+    write_results(args, info, work, stats, sizes, rows, missing, scale_rows, calls, million_point, starts)
     print("bench: done in %.0f s" % (time.perf_counter() - started), file=sys.stderr)
 
 

@@ -1,4 +1,5 @@
 // BackupEncryption: the keys of one encrypted backup: the keybag, the class keys, Manifest.db's key, file keys.
+import CCrypto
 
 /// Makes an encrypted backup's keys (reference §5.6): a keybag whose class keys are wrapped under the key the
 /// password derives (PBKDF2-SHA256 with `passwordIterations`, then PBKDF2-SHA1 with `iterations`), a Manifest.db
@@ -38,10 +39,10 @@ public final class BackupEncryption {
         Self.clear(&keyPool)
     }
 
-    /// Overwrites key material with zeros.
+    /// Overwrites key material with zeros (`OPENSSL_cleanse`: a store the compiler cannot drop as dead).
     public static func clear(_ bytes: inout [UInt8]) {
         bytes.withUnsafeMutableBytes { buffer in
-            for index in buffer.indices { buffer[index] = 0 }
+            if let base = buffer.baseAddress { OPENSSL_cleanse(base, buffer.count) }
         }
     }
 

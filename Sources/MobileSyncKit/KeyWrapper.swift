@@ -50,7 +50,7 @@ public final class KeyWrapper {
             out.storeBytes(of: Self.initialValue.bigEndian, as: UInt64.self)
             key.withUnsafeBytes { out.baseAddress!.advanced(by: 8).copyMemory(from: $0.baseAddress!, byteCount: key.count) }
             var block = (UInt64(0), UInt64(0))
-            defer { block = (0, 0) }
+            defer { withUnsafeMutableBytes(of: &block) { OPENSSL_cleanse($0.baseAddress, $0.count) } }
             for j in 0..<6 {
                 for i in 1...n {
                     let r = out.baseAddress!.advanced(by: 8 * i)
@@ -80,7 +80,7 @@ public final class KeyWrapper {
                 out.baseAddress!.copyMemory(from: input.baseAddress!.advanced(by: 8), byteCount: out.count)
             }
             var block = (UInt64(0), UInt64(0))
-            defer { block = (0, 0) }
+            defer { withUnsafeMutableBytes(of: &block) { OPENSSL_cleanse($0.baseAddress, $0.count) } }
             for j in stride(from: 5, through: 0, by: -1) {
                 for i in stride(from: n, through: 1, by: -1) {
                     let r = out.baseAddress!.advanced(by: 8 * (i - 1))
