@@ -59,6 +59,18 @@ public final class ManifestDatabaseWriter {
     public func insert(
         fileID: String, domain: String, relativePath: String, kind: BackupFileRecord.Kind, blob: [UInt8]
     ) throws(MobileSyncError) {
+        let outcome = blob.withUnsafeBytes { bytes -> Result<Void, MobileSyncError> in
+            Result { () throws(MobileSyncError) in
+                try insert(fileID: fileID, domain: domain, relativePath: relativePath, kind: kind, blob: bytes)
+            }
+        }
+        try outcome.get()
+    }
+
+    /// `insert` with the blob in place (an encoder's buffer: `KeyedRecordEncoder.withArchive`).
+    public func insert(
+        fileID: String, domain: String, relativePath: String, kind: BackupFileRecord.Kind, blob: UnsafeRawBufferPointer
+    ) throws(MobileSyncError) {
         guard let statement = insertStatement else { throw closed("sqlite3_step") }
         // SQLITE_STATIC: SQLite reads the values in place, during the step, which runs inside these closures (a
         // copy of each value a row was a measurable part of the rows thread).
@@ -66,17 +78,16 @@ public final class ManifestDatabaseWriter {
         let status = fileID.withUTF8 { id in
             domain.withUTF8 { domain in
                 relativePath.withUTF8 { path in
-                    blob.withUnsafeBytes { bytes in
-                        Self.bindText(statement, 1, id)
-                        Self.bindText(statement, 2, domain)
-                        Self.bindText(statement, 3, path)
-                        sqlite3_bind_int(statement, 4, Int32(kind.rawValue))
-                        sqlite3_bind_blob(statement, 5, bytes.baseAddress ?? UnsafeRawPointer(Self.empty.utf8Start), Int32(bytes.count), nil)
-                        let status = sqlite3_step(statement)
-                        sqlite3_reset(statement)
-                        sqlite3_clear_bindings(statement)
-                        return status
-                    }
+                    Self.bindText(statement, 1, id)
+                    Self.bindText(statement, 2, domain)
+                    Self.bindText(statement, 3, path)
+                    sqlite3_bind_int(statement, 4, Int32(kind.rawValue))
+                    let bytes = blob.baseAddress ?? UnsafeRawPointer(Self.empty.utf8Start)
+                    sqlite3_bind_blob(statement, 5, bytes, Int32(blob.count), nil)
+                    let status = sqlite3_step(statement)
+                    sqlite3_reset(statement)
+                    sqlite3_clear_bindings(statement)
+                    return status
                 }
             }
         }

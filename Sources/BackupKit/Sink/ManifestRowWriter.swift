@@ -50,14 +50,17 @@ final class ManifestRowWriter {
 
     /// The worker: inserts each batch's rows until the hand-off is closed and drained, or stops.
     private static func run(_ database: Database, _ handOff: HandOff<Batch, MobileSyncError>) {
+        var encoder = KeyedRecordEncoder()  // one buffer for every row's record
         while let batch = handOff.next() {
             do {
                 for row in batch.rows {
                     let record = row.record
-                    try database.writer.insert(
-                        fileID: row.fileID ?? FileID.of(domain: row.domain, relativePath: record.relativePath),
-                        domain: row.domain, relativePath: record.relativePath, kind: record.kind,
-                        blob: record.archived())
+                    let fileID = row.fileID ?? FileID.of(domain: row.domain, relativePath: record.relativePath)
+                    try encoder.withArchive(of: record) { blob throws(MobileSyncError) in
+                        try database.writer.insert(
+                            fileID: fileID, domain: row.domain, relativePath: record.relativePath, kind: record.kind,
+                            blob: blob)
+                    }
                 }
             } catch {
                 handOff.fail(error)
