@@ -376,7 +376,10 @@ def comparisons(devicectl, work, args):
         # list reads and audits the whole archive; GNU tar lists a seekable one by seeking past each member's data.
         rows.append(pair("list (device archive)", {"argv": [devicectl, "list", archive]},
                          {"argv": ["tar", "-tvf", archive]}, runs, "tar -tvf", 1.0))
-    for path in (tree, plain, restored, extracted):
+    # The trees and every archive: room for the scale run and the million-file point.
+    for path in (tree, plain, restored, extracted) + tuple(out(n) for n in (
+            "d.tar", "g.tar", "b.tar", "dp.tar", "gp.tar", "bp.tar", "dp-over.tar", "gp-over.tar", "dp.tar.zst",
+            "gp.tar.zst", "included.list")):
         removing(path)()
     return stats, sizes, rows, missing
 

@@ -51,6 +51,30 @@ import Testing
         }
     }
 
+    /// A device handle keeps the log it parsed while the file is unchanged: a change by anyone (an append, a file put
+    /// in its place with the same length) is read again, never served from the earlier parse.
+    @Test func aLogChangedBetweenReadsIsReadAgain() throws {
+        try TestPhone.withDevice { device in
+            let log = EventLog(device: device)
+            try log.append(DeviceEvent(time: TestPhone.start, type: "first"))
+            #expect(try log.events().map(\.type) == ["first"])
+            #expect(try EventLog(device: device).events().map(\.type) == ["first"])
+            // Another process appends (not through this handle).
+            try Self.appendRaw(#"{"details":{},"time":"2026-12-01T10:00:00Z","type":"second"}"# + "\n", to: log)
+            #expect(try log.events().map(\.type) == ["first", "second"])
+            // The same number of bytes, other events, in a new file renamed over it.
+            let text = try String(contentsOfFile: log.path, encoding: .utf8)
+            let replaced = text.replacingOccurrences(of: "\"first\"", with: "\"FIRST\"")
+            #expect(replaced.utf8.count == text.utf8.count)
+            try Data(replaced.utf8).write(to: URL(fileURLWithPath: log.path + ".new"))
+            #expect(rename(log.path + ".new", log.path) == 0)
+            #expect(try log.events().map(\.type) == ["FIRST", "second"])
+            // Removed: no events.
+            #expect(unlink(log.path) == 0)
+            #expect(try log.events().isEmpty)
+        }
+    }
+
     /// Appends `bytes` to the log as a crashed writer would have left them.
     static func appendRaw(_ bytes: String, to log: EventLog) throws {
         let handle = try #require(FileHandle(forWritingAtPath: log.path))

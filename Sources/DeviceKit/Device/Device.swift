@@ -13,6 +13,8 @@ public struct Device: Sendable {
     public let directory: ContainedRoot
     /// How `withLock` waits when another devicectl holds the device lock (default: silently, forever).
     public var lockWait = DeviceLockWait()
+    /// The event log as last parsed through this handle (`EventLog`), shared by its copies.
+    let eventLogCache = EventLogCache()
 
     init(directory: ContainedRoot) {
         self.root = directory.path

@@ -114,11 +114,19 @@ struct EventLineParser {
         guard take(UInt8(ascii: "\"")) else { return nil }
         let start = index
         // The common case: no escape, ASCII or UTF-8 as it is.
+        var ascii = true
         while index < bytes.count, bytes[index] != UInt8(ascii: "\""), bytes[index] != UInt8(ascii: "\\") {
             guard bytes[index] >= 0x20 else { return nil }
+            if bytes[index] >= 0x80 { ascii = false }
             index += 1
         }
         guard index < bytes.count else { return nil }
+        if bytes[index] == UInt8(ascii: "\"") {
+            let text = UnsafeBufferPointer(rebasing: bytes[start..<index])
+            index += 1
+            // ASCII needs no validation (most of a log is); anything else must be UTF-8.
+            return ascii ? String(decoding: text, as: UTF8.self) : String(validating: text, as: UTF8.self)
+        }
         var text = Array(bytes[start..<index])
         while bytes[index] == UInt8(ascii: "\\") {
             index += 1

@@ -16,6 +16,7 @@ public struct EventLog: Sendable {
     /// escapes control characters) and a newline.
     public static let tornTerminator: [UInt8] = [0x1E, UInt8(ascii: "\n")]
     let directory: ContainedRoot
+    let cache: EventLogCache
 
     /// The log as read: its events and the torn lines tolerated.
     public struct Contents: Sendable, Equatable {
@@ -29,6 +30,7 @@ public struct EventLog: Sendable {
 
     public init(device: Device) {
         directory = device.directory
+        cache = device.eventLogCache
     }
 
     /// The log's absolute path, for messages.
@@ -72,11 +74,20 @@ public struct EventLog: Sendable {
     /// an event nor a torn append.
     public func contents() throws -> Contents {
         let bytes: [UInt8]
-        do {
-            guard let read = try directory.read(DeviceLayout.events, limit: EventLog.limit) else {
+        let key: EventLogCache.Key
+        do throws(SystemError) {
+            let file: FileDescriptor
+            do {
+                file = try directory.openRegular(DeviceLayout.events, flags: O_RDONLY)
+            } catch where error.code == ENOENT {
                 return Contents(events: [], tornLines: [])
             }
-            bytes = read
+            let status = try file.status()
+            key = EventLogCache.Key(status)
+            // Unchanged since this device handle last parsed it: the same events.
+            if let cached = cache.contents(for: key) { return cached }
+            guard status.size <= UInt64(EventLog.limit) else { throw SystemError("read", path: file.path, code: EFBIG) }
+            bytes = try file.readAll(limit: EventLog.limit)
         } catch {
             throw DeviceError.malformedFile(path: path, reason: "cannot be read: \(error.reason)")
         }
@@ -100,7 +111,9 @@ public struct EventLog: Sendable {
         // Each time read once (not once a comparison).
         let times = events.map { Timestamp.parse($0.time) ?? .distantPast }
         let sorted = events.indices.sorted { a, b in times[a] != times[b] ? times[a] < times[b] : a < b }.map { events[$0] }
-        return Contents(events: sorted, tornLines: torn, endsTorn: endsTorn)
+        let contents = Contents(events: sorted, tornLines: torn, endsTorn: endsTorn)
+        cache.store(contents, for: key)
+        return contents
     }
 
     /// The warning for a torn final line (nil when the log ends with a whole line), naming the log and the
