@@ -4,7 +4,7 @@ import SystemKit
 
 /// What `EventLog.contents()` last parsed for one `Device` (its copies share it), with the file's identity and
 /// state when it was read (device, inode, size, modification and change times). A command reads the log several
-/// times (`launch`: the clock, the launch, the notifications due), and parsing was most of the cost; a later read
+/// times (`launch`: the clock, the launch, the notifications due and cancelled), and parsing was most of the cost; a later read
 /// that finds the same file unchanged (one `fstat`) takes the parsed events again. An append changes the size, a
 /// replacement the inode (devicectl only appends, under the device lock), and then the log is read again. What a
 /// handle cannot see: someone else rewriting the file in place, to the same length, within one tick of the kernel's
