@@ -76,18 +76,15 @@ public struct EventLog: Sendable {
         let bytes: [UInt8]
         let key: EventLogCache.Key
         do throws(SystemError) {
-            let file: FileDescriptor
-            do {
-                file = try directory.openRegular(DeviceLayout.events, flags: O_RDONLY)
-            } catch where error.code == ENOENT {
+            // The file's state first (one O_PATH open): unchanged since this device handle last parsed it, the
+            // same events. A change between this and the read only makes the next call read it again.
+            guard let status = try directory.status(DeviceLayout.events) else { return Contents(events: [], tornLines: []) }
+            key = EventLogCache.Key(status)
+            if let cached = cache.contents(for: key) { return cached }
+            guard let read = try directory.read(DeviceLayout.events, limit: EventLog.limit) else {
                 return Contents(events: [], tornLines: [])
             }
-            let status = try file.status()
-            key = EventLogCache.Key(status)
-            // Unchanged since this device handle last parsed it: the same events.
-            if let cached = cache.contents(for: key) { return cached }
-            guard status.size <= UInt64(EventLog.limit) else { throw SystemError("read", path: file.path, code: EFBIG) }
-            bytes = try file.readAll(limit: EventLog.limit)
+            bytes = read
         } catch {
             throw DeviceError.malformedFile(path: path, reason: "cannot be read: \(error.reason)")
         }

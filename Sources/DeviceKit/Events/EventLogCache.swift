@@ -5,7 +5,7 @@ import SystemKit
 /// What `EventLog.contents()` last parsed for one `Device` (its copies share it), with the file's identity and
 /// state when it was read (device, inode, size, modification and change times). A command reads the log several
 /// times (`launch`: the clock, the launch, the notifications due and cancelled), and parsing was most of the cost; a later read
-/// that finds the same file unchanged (one `fstat`) takes the parsed events again. An append changes the size, a
+/// that finds the same file unchanged (one `statx` of an `O_PATH` descriptor) takes the parsed events again. An append changes the size, a
 /// replacement the inode (devicectl only appends, under the device lock), and then the log is read again. What a
 /// handle cannot see: someone else rewriting the file in place, to the same length, within one tick of the kernel's
 /// file clock of the read (a coarse clock where timestamps are not fine-grained), during one command.
@@ -15,20 +15,19 @@ final class EventLogCache: Sendable {
         let device: UInt64
         let inode: UInt64
         let size: UInt64
-        let modified: (Int64, UInt32)
-        let changed: (Int64, UInt32)
+        let modifiedSeconds: Int64
+        let modifiedNanoseconds: UInt32
+        let changedSeconds: Int64
+        let changedNanoseconds: UInt32
 
         init(_ status: FileStatus) {
             device = status.device
             inode = status.inode
             size = status.size
-            modified = (status.mtimeSeconds, status.mtimeNanoseconds)
-            changed = (status.ctimeSeconds, status.ctimeNanoseconds)
-        }
-
-        static func == (a: Key, b: Key) -> Bool {
-            a.device == b.device && a.inode == b.inode && a.size == b.size && a.modified == b.modified
-                && a.changed == b.changed
+            modifiedSeconds = status.mtimeSeconds
+            modifiedNanoseconds = status.mtimeNanoseconds
+            changedSeconds = status.ctimeSeconds
+            changedNanoseconds = status.ctimeNanoseconds
         }
     }
 
