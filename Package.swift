@@ -12,11 +12,9 @@ let package = Package(
     ],
     targets: [
         // MARK: - C modules
-        .systemLibrary(
-            name: "CArchive",
-            pkgConfig: "libarchive",
-            providers: [.apt(["libarchive-dev"])]
-        ),
+        // libarchive and SQLite are loaded on first use (their Lazy.c), not at start-up: headers from
+        // libarchive-dev and libsqlite3-dev, libraries from libarchive13 and libsqlite3-0.
+        .target(name: "CArchive", dependencies: ["CSupport"]),
         .systemLibrary(
             name: "CCrypto",
             pkgConfig: "libcrypto",
@@ -29,11 +27,7 @@ let package = Package(
             providers: [.apt(["zlib1g-dev"])]
         ),
         // SQLite: a MobileSync backup's Manifest.db.
-        .systemLibrary(
-            name: "CSQLite",
-            pkgConfig: "sqlite3",
-            providers: [.apt(["libsqlite3-dev"])]
-        ),
+        .target(name: "CSQLite", dependencies: ["CSupport"]),
         .target(name: "CSupport"),
 
         // MARK: - Libraries

@@ -1,6 +1,7 @@
 #ifndef DEVICECTL_CSQLITE_SHIM_H
 #define DEVICECTL_CSQLITE_SHIM_H
-// SQLite from Debian (libsqlite3-dev): MobileSync backups index their files in Manifest.db.
+// SQLite from Debian (libsqlite3-dev): MobileSync backups index their files in Manifest.db. Loaded on first use
+// (Lazy.c).
 #include <sqlite3.h>
 #include <string.h>
 #include <stdlib.h>
@@ -13,11 +14,9 @@
 #include <errno.h>
 
 // sqlite3_db_config is variadic, which Swift cannot call: defensive mode (no writes to the schema or shadow tables)
-// and an untrusted schema (no SQL functions run from views or triggers a hostile file defines).
-static inline void csqlite_harden(sqlite3 *db) {
-    sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, (int *)0);
-    sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, (int *)0);
-}
+// and an untrusted schema (no SQL functions run from views or triggers a hostile file defines). In Lazy.c, with the
+// library's own sqlite3_db_config (a variadic call cannot be forwarded).
+void csqlite_harden(sqlite3 *db);
 // A read-only VFS over an open descriptor, for a file that has no name (O_TMPFILE: a decrypted Manifest.db). The
 // unix VFS opens by name with O_NOFOLLOW, so `/proc/self/fd/N` cannot reach such a file; this one opens the database
 // named "devicectl-fd-N" as descriptor N (borrowed: never closed here), reads it with pread, writes nothing, takes
@@ -216,8 +215,9 @@ static int csqlite_descriptor_access(sqlite3_vfs *vfs, const char *name, int fla
 static int csqlite_descriptor_full_pathname(sqlite3_vfs *vfs, const char *name, int count, char *out) {
     sqlite3_vfs *base = (sqlite3_vfs *)vfs->pAppData;
     if (!csqlite_is_descriptor_name(name)) return base->xFullPathname(base, name, count, out);
-    if ((int)strlen(name) >= count) return SQLITE_CANTOPEN;
-    sqlite3_snprintf(count, out, "%s", name);
+    size_t length = strlen(name);
+    if (count <= 0 || length >= (size_t)count) return SQLITE_CANTOPEN;
+    memcpy(out, name, length + 1);
     return SQLITE_OK;
 }
 
