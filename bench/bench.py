@@ -6,10 +6,19 @@ with a warm cache and reports the median wall time, median CPU time and peak RSS
 Results go to bench/results.md (machine, versions, load, date). Absolute times on a shared machine are noise:
 read the ratios, measured in the same run.
 
-Usage: python3 bench/bench.py [--files N] [--megabytes M] [--runs R] [--scale 10000,50000,200000]
+Also measured: issue 20's throughput pairs (backup, zstd, restore, verify, list) again with a busy loop pinned to
+one core; what bounds each of their margins (user and system CPU per file, the floor on all cores); system calls
+per file of backup, restore and list against GNU tar's (strace); where devicectl's time goes, per thread and per
+library (perf); the scale run, start-up, the million-file point and the key derivation.
+
+Usage: python3 bench/bench.py [--files N] [--megabytes M] [--runs R] [--scale 10000,50000,200000] [--no-strace]
+[--no-perf]
 A smoke run (`--files 400 --megabytes 2 --runs 1 --scale ''`) takes a few seconds.
 """
 import argparse
+import collections
+import contextlib
+import ctypes
 import datetime
 import fcntl
 import json
@@ -18,6 +27,7 @@ import platform
 import plistlib
 import random
 import shutil
+import signal
 import statistics
 import struct
 import subprocess
@@ -221,6 +231,7 @@ def pairs(entries, rounds):
             row[key] = (statistics.median(walls), statistics.median(cpus), max(rss))
             row[key + "_best"] = min(walls)
             row[key + "_user"] = statistics.median(users)
+            row[key + "_sys"] = statistics.median(cpu - user for cpu, user in zip(cpus, users))
         row["ratio"], row["cpu_ratio"] = row["a"][0] / row["b"][0], row["a"][1] / row["b"][1]
         print("%-30s devicectl %.3fs %.2f CPU-s %.1f MiB | %-12s %.3fs %.2f CPU-s %.1f MiB | ratio %.2f" % (
             name, *row["a"], b_label, *row["b"], row["ratio"]), flush=True)
@@ -273,9 +284,137 @@ def unavailable(devicectl, argv):
     raise SystemExit("%s failed: %s" % (" ".join(argv), done.stderr.strip()))
 
 
+def regular_files(root):
+    """How many regular files a tree holds (what a like-for-like backup stores: the per-file costs' divisor)."""
+    return sum(1 for directory, _, names in os.walk(root) for name in names
+               if os.path.isfile(os.path.join(directory, name)) and not os.path.islink(os.path.join(directory, name)))
+
+
+def archive_files(archive):
+    """How many regular files a tar archive holds (`tar -tvf` lines of type '-')."""
+    listing = subprocess.run(["tar", "-tvf", archive], capture_output=True, text=True, check=True).stdout
+    return sum(1 for line in listing.splitlines() if line.startswith("-"))
+
+
+# MARK: - One core busy
+
+@contextlib.contextmanager
+def busy_loop(cpu):
+    """A Python busy loop pinned to `cpu` for the block's duration; yields a function giving the CPU seconds it
+    has had so far. Killed and waited for on the way out, whatever ends the block (an exception, Ctrl-C); the
+    parent-death signal also kills it if this process is killed outright, before any `finally` can run."""
+    prctl = ctypes.CDLL(None, use_errno=True).prctl  # looked up before the fork: the child only calls it
+
+    def pin():
+        os.sched_setaffinity(0, {cpu})
+        prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    loop = subprocess.Popen([sys.executable, "-c", "while True: pass"], preexec_fn=pin,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        if os.sched_getaffinity(loop.pid) != {cpu}:
+            raise SystemExit("bench: the busy loop is not pinned to CPU %d" % cpu)
+
+        def spent():
+            with open("/proc/%d/stat" % loop.pid) as f:
+                fields = f.read().rsplit(")", 1)[1].split()  # after the command name, which may hold spaces
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+        yield spent
+    finally:
+        loop.kill()
+        loop.wait()
+
+
+def busy_pairs(entries, rounds):
+    """`pairs` again with one core busy (issue 20: "also with one core pinned busy"): a busy loop pinned to the
+    machine's last CPU, devicectl and the peer unpinned, so the scheduler gives each whatever it can get beside
+    the loop, as on a desktop with something else running. Returns (rows, {"cpu", "share": the loop's CPU time
+    over the rounds' wall time}), or ([], {"skipped": why}) on a machine with a single CPU to run on."""
+    cpus = sorted(os.sched_getaffinity(0))
+    if (os.cpu_count() or 1) < 2 or len(cpus) < 2:
+        return [], {"skipped": "%d CPU(s) on this machine, %d for this process: a busy loop would take the only one"
+                    % (os.cpu_count() or 1, len(cpus))}
+    cpu = cpus[-1]
+    print("with a busy loop pinned to CPU %d:" % cpu, flush=True)
+    with busy_loop(cpu) as spent:
+        before, started = spent(), time.perf_counter()
+        rows = pairs(entries, rounds)
+        share = (spent() - before) / (time.perf_counter() - started)
+    for row in rows:
+        row["busy"] = True
+    return rows, {"cpu": cpu, "share": share}
+
+
+# MARK: - Profiles
+
+def perf_unusable(work):
+    """None when `perf record` works here (tried once on `true`); otherwise why not."""
+    if not shutil.which("perf"):
+        return "`perf` is not on PATH"
+    data = os.path.join(work, "perf-check.data")
+    done = subprocess.run(["perf", "record", "-F", "1999", "-o", data, "--", "true"], capture_output=True, text=True)
+    removing(data)()
+    if done.returncode == 0:
+        return None
+    first = next((line.strip() for line in done.stderr.splitlines() if line.strip()), "no message")
+    try:
+        with open("/proc/sys/kernel/perf_event_paranoid") as f:
+            paranoid = f.read().strip()
+    except OSError:
+        paranoid = "unknown"
+    return "`perf record` fails here (kernel.perf_event_paranoid = %s): %s" % (paranoid, first)
+
+
+def dso_name(dso, devicectl):
+    """A short name for a DSO as `perf script` prints it: kernel, devicectl, libcrypto, libc ..."""
+    if dso in ("[kernel.kallsyms]", "[kernel.vmlinux]") or dso.startswith("[kernel"):
+        return "kernel"
+    if dso.startswith("["):
+        return dso.strip("[]")  # [vdso], [unknown]
+    if os.path.realpath(dso) == os.path.realpath(devicectl):
+        return "devicectl"
+    name = os.path.basename(dso)
+    return name.split(".so")[0] if ".so" in name else name
+
+
+def profile(devicectl, work, commands):
+    """Where devicectl's time goes: one untimed `perf record -F 1999` run of each command (no call graphs; samples
+    of every thread, the kernel's included), then its samples counted per thread and, within a thread, per DSO.
+    `commands`: (name, argv, paths to remove before and after). Returns [(name, samples, [(tid, is main thread,
+    share, [(dso, share within the thread)])])], threads largest first."""
+    data, result = os.path.join(work, "perf.data"), []
+    for name, argv, paths in commands:
+        removing(data, *paths)()
+        run(["perf", "record", "-F", "1999", "-o", data, "--", *argv])
+        # `-F tid,dso` alone prints no DSO with perf 6.1: the DSO is printed with the sample's address. A line:
+        # "  2639/2639   ffffffff81618bf7 ([kernel.kallsyms])".
+        script = subprocess.run(["perf", "script", "-i", data, "-F", "pid,tid,ip,dso"], capture_output=True, text=True)
+        if script.returncode != 0:
+            raise SystemExit("bench: perf script failed:\n%s" % script.stderr.strip())
+        removing(data, *paths)()
+        threads = collections.defaultdict(collections.Counter)
+        for line in script.stdout.splitlines():
+            fields = line.split()
+            if not fields or "/" not in fields[0]:
+                continue
+            pid, tid = fields[0].split("/", 1)
+            last = fields[-1]
+            dso = last[1:-1] if len(fields) > 1 and last.startswith("(") and last.endswith(")") else "[unknown]"
+            threads[(pid, tid)][dso_name(dso, devicectl)] += 1
+        total = sum(sum(counter.values()) for counter in threads.values())
+        ranked = sorted(threads.items(), key=lambda item: -sum(item[1].values()))
+        result.append((name, total, [
+            (tid, pid == tid, sum(counter.values()) / max(1, total),
+             [(dso, count / sum(counter.values())) for dso, count in counter.most_common()])
+            for (pid, tid), counter in ranked]))
+    return result
+
+
 # MARK: - The comparisons
 
 def comparisons(devicectl, work, args):
+    """The main table: devicectl against its peers on the device tree and on its like-for-like copy; then issue 20's
+    five throughput pairs again with one core busy (`busy_pairs`) and, untimed, devicectl's side of them under
+    `perf` (`profile`). Returns (stats, sizes, rows: the busy ones marked "busy", missing, busy, profiles)."""
     out = lambda name: os.path.join(work, name)
     tree, plain = out("device"), out("plain")
     print("generating %d files / %d MB in %s (seed %d) ..." % (args.files, args.megabytes, tree, args.seed), flush=True)
@@ -290,13 +429,29 @@ def comparisons(devicectl, work, args):
     archive = out("d.tar")
     run(backup(tree, archive)["argv"])
     check_archive(archive, stats)
+    # The files a throughput row's tools store, for its per-file costs: every regular file of the like-for-like
+    # tree; the device archive's regular members (the included files, the apps' metadata plists, the manifest).
+    plain_files, device_files = regular_files(plain), archive_files(archive)
+    again = []  # issue 20's throughput pairs, measured again with one core busy: `pairs` entries
+
+    def throughput(name, a, b, b_label, target, files, busy_target=None, twice=True):
+        """A row with one of issue 20's throughput targets; `twice`: measured again with one core busy, where
+        the target is `busy_target`."""
+        row = pair(name, a, b, runs, b_label, target)
+        row["files"] = files
+        if twice:
+            again.append(((name, a, b, b_label, busy_target, 1), files))
+        return row
+
+    zstd_backup = backup(plain, out("dp.tar.zst"), "--compression", "zstd")
     rows = [
         pair("backup (device tree)", backup(tree, out("d.tar")),
              peer(out("g.tar"), "tar", "-cf", out("g.tar"), "-C", tree, "."), runs, "tar -cf"),
         pair("backup (device tree)", backup(tree, out("d.tar")),
              peer(out("b.tar"), "bsdtar", "-cf", out("b.tar"), "-C", tree, "."), runs, "bsdtar -cf"),
-        pair("backup (like for like)", backup(plain, out("dp.tar")),
-             peer(out("gp.tar"), "tar", "-cf", out("gp.tar"), "-C", plain, "."), runs, "tar -cf", 1.0),
+        throughput("backup (like for like)", backup(plain, out("dp.tar")),
+                   peer(out("gp.tar"), "tar", "-cf", out("gp.tar"), "-C", plain, "."), "tar -cf", 0.8, plain_files,
+                   busy_target=1.1),
         pair("backup (like for like)", backup(plain, out("dp.tar")),
              peer(out("bp.tar"), "bsdtar", "-cf", out("bp.tar"), "-C", plain, "."), runs, "bsdtar -cf"),
         # Over an archive that exists: devicectl writes a temporary file beside it and renames it over the old one,
@@ -304,8 +459,13 @@ def comparisons(devicectl, work, args):
         pair("backup over an existing archive (like for like)",
              {"argv": [devicectl, "backup", plain, "-o", out("dp-over.tar"), "--no-progress"]},
              {"argv": ["tar", "-cf", out("gp-over.tar"), "-C", plain, "."]}, runs, "tar -cf (over it)"),
-        pair("backup zstd (like for like)", backup(plain, out("dp.tar.zst"), "--compression", "zstd"),
-             peer(out("gp.tar.zst"), "tar", "--zstd", "-cf", out("gp.tar.zst"), "-C", plain, "."), runs, "tar --zstd", 1.0),
+        throughput("backup zstd (like for like)", zstd_backup,
+                   peer(out("gp.tar.zst"), "tar", "--zstd", "-cf", out("gp.tar.zst"), "-C", plain, "."), "tar --zstd",
+                   0.8, plain_files),
+        # zstd on every core (`tar --zstd` runs it on one): the fastest a tar user gets, reported beside the target.
+        throughput("backup zstd (like for like)", zstd_backup,
+                   peer(out("gpt.tar.zst"), "tar", "-I", "zstd -T0", "-cf", out("gpt.tar.zst"), "-C", plain, "."),
+                   "tar -I 'zstd -T0'", None, plain_files, twice=False),
     ]
     # What counting the tree for the progress bar's percentage costs (issue 19: under 5%): with --progress the tree's
     # directory listings are read a second time, on an idle-only thread, alongside the backup.
@@ -347,19 +507,21 @@ def comparisons(devicectl, work, args):
     if reason:
         missing["restore"] = reason
     else:
-        rows.append(pair("restore (device archive)",
-                         {"argv": [devicectl, "restore", archive, restored, "--no-progress"], "setup": removing(restored)},
-                         {"argv": ["tar", "-xf", archive, "-C", extracted],
-                          "setup": lambda: (removing(extracted)(), os.makedirs(extracted))}, runs, "tar -xf", 1.0))
+        rows.append(throughput("restore (device archive)",
+                               {"argv": [devicectl, "restore", archive, restored, "--no-progress"],
+                                "setup": removing(restored)},
+                               {"argv": ["tar", "-xf", archive, "-C", extracted],
+                                "setup": lambda: (removing(extracted)(), os.makedirs(extracted))}, "tar -xf", 0.7,
+                               device_files))
         # MobileSync restore against devicectl's tar restore of the same device (issue 17: at most 1.5x), and the
         # encrypted backup's restore against the plain one's (issue 18: at most 1.3x).
-        again = out("restored-again")
+        again_root = out("restored-again")
         restore = lambda backup, root: {"argv": [devicectl, "restore", backup, root, "--no-progress"], "setup": removing(root)}
-        rows.append(pair("restore (MobileSync backup)", restore(mobilesync, restored), restore(archive, again), runs,
+        rows.append(pair("restore (MobileSync backup)", restore(mobilesync, restored), restore(archive, again_root), runs,
                          "devicectl restore (tar)", 1.5))
-        rows.append(pair("restore (encrypted MobileSync)", restore(encrypted, restored), restore(mobilesync, again), runs,
-                         "restore (plain MobileSync)", 1.3))
-        removing(again)()
+        rows.append(pair("restore (encrypted MobileSync)", restore(encrypted, restored), restore(mobilesync, again_root),
+                         runs, "restore (plain MobileSync)", 1.3))
+        removing(again_root)()
     for path in (mobilesync, encrypted):
         removing(path)()
     reason = unavailable(devicectl, [devicectl, "verify", archive])
@@ -369,19 +531,37 @@ def comparisons(devicectl, work, args):
         included = out("included.list")
         with open(included, "wb") as f:
             f.write(b"".join(os.path.join(tree, p).encode() + b"\0" for p in sorted(stats["included"])))
-        rows.append(pair("verify (device archive)", {"argv": [devicectl, "verify", archive]},
-                         {"argv": ["xargs", "-0", "-a", included, "sha256sum"]}, runs, "sha256sum", 1.3))
+        rows.append(throughput("verify (device archive)", {"argv": [devicectl, "verify", archive]},
+                               {"argv": ["xargs", "-0", "-a", included, "sha256sum"]}, "sha256sum", 0.5, device_files))
         rows.append(pair("verify (device archive)", {"argv": [devicectl, "verify", archive]},
                          {"argv": ["xargs", "-0", "-a", included, "openssl", "dgst", "-sha256"]}, runs, "openssl dgst"))
         # list reads and audits the whole archive; GNU tar lists a seekable one by seeking past each member's data.
-        rows.append(pair("list (device archive)", {"argv": [devicectl, "list", archive]},
-                         {"argv": ["tar", "-tvf", archive]}, runs, "tar -tvf", 1.0))
+        rows.append(throughput("list (device archive)", {"argv": [devicectl, "list", archive]},
+                               {"argv": ["tar", "-tvf", archive]}, "tar -tvf", 1.0, device_files))
+    # The same pairs with one core busy, interleaved (a burst of load lands on all of them alike).
+    busy_rows, busy = busy_pairs([entry for entry, _ in again], runs)
+    for row, (_, files) in zip(busy_rows, again):
+        row["files"] = files
+    rows += busy_rows
+    # Where devicectl's time goes (untimed, after every timed run): its side of the throughput pairs and MobileSync.
+    profiles = {"skipped": "`--no-perf` was given"} if args.no_perf else {"skipped": perf_unusable(work)}
+    if not profiles["skipped"]:
+        commands = [("backup (like for like)", backup(plain, out("dp.tar"))["argv"], [out("dp.tar")])]
+        if "restore" not in missing:
+            commands.append(("restore (device archive)", [devicectl, "restore", archive, restored, "--no-progress"],
+                             [restored]))
+        if "verify" not in missing:
+            commands += [("verify (device archive)", [devicectl, "verify", archive], []),
+                         ("list (device archive)", [devicectl, "list", archive], [])]
+        commands.append(("backup --format mobilesync (device tree)", sync_backup(mobilesync)["argv"], [mobilesync]))
+        print("profiling devicectl (perf record) ...", flush=True)
+        profiles = {"rows": profile(devicectl, work, commands)}
     # The trees and every archive: room for the scale run and the million-file point.
     for path in (tree, plain, restored, extracted) + tuple(out(n) for n in (
             "d.tar", "g.tar", "b.tar", "dp.tar", "gp.tar", "bp.tar", "dp-over.tar", "gp-over.tar", "dp.tar.zst",
-            "gp.tar.zst", "included.list")):
+            "gp.tar.zst", "gpt.tar.zst", "included.list")):
         removing(path)()
-    return stats, sizes, rows, missing
+    return stats, sizes, rows, missing, busy, profiles
 
 
 def scale(devicectl, work, args):
@@ -522,17 +702,34 @@ def key_derivation(devicectl, work):
     return real - low
 
 
+SYSCALL_OPERATIONS = (("backup", "devicectl backup", "tar -cf"), ("restore", "devicectl restore", "tar -xf"),
+                      ("list", "devicectl list", "tar -tvf"))
+
+
 def syscalls(devicectl, work, args):
-    """System calls per stored file (one untimed `strace -c -f` run each) on a like-for-like tree."""
+    """System calls per stored file (one untimed `strace -c -f` run each) on a like-for-like tree: devicectl backup
+    against `tar -cf`; devicectl restore of devicectl's archive into an absent directory against `tar -xf` of the
+    same archive into an empty one; devicectl list against `tar -tvf` of it. Returns (files, {label: {call: count}})."""
     if not shutil.which("strace") or not args.files:
         return None
     root, count = os.path.join(work, "strace"), min(args.files, 10_000)
-    stats = generate(devicectl, root, count, max(1, count * args.megabytes // args.files), args.seed)
+    generate(devicectl, root, count, max(1, count * args.megabytes // args.files), args.seed)
     strip_exclusions(root)
-    result = {}
-    for label, argv in (("devicectl", [devicectl, "backup", root, "-o", os.path.join(work, "t.tar"), "--no-progress"]),
-                        ("tar -cf", ["tar", "-cf", os.path.join(work, "t.tar"), "-C", root, "."])):
-        report = os.path.join(work, "strace.txt")
+    files = regular_files(root)
+    archive, peer_archive = os.path.join(work, "t.tar"), os.path.join(work, "t-gnu.tar")
+    restored, extracted = os.path.join(work, "strace-restored"), os.path.join(work, "strace-extracted")
+    commands = {
+        "devicectl backup": [devicectl, "backup", root, "-o", archive, "--no-progress"],
+        "tar -cf": ["tar", "-cf", peer_archive, "-C", root, "."],
+        "devicectl restore": [devicectl, "restore", archive, restored, "--no-progress"],
+        "tar -xf": ["tar", "-xf", archive, "-C", extracted],
+        "devicectl list": [devicectl, "list", archive],
+        "tar -tvf": ["tar", "-tvf", archive],
+    }
+    result, report = {}, os.path.join(work, "strace.txt")
+    for label, argv in commands.items():  # devicectl's backup first: the archive the others read
+        if label == "tar -xf":
+            os.makedirs(extracted)
         run(["strace", "-c", "-f", "-o", report, *argv])
         calls = {}
         for line in open(report):
@@ -540,9 +737,8 @@ def syscalls(devicectl, work, args):
             if len(fields) >= 5 and fields[0][0].isdigit() and fields[-1] != "total":
                 calls[fields[-1]] = int(fields[3])
         result[label] = calls
-        removing(os.path.join(work, "t.tar"))()
-    removing(root)()
-    return stats["files"], result
+    removing(root, archive, peer_archive, restored, extracted, report)()
+    return files, result
 
 
 # MARK: - Report
@@ -564,7 +760,80 @@ def versions(devicectl):
     }
 
 
-def write_results(args, info, work, stats, sizes, rows, missing, scale_rows, calls, million_point=None, starts=None):
+TABLE_HEADER = ["| comparison | devicectl wall | CPU | peak RSS | peer | wall | CPU | peak RSS | **ratio** | CPU ratio | target "
+                "| best-run ratio | load |", "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+
+
+def table_rows(rows):
+    """The main table's lines for `rows` (the same columns for the idle and the busy table)."""
+    lines = []
+    for row in rows:
+        a, b, target = row["a"], row["b"], row["target"]
+        verdict = "" if target is None else "<= %g: %s" % (target, "met" if row["ratio"] <= target else "**not met**")
+        lines.append("| %s | %.3f s | %.3f s | %.1f MiB | %s | %.3f s | %.3f s | %.1f MiB | **%.2f** | %.2f | %s | %.2f | %.1f |"
+                     % (row["name"], *a, row["b_label"], *b, row["ratio"], row["cpu_ratio"], verdict,
+                        row["a_best"] / row["b_best"], row["load"]))
+    return lines
+
+
+def bounds(rows, calls, cores):
+    """"What bounds each margin" (issue 20): per throughput row, idle and busy, user and system CPU per stored file
+    of each side and the floor on all cores; then system calls per file from the strace run."""
+    lines = ["", "## What bounds each margin", "",
+             "**files**: the regular files each row's tools store: for like for like, every file of the like-for-like "
+             "tree; for the device archive, its regular members (the included files, the apps' metadata plists and the "
+             "manifest; sha256sum hashes the included files alone). µs per file: the median user and system CPU time "
+             "(system = CPU - user, per run) over those files. **%d-core floor** = (devicectl's median CPU / %d CPUs) / "
+             "the peer's median wall: the ratio devicectl would reach with its CPU spread over all %d cores for the "
+             "whole run and nothing else running. A target below it cannot be met without cutting CPU. With one core "
+             "busy the floor still counts all %d cores, so there the real floor is higher." % (cores, cores, cores, cores),
+             "",
+             "| comparison | peer | files | devicectl user µs/file | devicectl system µs/file | peer user µs/file "
+             "| peer system µs/file | CPU ratio | **ratio** | target | **%d-core floor** | target vs floor |" % cores,
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for row in rows:
+        files, target = row["files"], row["target"]
+        floor = row["a"][1] / cores / row["b"][0]
+        if target is None:
+            verdict = "no target"
+        elif target < floor:
+            verdict = "**below the floor**: not reachable without cutting CPU"
+        else:
+            verdict = "above the floor: CPU alone does not rule it out"
+        per_file = lambda seconds: seconds / files * 1e6
+        lines.append("| %s%s | %s | %d | %.1f | %.1f | %.1f | %.1f | %.2f | **%.2f** | %s | **%.2f** | %s |" % (
+            row["name"], ", one core busy" if row.get("busy") else "", row["b_label"], files,
+            per_file(row["a_user"]), per_file(row["a_sys"]), per_file(row["b_user"]), per_file(row["b_sys"]),
+            row["cpu_ratio"], row["ratio"], "" if target is None else "<= %g" % target, floor, verdict))
+    if calls:
+        files, result = calls
+        total = lambda label: sum(result[label].values()) / files
+        lines += ["", "System calls per file (the strace run below, a like-for-like tree of %d files): " % files +
+                  "; ".join("%s %.2f against %s %.2f" % (label, total(label), peer, total(peer))
+                            for _, label, peer in SYSCALL_OPERATIONS) + "."]
+    return lines
+
+
+def profile_lines(profiles):
+    """One line a command: its samples, then per thread (largest first, at most 6) its share and top 3 DSOs."""
+    if profiles.get("skipped"):
+        return ["", "## Where the time goes (perf)", "", "Not profiled in this run: %s." % profiles["skipped"]]
+    lines = ["", "## Where the time goes (`perf record -F 1999`, devicectl's side, one untimed run each)", "",
+             "Samples of every thread, the kernel's included (no call graphs); per thread, largest first: its share "
+             "of the command's samples, then its top three DSOs by share of the thread's samples (devicectl: the "
+             "binary with its static Swift runtime).", ""]
+    for name, total, threads in profiles["rows"]:
+        parts = ["thread %d%s %.0f%% (%s)" % (rank, " (main)" if main else "", 100 * share,
+                                              ", ".join("%s %.0f%%" % (dso, 100 * part) for dso, part in dsos[:3]))
+                 for rank, (_, main, share, dsos) in enumerate(threads[:6], 1)]
+        if len(threads) > 6:
+            parts.append("%d more threads %.0f%%" % (len(threads) - 6, 100 * sum(t[2] for t in threads[6:])))
+        lines.append("- %s: %d samples; %s" % (name, total, "; ".join(parts)))
+    return lines
+
+
+def write_results(args, info, work, stats, sizes, rows, missing, scale_rows, calls, million_point=None, starts=None,
+                  busy=None, profiles=None):
     mib = lambda n: n / 2**20
     tree_mb = stats["bytes"] / 1e6
     lines = [
@@ -586,23 +855,31 @@ def write_results(args, info, work, stats, sizes, rows, missing, scale_rows, cal
         % (args.seed, stats["files"], tree_mb, APPS, 100 * stats["excluded_bytes"] / stats["bytes"], stats["excluded_files"]),
         "- Archive sizes: device tree devicectl %.1f MiB / GNU tar %.1f MiB; like for like %.1f / %.1f MiB; "
         "zstd %.1f / %.1f MiB" % tuple(mib(sizes[n]) for n in ("d.tar", "g.tar", "dp.tar", "gp.tar", "dp.tar.zst", "gp.tar.zst")),
-        "", "| comparison | devicectl wall | CPU | peak RSS | peer | wall | CPU | peak RSS | **ratio** | CPU ratio | target "
-        "| best-run ratio | load |", "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for row in rows:
-        a, b, target = row["a"], row["b"], row["target"]
-        verdict = "" if target is None else "<= %g: %s" % (target, "met" if row["ratio"] <= target else "**not met**")
-        lines.append("| %s | %.3f s | %.3f s | %.1f MiB | %s | %.3f s | %.3f s | %.1f MiB | **%.2f** | %.2f | %s | %.2f | %.1f |"
-                     % (row["name"], *a, row["b_label"], *b, row["ratio"], row["cpu_ratio"], verdict,
-                        row["a_best"] / row["b_best"], row["load"]))
+        ""] + TABLE_HEADER
+    idle, busy_rows = [row for row in rows if not row.get("busy")], [row for row in rows if row.get("busy")]
+    lines += table_rows(idle)
     for command, reason in missing.items():
         lines.append("| %s | not measured: %s | | | | | | | | | | | |" % (command, reason))
-    notes = ["- %s: %s." % (row["name"], row["note"]) for row in rows if row.get("note")]
+    notes = ["- %s: %s." % (row["name"], row["note"]) for row in idle if row.get("note")]
     if notes:
         lines += [""] + notes
     if info["kdf_seconds"] is not None:
         lines += ["", "The encrypted rows use low key-derivation counts so that they time the files; the one derivation at "
                   "the device's counts (PBKDF2-SHA256 10,000,000 + PBKDF2-SHA1 10,000) adds %.2f s to any encrypted backup, "
                   "restore, verify or list (median of 3, measured apart)." % info["kdf_seconds"]]
+    # Issue 20: "also with one core pinned busy (report both)".
+    if busy and busy.get("skipped"):
+        lines += ["", "## With one core busy", "", "Not measured: %s." % busy["skipped"]]
+    elif busy:
+        lines += ["", "## With one core busy (a busy loop pinned to CPU %d; both tools unpinned)" % busy["cpu"], "",
+                  "Issue 20's throughput pairs again, interleaved, %d runs a side, while a Python busy loop spins on CPU "
+                  "%d (it had %.0f%% of that CPU over the rounds); devicectl and the peer may run on any CPU."
+                  % (args.runs, busy["cpu"], 100 * busy["share"]), ""] + TABLE_HEADER + table_rows(busy_rows)
+    measured = [row for row in rows if row.get("files")]
+    if measured:
+        lines += bounds(measured, calls, len(os.sched_getaffinity(0)))
+    if profiles:
+        lines += profile_lines(profiles)
     if scale_rows:
         fixed, scale_rows = scale_rows[0], scale_rows[1:]
         fixed_wall, fixed_cpu = fixed["a"][0], fixed["a"][1]
@@ -681,16 +958,19 @@ def write_results(args, info, work, stats, sizes, rows, missing, scale_rows, cal
             million_point["files"], peak, "met" if peak <= 32 else "**not met**")]
     if calls:
         files, result = calls
-        names = sorted(set(result["devicectl"]) | set(result["tar -cf"]),
-                       key=lambda n: -(result["devicectl"].get(n, 0) + result["tar -cf"].get(n, 0)))
+        labels = [label for operation in SYSCALL_OPERATIONS for label in operation[1:]]
+        names = sorted(set().union(*(result[label] for label in labels)),
+                       key=lambda n: -sum(result[label].get(n, 0) for label in labels))
         lines += ["", "## System calls per stored file (`strace -c -f`, like-for-like tree of %d files)" % files, "",
-                  "| call | devicectl | tar -cf |", "|---|---|---|"]
+                  "Backup of the tree; restore of devicectl's archive of it (devicectl into an absent directory, "
+                  "`tar -xf` into an empty one); list of that archive. Calls under 0.05 a file on every side are left out.",
+                  "", "| call | %s |" % " | ".join(labels), "|---|%s" % ("---|" * len(labels))]
         for name in names:
-            d, t = result["devicectl"].get(name, 0) / files, result["tar -cf"].get(name, 0) / files
-            if d >= 0.05 or t >= 0.05:
-                lines.append("| %s | %.2f | %.2f |" % (name, d, t))
-        lines.append("| **total** | **%.2f** | **%.2f** |" % tuple(sum(result[k].values()) / files
-                                                                    for k in ("devicectl", "tar -cf")))
+            counts = [result[label].get(name, 0) / files for label in labels]
+            if max(counts) >= 0.05:
+                lines.append("| %s | %s |" % (name, " | ".join("%.2f" % count for count in counts)))
+        lines.append("| **total** | %s |" % " | ".join("**%.2f**" % (sum(result[label].values()) / files)
+                                                       for label in labels))
     text = "\n".join(lines) + "\n"
     os.makedirs(os.path.dirname(args.output) or ".", exist_ok=True)
     with open(args.output, "w") as f:
@@ -721,6 +1001,7 @@ def main():
     parser.add_argument("--million", type=int, default=0,
                         help="files in the million-file point (0 to skip; make bench sets 1000000)")
     parser.add_argument("--no-strace", action="store_true", help="skip the system-call count")
+    parser.add_argument("--no-perf", action="store_true", help="skip the profiles (perf record) of devicectl's side")
     parser.add_argument("--no-kdf", action="store_true", help="skip timing the key derivation at the device's counts")
     parser.add_argument("--work", help="scratch directory (default: on /dev/shm when it has room)")
     parser.add_argument("--output", default="bench/results.md")
@@ -738,7 +1019,7 @@ def main():
     started = time.perf_counter()
     try:
         starts = startup(devicectl, work, args)
-        stats, sizes, rows, missing = comparisons(devicectl, work, args)
+        stats, sizes, rows, missing, busy, profiles = comparisons(devicectl, work, args)
         scale_rows = scale(devicectl, work, args)
         million_point = million(devicectl, work, args)
         info["kdf_seconds"] = None if args.no_kdf else key_derivation(devicectl, work)
@@ -747,7 +1028,8 @@ def main():
         shutil.rmtree(work, ignore_errors=True)
         if os.path.exists(RSS_REPORT):
             os.unlink(RSS_REPORT)
-    write_results(args, info, work, stats, sizes, rows, missing, scale_rows, calls, million_point, starts)
+    write_results(args, info, work, stats, sizes, rows, missing, scale_rows, calls, million_point, starts, busy,
+                  profiles)
     print("bench: done in %.0f s" % (time.perf_counter() - started), file=sys.stderr)
 
 
