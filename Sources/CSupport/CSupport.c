@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -47,4 +48,8 @@ int csupport_statx(int dirfd, const char *path, int extra_flags, csupport_stat *
     out->ctime_nsec = sx.stx_ctime.tv_nsec;
     out->blocks = (sx.stx_mask & STATX_BLOCKS) ? sx.stx_blocks : (sx.stx_size + 511) / 512;
     return 0;
+}
+
+int csupport_format_fixed(char *buffer, size_t size, double value, int places) {
+    return snprintf(buffer, size, "%.*f", places, value);
 }

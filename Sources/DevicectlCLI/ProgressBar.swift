@@ -78,7 +78,7 @@ final class ProgressBar {
             let cells = 24
             let filled = Int(fraction * Double(cells))
             bar = "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: cells - filled) + "] "
-                + String(format: "%3.0f%%", fraction * 100)
+                + Self.percent(fraction * 100)
         }
         let counts = "\(count(files)) files  \(Self.bytes(bytes))"
         let rate = seconds > 0 ? "\(Self.bytes(UInt64(Double(bytes) / seconds)))/s" : nil
@@ -142,13 +142,20 @@ final class ProgressBar {
             amount /= 1000
             unit += 1
         }
-        return String(format: "%.1f %@", amount, units[unit])
+        return NumberText.fixed(amount, places: 1) + " " + units[unit]
+    }
+
+    /// `  7%`, ` 42%`, `100%`: `%3.0f%%`.
+    static func percent(_ value: Double) -> String {
+        let digits = NumberText.fixed(value, places: 0)
+        return String(repeating: " ", count: max(0, 3 - digits.count)) + digits + "%"
     }
 
     /// `0:03`, `12:34`, `1:02:03`.
     static func duration(_ seconds: Double) -> String {
         let total = Int(seconds.rounded(.down))
         let (hours, minutes, secs) = (total / 3600, total / 60 % 60, total % 60)
-        return hours > 0 ? String(format: "%d:%02d:%02d", hours, minutes, secs) : String(format: "%d:%02d", minutes, secs)
+        let tail = NumberText.padded(secs, width: 2)
+        return hours > 0 ? "\(hours):\(NumberText.padded(minutes, width: 2)):\(tail)" : "\(minutes):\(tail)"
     }
 }

@@ -78,15 +78,13 @@ final class ManifestWriter {
         header: Manifest.Header, totals: Manifest.Totals, members: Manifest.MemberDigest, created: Date,
         to sink: some FormatSink
     ) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let headerLine = Array(try encoder.encode(header)) + [0x0A]
-        let totalsLine = Array(try encoder.encode(totals)) + [0x0A]
+        let headerLine = try header.jsonLine() + [0x0A]
+        let totalsLine = totals.jsonLine() + [0x0A]
         // One pass: the members line ends with the SHA-256 of the bytes before it, so those are hashed as they
         // are written, and the member's size comes from a members line of the same length (a digest is always
         // 64 hex digits).
         let placeholder = String(repeating: "0", count: 2 * SHA256Digest.length)
-        let membersLength = try encoder.encode(members.line(manifestSha256: placeholder)).count + 1
+        let membersLength = members.line(manifestSha256: placeholder).jsonLine().count + 1
         let size = headerLine.count + spilledBytes + buffer.count + totalsLine.count + membersLength
 
         let seconds = created.timeIntervalSince1970.rounded(.down)
@@ -108,7 +106,7 @@ final class ManifestWriter {
         if spilledBytes > 0 { try forEachSpillChunk(write) }
         try buffer.withUnsafeBytes(write)
         try totalsLine.withUnsafeBytes(write)
-        let membersLine = Array(try encoder.encode(members.line(manifestSha256: manifestDigest.hex))) + [0x0A]
+        let membersLine = members.line(manifestSha256: manifestDigest.hex).jsonLine() + [0x0A]
         guard membersLine.count == membersLength else {
             throw BackupError.output("internal error: the manifest's members line changed length")
         }

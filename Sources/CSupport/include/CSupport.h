@@ -24,6 +24,11 @@ static const unsigned int CSUPPORT_RENAME_EXCHANGE = 2;
 /// `openat2(2)`. Returns the descriptor, or -1 with errno set.
 int csupport_openat2(int dirfd, const char *path, uint64_t flags, uint64_t mode, uint64_t resolve);
 
+/// `value` with `places` digits after the point, as printf's `%.*f` writes it (rounded to nearest, ties as the C
+/// library rounds the exact binary value), into `buffer`; returns snprintf's count. A C call because Swift's
+/// `String(format:)` goes through `CVarArg` casts whose first use scans every protocol conformance in the binary.
+int csupport_format_fixed(char *buffer, size_t size, double value, int places);
+
 /// `renameat2(2)`. Returns 0, or -1 with errno set.
 int csupport_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned int flags);
 

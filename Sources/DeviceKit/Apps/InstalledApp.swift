@@ -160,10 +160,7 @@ public struct InstalledApp: Sendable, Equatable {
 
     /// The nudge settings in `raw` (the file at `path`; `field` prefixes the names in errors).
     private static func settings(_ raw: Any, path: String, field: String) throws -> NudgeSettings {
-        let widget: NudgeSettings
-        do {
-            widget = try PropertyListDecoder().decode(NudgeSettings.self, from: Data(PropertyListFile.encode(raw)))
-        } catch {
+        guard let widget = NudgeSettings(propertyList: raw) else {
             let name = field.isEmpty ? "it" : field
             throw DeviceError.malformedPlist(path: path, reason: "\(name) is not valid widget settings")
         }

@@ -66,7 +66,7 @@ extension Device {
         let dev = status.device
         let major = ((dev >> 8) & 0xfff) | ((dev >> 32) & ~UInt64(0xfff))
         let minor = (dev & 0xff) | ((dev >> 12) & ~UInt64(0xff))
-        let place = String(format: "%02llx:%02llx:%llu", major, minor, status.inode)
+        let place = "\(NumberText.padded(major, width: 2, radix: 16)):\(NumberText.padded(minor, width: 2, radix: 16)):\(status.inode)"
         for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
             let fields = line.split(separator: " ")
             guard fields.count >= 6, fields[1] == "FLOCK", fields[3] == "WRITE", fields[5] == place,

@@ -39,9 +39,7 @@ public struct EventLog: Sendable {
     /// Appends `event` with one `write(2)` on an `O_APPEND` descriptor, fsynced. When the log's last line is
     /// torn (a crash during an earlier append), the line is ended with `tornTerminator` first, in the same write.
     public func append(_ event: DeviceEvent) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        var line = Array(try encoder.encode(event))
+        var line = event.jsonLine
         line.append(UInt8(ascii: "\n"))
         let file = try directory.openRegular(DeviceLayout.events, flags: O_RDWR | O_APPEND | O_CREAT, mode: 0o644)
         do {

@@ -372,7 +372,7 @@ enum BackupCommand: Command {
                 + "\(ProgressBar.bytes(UInt64(Double(summary.counts.bytes) / seconds)))/s"
         }
         console.err(
-            "  \(format == .mobileSync ? "backup   " : "archive  ")\(ProgressBar.bytes(summary.archiveBytes)) written in \(String(format: "%.2f", seconds)) s"
+            "  \(format == .mobileSync ? "backup   " : "archive  ")\(ProgressBar.bytes(summary.archiveBytes)) written in \(NumberText.fixed(seconds, places: 2)) s"
                 + rates)
     }
 

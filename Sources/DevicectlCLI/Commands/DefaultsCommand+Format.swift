@@ -111,7 +111,7 @@ extension DefaultsCommand {
                 case 0x0A: result += "\\n"
                 case 0x09: result += "\\t"
                 case 0x20...0x7E: result += String(UnicodeScalar(UInt8(unit)))
-                default: result += String(format: "\\U%04x", unit)
+                default: result += "\\U" + NumberText.padded(unit, width: 4, radix: 16)
                 }
             }
             return result + "\""

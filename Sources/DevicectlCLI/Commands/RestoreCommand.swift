@@ -97,7 +97,7 @@ enum RestoreCommand: Command {
             "  \(ProgressBar.count(report.counts.files)) files (\(ProgressBar.bytes(report.counts.bytes))), "
                 + "\(ProgressBar.count(report.counts.directories)) directories, "
                 + "\(ProgressBar.count(report.counts.symlinks)) symlinks, "
-                + "\(ProgressBar.count(report.counts.hardlinks)) hard links in \(String(format: "%.2f", report.seconds)) s",
+                + "\(ProgressBar.count(report.counts.hardlinks)) hard links in \(NumberText.fixed(report.seconds, places: 2)) s",
         ]
         if report.format == "mobilesync" {
             lines.append(
