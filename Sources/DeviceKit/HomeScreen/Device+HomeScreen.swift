@@ -4,10 +4,10 @@ extension Device {
     /// The home-screen layout (an empty one when the device has no IconState.plist yet). Read in any plist
     /// format; devicectl's old layout is read too (`HomeScreen.isLegacy`) and upgraded by the next write.
     public func homeScreen() throws -> HomeScreen {
-        guard let plist = try PropertyListFile.readDictionary(DeviceLayout.homeScreen, in: directory) else {
+        guard let object = try PropertyListFile.readObject(DeviceLayout.homeScreen, in: directory) else {
             return HomeScreen()
         }
-        return try HomeScreen(plist: plist, path: path(DeviceLayout.homeScreen))
+        return try HomeScreen(object: object, path: path(DeviceLayout.homeScreen))
     }
 
     /// Writes `layout` as SpringBoard does: a binary plist, atomically, the directory created if missing.

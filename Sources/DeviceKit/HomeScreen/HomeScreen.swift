@@ -69,7 +69,19 @@ public struct HomeScreen: Sendable, Equatable {
     /// plist: a file deeper or larger than `limits`, one with both or neither of `iconLists` and the old
     /// `widgets`, a known key of the wrong type, a widget without its identifiers, a widget id used twice.
     init(plist: [String: Any], path: String) throws {
-        guard case .dictionary(let root) = try PropertyListValue(plist, path: path, limits: HomeScreen.limits) else {
+        try self.init(value: try PropertyListValue(plist, path: path, limits: HomeScreen.limits), path: path)
+    }
+
+    /// The layout in `object`, the file at `path` as PropertyListFile.readObject reads it.
+    init(object: PropertyListObject, path: String) throws {
+        guard case .dictionary = object else {
+            throw DeviceError.malformedPlist(path: path, reason: "the top level is not a dictionary")
+        }
+        try self.init(value: try PropertyListValue(object, path: path, limits: HomeScreen.limits), path: path)
+    }
+
+    private init(value: PropertyListValue, path: String) throws {
+        guard case .dictionary(let root) = value else {
             throw DeviceError.malformedPlist(path: path, reason: "the top level is not a dictionary")
         }
         switch (root["iconLists"], root["widgets"]) {

@@ -28,6 +28,13 @@ public enum PropertyListFile {
     /// Reads `relative` beneath `root`; nil when the file does not exist. A file over `limit` bytes, or one
     /// that is not a regular file, is a malformed plist naming the file (nothing of it is read).
     public static func read(_ relative: String, in root: ContainedRoot, limit: Int = structureLimit) throws -> Any? {
+        try readObject(relative, in: root, limit: limit)?.foundation
+    }
+
+    /// `read` without the conversion to Foundation's types: PropertyListKit's own value.
+    public static func readObject(
+        _ relative: String, in root: ContainedRoot, limit: Int = structureLimit
+    ) throws -> PropertyListObject? {
         let shown = root.display(relative)
         let bytes: [UInt8]
         do {
@@ -40,16 +47,21 @@ public enum PropertyListFile {
             default: throw error
             }
         }
-        return try parse(bytes, path: shown)
+        return try parseObject(bytes, path: shown)
     }
 
     /// Parses `bytes`, the content of the plist at `path` (named in the error), as `read` does: with PropertyListKit's
     /// reader and its `document` caps (Foundation's own reader expands a binary plist's shared objects while it parses,
     /// so a file of a few hundred bytes could take all memory), given back in the form Foundation's reader returns.
     public static func parse(_ bytes: [UInt8], path: String) throws -> Any {
+        try parseObject(bytes, path: path).foundation
+    }
+
+    /// `parse` without the conversion to Foundation's types.
+    public static func parseObject(_ bytes: [UInt8], path: String) throws -> PropertyListObject {
         guard !bytes.isEmpty else { throw DeviceError.malformedPlist(path: path, reason: "the file is empty") }
         do {
-            return try PropertyListReader.read(bytes, limits: .document).foundation
+            return try PropertyListReader.read(bytes, limits: .document)
         } catch {
             throw DeviceError.malformedPlist(path: path, reason: error.reason)
         }

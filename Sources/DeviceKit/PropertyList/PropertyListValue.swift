@@ -25,6 +25,39 @@ public indirect enum PropertyListValue: Sendable, Equatable {
         }
     }
 
+    /// Converts `object` (as `PropertyListFile.readObject` reads one) with the caps and messages of the conversion
+    /// above, without making Foundation's types first (that round trip, with its casts, was most of reading the home
+    /// screen): nested deeper than `limits.depth` or more than `limits.values` values in all (a repeated key counted
+    /// once, its last value kept) is `DeviceError.malformedPlist` naming `path`.
+    public init(_ object: PropertyListObject, path: String, limits: PropertyListLimits) throws {
+        self.init(object)
+        var budget = limits.values
+        if let reason = check(depth: 0, budget: &budget, limits: limits) {
+            throw DeviceError.malformedPlist(path: path, reason: reason)
+        }
+    }
+
+    /// The first cap this value breaks, as `PropertyListObject(foundation:limits:)` words it, walking in its order
+    /// (depth first, a dictionary's keys in byte order); nil within both.
+    private func check(depth: Int, budget: inout Int, limits: PropertyListLimits) -> String? {
+        guard depth <= limits.depth else { return "nested deeper than \(limits.depth) levels" }
+        budget -= 1
+        guard budget >= 0 else { return "more than \(limits.values) values (a container shared many times)" }
+        switch self {
+        case .array(let elements):
+            for element in elements {
+                if let reason = element.check(depth: depth + 1, budget: &budget, limits: limits) { return reason }
+            }
+        case .dictionary(let dictionary):
+            for key in dictionary.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+                if let reason = dictionary[key]!.check(depth: depth + 1, budget: &budget, limits: limits) { return reason }
+            }
+        default:
+            break
+        }
+        return nil
+    }
+
     init(_ object: PropertyListObject) {
         switch object {
         case .string(let text): self = .string(text)
