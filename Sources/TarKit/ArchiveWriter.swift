@@ -1,17 +1,19 @@
-// ArchiveWriter: libarchive's pax writer over a file descriptor, with optional gzip/zstd/xz.
-import CArchive
+// ArchiveWriter: devicectl's pax writer over a file descriptor, with optional gzip/zstd/xz.
 import Glibc
+import SystemKit
 
-/// Writes a POSIX pax tar stream (libarchive's pax interchange writer: plain ustar headers, plus a pax
-/// extended header only where one is needed: nanosecond mtimes, long or non-ASCII names, `user.*` xattrs
-/// as `SCHILY.xattr.*`, which GNU tar and bsdtar both read without warnings). The stream goes unbuffered to an
-/// `StreamCompressor`, which compresses and writes it on a thread of its own.
+/// Writes a POSIX pax tar stream: plain ustar headers, plus a pax extended header only where one is needed
+/// (nanosecond mtimes, long or non-ASCII names, `user.*` xattrs as `SCHILY.xattr.*`, GNU sparse 1.0 members; see
+/// `PaxHeader`), which GNU tar and bsdtar both read without warnings. The stream goes unbuffered to a
+/// `StreamCompressor`, which writes it at once (a plain tar) or compresses and writes it on a thread of its own.
+/// The headers are formatted here, not by libarchive's pax writer: a plain backup never loads libarchive (2.3-3.1 ms
+/// of `dlopen` with its dependencies, measured; a backup of an empty device took 15-17 ms in all), and a header costs
+/// less than libarchive's (its pax writer was 14% of the formatting thread's samples).
 /// The descriptor is borrowed: the caller closes (and fsyncs) it after `close()`.
 public final class ArchiveWriter {
-    private let archive: OpaquePointer
     private let compressor: StreamCompressor
     private var open = true
-    /// Non-fatal notes: headers libarchive wrote with a warning.
+    /// Non-fatal notes about headers (none are written today; kept for the sink's summary).
     public private(set) var notes: [String] = []
     /// Worker threads the compressor uses (xz: 2 when this libarchive accepts `threads=2`; else 1).
     public var compressionThreads: Int { compressor.compressionThreads }
@@ -20,116 +22,142 @@ public final class ArchiveWriter {
     /// uncompressed, as GNU tar pads) goes out in 250 KiB writes.
     static let blockSize: Int32 = 10_240 * 25
 
+    /// The header being built and its builder (reused).
+    private var scratch: [UInt8] = []
+    private var header = PaxHeader()
+    /// Stored bytes of the current member still expected (its sparse map already written), and its padding.
+    private var remaining: UInt64 = 0
+    private var padding = 0
+    /// The current member (the sink's one reused entry: unchanged until the next header), named in messages.
+    private var currentEntry: ArchiveEntry?
+    private var current: String { currentEntry.map { String(decoding: $0.path, as: UTF8.self) } ?? "" }
+    /// A sparse member's regions, the next one to fill and the logical offset of the next byte written.
+    private var regions: [(offset: UInt64, length: UInt64)] = []
+    private var regionIndex = 0
+    private var logical: UInt64 = 0
+    private var sparse = false
+    /// Zeros for padding and for data a member did not get.
+    private let zeros: UnsafeMutableRawBufferPointer
+
     /// Starts an archive on `descriptor`.
     /// - Parameters:
     ///   - compression: the filter; `level` must be in `compression.levels` when given.
     ///   - name: names the output in error messages.
     public init(descriptor: Int32, compression: Compression, level: Int? = nil, name: String) throws(ArchiveWriterError) {
-        ArchiveWriter.useUTF8Names()
-        guard let archive = archive_write_new() else {
-            throw ArchiveWriterError(call: "archive_write_new", message: "out of memory")
-        }
-        self.archive = archive
-        do {
-            compressor = try StreamCompressor(
-                descriptor: descriptor, compression: compression, level: level, name: name)
-        } catch {
-            archive_write_free(archive)
-            throw error
-        }
-        do {
-            try check("archive_write_set_format_pax", archive_write_set_format_pax(archive))
-            // SCHILY.xattr only: GNU tar does not know LIBARCHIVE.xattr and would warn.
-            try check("archive_write_set_format_option xattrheader",
-                      archive_write_set_format_option(archive, "pax", "xattrheader", "SCHILY"))
-            // Unbuffered: every header and data write goes straight to `StreamCompressor`, which blocks the stream.
-            try check("archive_write_set_bytes_per_block", archive_write_set_bytes_per_block(archive, 0))
-            let context = Unmanaged.passUnretained(compressor).toOpaque()
-            try check(
-                "archive_write_open2", archive_write_open2(archive, context, nil, ArchiveWriter.forward, nil, nil),
-                entry: name)
-        } catch {
-            archive_write_free(archive)
-            compressor.cancel()
-            open = false
-            throw error
-        }
+        compressor = try StreamCompressor(descriptor: descriptor, compression: compression, level: level, name: name)
+        zeros = .allocate(byteCount: 10_240, alignment: 16)
+        zeros.initializeMemory(as: UInt8.self, repeating: 0)
+        scratch.reserveCapacity(4096)
     }
 
     deinit {
-        if open {
-            archive_write_fail(archive)
-            compressor.cancel()
-        }
-        archive_write_free(archive)
+        if open { compressor.cancel() }
+        zeros.deallocate()
     }
 
-    /// libarchive's write callback: hands the bytes to the compressor stage. The writer keeps `compressor` alive, so
-    /// the callback borrows it without a retain and release: an atomic pair per call on an object the
-    /// compressor's thread also uses was 3.5% of a zstd backup's samples.
-    private static let forward: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, UnsafeRawPointer?, Int) -> Int =
-        { _, context, buffer, length in
-            Unmanaged<StreamCompressor>.fromOpaque(context!)._withUnsafeGuaranteedRef {
-                $0.append(UnsafeRawBufferPointer(start: buffer, count: length)) ? length : -1
-            }
-        }
-
-    /// Writes a member's header (and its pax extended header when needed).
+    /// Writes a member's header (and its pax extended header when needed), after ending the previous member.
     public func writeHeader(_ entry: ArchiveEntry) throws(ArchiveWriterError) {
-        let status = archive_write_header(archive, entry.raw)
-        if status == ARCHIVE_OK { return }
-        let name = String(cString: archive_entry_pathname(entry.raw))
-        if status == ARCHIVE_WARN {
-            notes.append("\(name): \(errorString)")
-            return
+        try endMember()
+        currentEntry = entry
+        scratch.removeAll(keepingCapacity: true)
+        let (stored, map) = header.append(entry, to: &scratch)
+        try emit(scratch)
+        remaining = stored
+        padding = Int((UInt64(PaxHeader.block) - stored % UInt64(PaxHeader.block)) % UInt64(PaxHeader.block))
+        sparse = map != nil
+        if let given = entry.regions { regions = given.map { ($0.offset, $0.length) } } else { regions.removeAll() }
+        regionIndex = 0
+        logical = 0
+        if let map {
+            try emit(map)
+            remaining -= UInt64(map.count)
         }
-        throw ArchiveWriterError(call: "archive_write_header", entry: name, message: errorString)
     }
 
-    /// Writes member data; the total must equal the size in the header.
+    /// Writes member data; the total must not exceed the size in the header (a sparse member takes its whole
+    /// logical content, of which only the bytes inside its regions are stored).
     public func writeData(_ buffer: UnsafeRawBufferPointer) throws(ArchiveWriterError) {
+        guard sparse else {
+            guard UInt64(buffer.count) <= remaining else { throw tooMuch() }
+            remaining -= UInt64(buffer.count)
+            return try emit(buffer)
+        }
         var offset = 0
         while offset < buffer.count {
-            let n = archive_write_data(archive, buffer.baseAddress! + offset, buffer.count - offset)
-            if n <= 0 {
-                throw ArchiveWriterError(call: "archive_write_data", message: n == 0 ? "wrote nothing" : errorString)
+            guard regionIndex < regions.count else { break }  // after the last region: holes only
+            let region = regions[regionIndex]
+            let position = logical + UInt64(offset)
+            if position >= region.offset + region.length {
+                regionIndex += 1
+                continue
             }
-            offset += n
+            if position < region.offset {
+                offset += Int(min(region.offset - position, UInt64(buffer.count - offset)))
+                continue
+            }
+            let take = Int(min(region.offset + region.length - position, UInt64(buffer.count - offset)))
+            guard UInt64(take) <= remaining else { throw tooMuch() }
+            try emit(UnsafeRawBufferPointer(rebasing: buffer[offset..<(offset + take)]))
+            remaining -= UInt64(take)
+            offset += take
         }
+        logical += UInt64(buffer.count)
     }
 
     /// Writes the end-of-archive blocks, then waits for the compressor stage to compress and write everything.
     /// The descriptor stays open.
     public func close() throws(ArchiveWriterError) {
         guard open else { return }
-        open = false
-        if archive_write_close(archive) != ARCHIVE_OK {
-            let error = ArchiveWriterError(call: "archive_write_close", message: errorString)
+        do {
+            try endMember()
+            try emitZeros(2 * PaxHeader.block)
+        } catch {
+            open = false
             compressor.cancel()
             throw error
         }
+        open = false
         try compressor.finish()
     }
 
     /// Bytes written to the descriptor (after compression, padding included); final after `close()`.
     public var bytesWritten: Int64 { compressor.bytesWritten }
 
-    private var errorString: String {
-        // The compressor's own message (the file and the cause), not its call: the user reads this.
-        if let failure = compressor.error { return failure.message }
-        return archive_error_string(archive).map { String(cString: $0) }
-            ?? "unknown libarchive error: " + ArchiveWriterError.cause(archive_errno(archive))
+    // MARK: - Stream
+
+    /// Ends the current member: data it did not get is written as zeros (as libarchive's writer did), then its
+    /// padding to a whole block.
+    private func endMember() throws(ArchiveWriterError) {
+        while remaining > 0 {
+            let count = Int(min(remaining, UInt64(zeros.count)))
+            try emitZeros(count)
+            remaining -= UInt64(count)
+        }
+        if padding > 0 {
+            let count = padding
+            padding = 0
+            try emitZeros(count)
+        }
     }
 
-    private func check(_ call: String, _ status: Int32, entry: String = "") throws(ArchiveWriterError) {
-        if status == ARCHIVE_OK { return }
-        throw ArchiveWriterError(call: call, entry: entry, message: errorString)
+    private func emitZeros(_ count: Int) throws(ArchiveWriterError) {
+        try emit(UnsafeRawBufferPointer(rebasing: zeros[0..<count]))
     }
 
-    /// libarchive converts names from the locale's charset to UTF-8 for pax headers; in the C locale
-    /// every non-ASCII name would fail to convert. Switch LC_CTYPE to C.UTF-8 unless it is UTF-8 already.
-    static func useUTF8Names() {
-        if let codeset = nl_langinfo(nl_item(CODESET)), String(cString: codeset) == "UTF-8" { return }
-        _ = setlocale(LC_CTYPE, "C.UTF-8")
+    private func emit(_ bytes: [UInt8]) throws(ArchiveWriterError) {
+        let sent = bytes.withUnsafeBytes { compressor.append($0) }
+        if !sent { throw stopped() }
+    }
+
+    private func emit(_ bytes: UnsafeRawBufferPointer) throws(ArchiveWriterError) {
+        guard compressor.append(bytes) else { throw stopped() }
+    }
+
+    private func stopped() -> ArchiveWriterError {
+        ArchiveWriterError(call: "write", entry: current, message: compressor.error?.message ?? "the output stage stopped")
+    }
+
+    private func tooMuch() -> ArchiveWriterError {
+        ArchiveWriterError(call: "writeData", entry: current, message: "more data than the member's size")
     }
 }

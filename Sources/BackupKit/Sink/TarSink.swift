@@ -1,4 +1,4 @@
-// TarSink: the pax tar format behind `FormatSink`: libarchive's pax writer, optionally compressed.
+// TarSink: the pax tar format behind `FormatSink`: TarKit's pax writer, optionally compressed.
 import TarKit
 
 /// Writes the members as a POSIX pax tar stream (`ArchiveWriter`), reusing one `ArchiveEntry`. A file with holes
