@@ -641,7 +641,7 @@ def million(devicectl, work, args):
     # The same over the archives the last round left (devicectl: temporary file, then rename over the old one).
     over_row = pairs([("backup over the existing archive, %d files" % stats["files"],
                        {"argv": [devicectl, "backup", root, "-o", archive, "--no-progress"]},
-                       {"argv": ["tar", "-cf", peer_archive, "-C", root, "."]}, "tar -cf (over it)", 0.9, 1)], rounds)[0]
+                       {"argv": ["tar", "-cf", peer_archive, "-C", root, "."]}, "tar -cf (over it)", None, 1)], rounds)[0]
     listed = subprocess.run(["tar", "-tf", archive], capture_output=True, text=True, check=True).stdout.count("\n")
     if listed < stats["files"]:
         raise SystemExit("devicectl archive is wrong: %d members for %d files" % (listed, stats["files"]))
@@ -949,10 +949,13 @@ def write_results(args, info, work, stats, sizes, rows, missing, scale_rows, cal
                   "| target | load |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for row in million_point["rows"]:
             best = row["a_best"] / row["b_best"]
-            lines.append("| %s | %d | %.2f s | %.2f s | %.1f MiB | %s | %.2f s | %.2f s | **%.2f** | %.2f | <= %.1f: %s | %.1f |"
+            # Issue 20 sets targets for a backup and a restore from scratch; over an existing archive is measured
+            # because it asked to say what that costs, with no target of its own.
+            verdict = "" if row["target"] is None else "<= %.1f: %s" % (
+                row["target"], "met" if row["ratio"] <= row["target"] else "**not met**")
+            lines.append("| %s | %d | %.2f s | %.2f s | %.1f MiB | %s | %.2f s | %.2f s | **%.2f** | %.2f | %s | %.1f |"
                          % (row["name"], row["runs"], row["a"][0], row["a"][1], row["a"][2], row["b_label"],
-                            row["b"][0], row["b"][1], row["ratio"], best, row["target"],
-                            "met" if row["ratio"] <= row["target"] else "**not met**", row["load"]))
+                            row["b"][0], row["b"][1], row["ratio"], best, verdict, row["load"]))
         peak = max(row["a"][2] for row in million_point["rows"])
         lines += ["", "Peak RSS at %d files: %.1f MiB (target <= 32 MiB: %s)." % (
             million_point["files"], peak, "met" if peak <= 32 else "**not met**")]
