@@ -1,16 +1,17 @@
-// ArchiveWriterError: a libarchive write call failed, with archive_error_string.
+// ArchiveWriterError: writing the archive failed: the output, a compressor (libarchive) or a member the writer refused.
 import Glibc
 
-/// libarchive refused a write. The description names the call, the entry (if any) and libarchive's message.
+/// A write failed. The description names the call (a libarchive compressor's, `write`, `writeData`, `setDataRegions`),
+/// the entry (if any) and the cause.
 public struct ArchiveWriterError: Error, CustomStringConvertible, Sendable {
-    /// The libarchive function, e.g. `archive_write_header`.
+    /// The call that failed, e.g. `archive_write_data` (a compressor) or `write`.
     public let call: String
     /// The archive member involved, or empty.
     public let entry: String
-    /// `archive_error_string`, or a fallback when libarchive gave none.
+    /// The cause: the output's error, `archive_error_string` for a compressor, or why a member was refused.
     public let message: String
 
-    /// A failure of libarchive's `call` while writing `entry` (empty when no entry is involved).
+    /// A failure of `call` while writing `entry` (empty when no entry is involved).
     public init(call: String, entry: String = "", message: String) {
         self.call = call
         self.entry = entry

@@ -56,7 +56,7 @@ import Testing
 
     @Test func doublesAsJSONEncoderWritesThem() throws {
         var values: [Double] = [
-            0, -0.0, 1, -1, 0.5, 0.1, 86_400, 1e-7, 1e-5, 1e16, 1e21, 12_345_678_901_234_567, 123_456_789.125,
+            0, -0.0, 1, -1, 0.5, 0.1, 86_400, 1e-7, 1e-5, 1e16, 1e21, 1.2345678901234568e16, 123_456_789.125,
             .leastNonzeroMagnitude, .leastNormalMagnitude, .greatestFiniteMagnitude, -.greatestFiniteMagnitude,
         ]
         var state: UInt64 = 7
