@@ -18,29 +18,29 @@ struct csupport_library {
 /// what the dynamic loader does at start-up when a library is missing.
 void *csupport_lazy_symbol(struct csupport_library *library, const char *symbol);
 
+/// The function a stub's `slot` holds, looked up in `library` by `name` on the first call (then kept).
+static inline void *csupport_lazy_resolve(_Atomic(void *) *slot, struct csupport_library *library, const char *name) {
+    void *function = atomic_load_explicit(slot, memory_order_acquire);
+    if (function == 0) {
+        function = csupport_lazy_symbol(library, name);
+        atomic_store_explicit(slot, function, memory_order_release);
+    }
+    return function;
+}
+
 /// Defines `name` with the prototype its header declares, forwarding to the library's definition (resolved once).
 /// `params`: the parenthesised parameter list with names; `args`: the parenthesised names.
 #define CSUPPORT_LAZY(library, ret, name, params, args) \
     ret name params { \
         static _Atomic(void *) slot; \
-        void *function = atomic_load_explicit(&slot, memory_order_acquire); \
-        if (function == 0) { \
-            function = csupport_lazy_symbol(&library, #name); \
-            atomic_store_explicit(&slot, function, memory_order_release); \
-        } \
-        return ((ret(*) params)function) args; \
+        return ((ret(*) params)csupport_lazy_resolve(&slot, &library, #name)) args; \
     }
 
 /// CSUPPORT_LAZY for a function returning void.
 #define CSUPPORT_LAZY_VOID(library, name, params, args) \
     void name params { \
         static _Atomic(void *) slot; \
-        void *function = atomic_load_explicit(&slot, memory_order_acquire); \
-        if (function == 0) { \
-            function = csupport_lazy_symbol(&library, #name); \
-            atomic_store_explicit(&slot, function, memory_order_release); \
-        } \
-        ((void(*) params)function) args; \
+        ((void(*) params)csupport_lazy_resolve(&slot, &library, #name)) args; \
     }
 
 #endif
