@@ -5,7 +5,7 @@ import SystemKit
 /// extended header (typeflag `x`) only when the ustar fields cannot hold the member: a nanosecond mtime, a name or
 /// link target that is long, not ASCII or not UTF-8 (`hdrcharset=BINARY`), a size, owner or time out of the octal
 /// fields' range, `SCHILY.xattr.*` attributes, or a GNU sparse 1.0 member (`GNU.sparse.*`, its map at the start of
-/// the data). What libarchive's pax writer wrote for the same members, and what GNU tar and bsdtar read without a
+/// the data). The records libarchive's pax writer used for the same members, which GNU tar and bsdtar read without a
 /// warning; every key is one libarchive's reader interprets (an unknown key is what the framing audit reports).
 /// One builder is reused for every member (its buffers are kept); a header costs no allocation in the common case.
 struct PaxHeader {
