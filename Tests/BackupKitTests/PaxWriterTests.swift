@@ -116,6 +116,78 @@ import TestSupport
         }
     }
 
+    /// Seeded members with every field at random (names of 1 to 400 bytes in UTF-8 from a pool with controls, spaces,
+    /// `=`, non-ASCII and emoji; owners up to 2^32 - 1; times 2^40 s either side of 1970 with nanoseconds; symlinks;
+    /// attributes with binary values) come back from libarchive's reader, with the framing audit on, exactly.
+    @Test func seededMembersComeBackExactly() throws {
+        var generator = SeededGenerator(seed: 20_261_203)
+        let pool: [String] = ["a", "Z", "0", "-", "_", ".", " ", "=", "\u{7}", "\u{7F}", "é", "中", "😀", "ß", "\u{2028}"]
+        func name(_ length: Int) -> [UInt8] {
+            var bytes: [UInt8] = []
+            while bytes.count < length {
+                if !bytes.isEmpty && bytes.last != 0x2F && Int.random(in: 0..<12, using: &generator) == 0 { bytes.append(0x2F) }
+                bytes += Array(pool.randomElement(using: &generator)!.utf8)
+            }
+            if bytes.last == 0x2F { bytes.removeLast() }
+            // No `.` or `..` component (a directory listing never names one) and no empty one.
+            let components = (bytes.first == 0x2F ? [0x61] + bytes : bytes).split(separator: 0x2F, omittingEmptySubsequences: true)
+            return Array(components.map { $0.allSatisfy { $0 == 0x2E } ? [0x61] + $0 : Array($0) }.joined(separator: [0x2F]))
+        }
+        var cases: [Case] = []
+        for index in 0..<400 {
+            var item = Case(path: Array("m\(index)/".utf8) + name(Int.random(in: 1...400, using: &generator)), mode: 0o100644)
+            item.mode = (Bool.random(using: &generator) ? 0o100000 : 0o120000) | UInt32.random(in: 0...0o7777, using: &generator)
+            item.uid = UInt32.random(in: 0...UInt32.max, using: &generator)
+            item.gid = UInt32.random(in: 0...UInt32.max, using: &generator)
+            item.seconds = Int64.random(in: -(1 << 40)...(1 << 40), using: &generator)
+            item.nanoseconds = Bool.random(using: &generator) ? 0 : UInt32.random(in: 0...999_999_999, using: &generator)
+            if item.mode & 0o170000 == 0o120000 {
+                item.symlink = name(Int.random(in: 1...300, using: &generator))
+            } else {
+                item.data = (0..<Int.random(in: 0...2_000, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            }
+            // Linux keeps no `user.*` attribute on a symlink.
+            for attribute in 0..<(item.symlink == nil ? Int.random(in: 0...2, using: &generator) : 0) {
+                item.attributes.append(
+                    ("user.k\(attribute)", (0..<Int.random(in: 0...300, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }))
+            }
+            cases.append(item)
+        }
+        try withTemporaryDirectory { dir in
+            let archive = dir + "/seeded.tar"
+            try write(cases, to: archive)
+            let reader = try ArchiveReader(path: archive)
+            defer { try? reader.close() }
+            var index = 0
+            while let member = try reader.next() {
+                try #require(index < cases.count)
+                let item = cases[index]
+                #expect(member.pathBytes == item.path, "\(index)")
+                #expect(member.permissions == item.mode & 0o7777 || item.symlink != nil, "\(index)")
+                #expect(member.uid == Int64(item.uid) && member.gid == Int64(item.gid), "\(index)")
+                #expect(member.mtimeSeconds == item.seconds && member.mtimeNanoseconds == Int32(item.nanoseconds), "\(index)")
+                #expect(member.linkBytes == item.symlink, "\(index)")
+                let read = member.xattrs.sorted { $0.name < $1.name }, written = item.attributes.sorted { $0.0 < $1.0 }
+                #expect(read.map(\.name) == written.map(\.0) && read.map(\.value) == written.map(\.1), "\(index)")
+                var content: [UInt8] = []
+                while let block = try reader.readBlock() { content += block.bytes }
+                #expect(content == item.data, "\(index)")
+                index += 1
+            }
+            #expect(index == cases.count)
+            // GNU tar and bsdtar take every member too (GNU tar says a time is implausibly old or in the future).
+            for tool in ["tar", "bsdtar"] {
+                let target = dir + "/" + tool
+                try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: true)
+                let result = try Shell.run(tool, ["--numeric-owner", "-xf", archive, "-C", target])
+                let said = result.stderr.split(separator: "\n").filter {
+                    !$0.contains("implausibly old time stamp") && !$0.contains("in the future")
+                }
+                #expect(result.status == 0 && said.isEmpty, "\(tool): \(said.prefix(3))")
+            }
+        }
+    }
+
     @Test func gnuTarAndBsdtarExtractWithoutAWarning() throws {
         try withTemporaryDirectory { dir in
             let archive = dir + "/pax.tar"
