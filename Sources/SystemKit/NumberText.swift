@@ -1,4 +1,4 @@
-// NumberText: the one number formatter for what devicectl shows (fixed decimals, zero-padded integers).
+// NumberText: the one number formatter (fixed decimals, zero-padded integers, decimal digits into a byte buffer).
 import CSupport
 
 /// Numbers as text without Foundation's `String(format:)`, whose `CVarArg` casts cost a scan of every protocol
@@ -20,5 +20,26 @@ public enum NumberText {
         let digits = String(value.magnitude, radix: radix)
         let sign = value < 0 ? "-" : ""
         return sign + String(repeating: "0", count: max(0, width - digits.count - sign.count)) + digits
+    }
+
+    /// Appends `value` in decimal digits to a byte buffer (JSON numbers, pax records and sparse maps).
+    public static func appendDecimal(_ value: UInt64, to out: inout [UInt8]) {
+        if value == 0 {
+            out.append(UInt8(ascii: "0"))
+            return
+        }
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        var rest = value
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            while rest > 0 {
+                buffer[count] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+                count += 1
+            }
+            for index in stride(from: count - 1, through: 0, by: -1) { out.append(buffer[index]) }
+        }
     }
 }

@@ -13,8 +13,6 @@ import SystemKit
 public final class ArchiveWriter {
     private let compressor: StreamCompressor
     private var open = true
-    /// Non-fatal notes about headers (none are written today; kept for the sink's summary).
-    public private(set) var notes: [String] = []
     /// Worker threads the compressor uses (xz: 2 when this libarchive accepts `threads=2`; else 1).
     public var compressionThreads: Int { compressor.compressionThreads }
 
@@ -32,7 +30,7 @@ public final class ArchiveWriter {
     private var currentEntry: ArchiveEntry?
     private var current: String { currentEntry.map { String(decoding: $0.path, as: UTF8.self) } ?? "" }
     /// A sparse member's regions, the next one to fill and the logical offset of the next byte written.
-    private var regions: [(offset: UInt64, length: UInt64)] = []
+    private var regions: [DataRegionMap.Region] = []
     private var regionIndex = 0
     private var logical: UInt64 = 0
     private var sparse = false
@@ -65,7 +63,7 @@ public final class ArchiveWriter {
         remaining = stored
         padding = Int((UInt64(PaxHeader.block) - stored % UInt64(PaxHeader.block)) % UInt64(PaxHeader.block))
         sparse = map != nil
-        if let given = entry.regions { regions = given.map { ($0.offset, $0.length) } } else { regions.removeAll() }
+        regions = entry.regions ?? []
         regionIndex = 0
         logical = 0
         if let map {

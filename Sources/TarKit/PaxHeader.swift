@@ -40,12 +40,12 @@ struct PaxHeader {
             var regions = given.map { ($0.offset, $0.length) }
             if let last = regions.last, last.0 + last.1 < UInt64(entry.size) { regions.append((UInt64(entry.size), 0)) }
             var map: [UInt8] = []
-            Self.appendDecimal(UInt64(regions.count), to: &map)
+            NumberText.appendDecimal(UInt64(regions.count), to: &map)
             map.append(0x0A)
             for region in regions {
-                Self.appendDecimal(region.0, to: &map)
+                NumberText.appendDecimal(region.0, to: &map)
                 map.append(0x0A)
-                Self.appendDecimal(region.1, to: &map)
+                NumberText.appendDecimal(region.1, to: &map)
                 map.append(0x0A)
             }
             map += [UInt8](repeating: 0, count: (Self.block - map.count % Self.block) % Self.block)
@@ -54,7 +54,7 @@ struct PaxHeader {
             Self.appendRecord("GNU.sparse.minor", Array("0".utf8)[...], to: &sparseRecords)
             Self.appendRecord("GNU.sparse.name", name[...], to: &sparseRecords)
             var realSize: [UInt8] = []
-            Self.appendDecimal(UInt64(entry.size), to: &realSize)
+            NumberText.appendDecimal(UInt64(entry.size), to: &realSize)
             Self.appendRecord("GNU.sparse.realsize", realSize[...], to: &sparseRecords)
             let slash = name.lastIndex(of: UInt8(ascii: "/"))
             let directory = slash.map { Array(name[...$0]) } ?? []
@@ -74,9 +74,9 @@ struct PaxHeader {
         if entry.mtimeNanoseconds != 0 || entry.mtimeSeconds < 0 || entry.mtimeSeconds > Self.maxOctal11 {
             Self.appendRecord("mtime", to: &records) { Self.appendTime(entry.mtimeSeconds, entry.mtimeNanoseconds, to: &$0) }
         }
-        if size > UInt64(Self.maxOctal11) { Self.appendRecord("size", to: &records) { Self.appendDecimal(size, to: &$0) } }
-        if entry.uid > Self.maxOctal7 { Self.appendRecord("uid", to: &records) { Self.appendDecimal(UInt64(entry.uid), to: &$0) } }
-        if entry.gid > Self.maxOctal7 { Self.appendRecord("gid", to: &records) { Self.appendDecimal(UInt64(entry.gid), to: &$0) } }
+        if size > UInt64(Self.maxOctal11) { Self.appendRecord("size", to: &records) { NumberText.appendDecimal(size, to: &$0) } }
+        if entry.uid > Self.maxOctal7 { Self.appendRecord("uid", to: &records) { NumberText.appendDecimal(UInt64(entry.uid), to: &$0) } }
+        if entry.gid > Self.maxOctal7 { Self.appendRecord("gid", to: &records) { NumberText.appendDecimal(UInt64(entry.gid), to: &$0) } }
         records += sparseRecords
         for attribute in entry.attributes {
             if !Self.isUTF8(attribute.name) { binary = true }
@@ -104,7 +104,7 @@ struct PaxHeader {
             name: field, extra: [], prefix: prefix, mode: entry.mode & 0o7777,
             uid: entry.uid <= Self.maxOctal7 ? entry.uid : 0, gid: entry.gid <= Self.maxOctal7 ? entry.gid : 0,
             size: size <= UInt64(Self.maxOctal11) ? size : 0, mtime: Self.clampedSeconds(entry.mtimeSeconds), type: type,
-            link: linkInPax ? (entry.link ?? [])[...] : (entry.link ?? [])[...], placeholders: split == nil,
+            link: (entry.link ?? [])[...], placeholders: split == nil,
             linkPlaceholder: linkInPax, to: &out)
         let hasData = type == UInt8(ascii: "0") || type == UInt8(ascii: "7")
         return (hasData ? size : 0, sparseMap)
@@ -135,7 +135,7 @@ struct PaxHeader {
     /// zeros dropped.
     static func appendTime(_ seconds: Int64, _ nanoseconds: UInt32, to out: inout [UInt8]) {
         if seconds < 0 { out.append(UInt8(ascii: "-")) }
-        appendDecimal(seconds.magnitude, to: &out)
+        NumberText.appendDecimal(seconds.magnitude, to: &out)
         guard nanoseconds != 0 else { return }
         out.append(UInt8(ascii: "."))
         var digits = nanoseconds, width = 9
@@ -147,16 +147,6 @@ struct PaxHeader {
         for _ in 1..<width { divisor *= 10 }
         while divisor > 0 {
             out.append(UInt8(ascii: "0") + UInt8(digits / divisor % 10))
-            divisor /= 10
-        }
-    }
-
-    /// Appends `value` in decimal.
-    static func appendDecimal(_ value: UInt64, to out: inout [UInt8]) {
-        var divisor: UInt64 = 1
-        while value / divisor >= 10 { divisor *= 10 }
-        while divisor > 0 {
-            out.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
             divisor /= 10
         }
     }
@@ -202,7 +192,7 @@ struct PaxHeader {
         let body = prefix.utf8CodeUnitCount + key.count + value.count + 3  // space, `=`, newline
         var length = body + digits(body)
         if digits(length) != digits(body) { length = body + digits(length) }
-        appendDecimal(UInt64(length), to: &out)
+        NumberText.appendDecimal(UInt64(length), to: &out)
         out.append(UInt8(ascii: " "))
         out.append(contentsOf: UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount))
         out += key

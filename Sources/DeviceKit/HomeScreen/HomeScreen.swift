@@ -74,9 +74,6 @@ public struct HomeScreen: Sendable, Equatable {
 
     /// The layout in `object`, the file at `path` as PropertyListFile.readObject reads it.
     init(object: PropertyListObject, path: String) throws {
-        guard case .dictionary = object else {
-            throw DeviceError.malformedPlist(path: path, reason: "the top level is not a dictionary")
-        }
         try self.init(value: try PropertyListValue(object, path: path, limits: HomeScreen.limits), path: path)
     }
 
