@@ -115,7 +115,7 @@ extension ArchiveReader {
                     }
                 case .padding(let remaining):
                     let take = min(remaining, bytes.count - index)
-                    for position in index..<(index + take) where bytes[position] != 0 {
+                    if let position = FramingAudit.firstNonZero(bytes, index..<(index + take)) {
                         throw ArchiveReaderError.damaged(
                             offset: offset + UInt64(position), reason: "non-zero byte in the padding after a member")
                     }
@@ -149,7 +149,7 @@ extension ArchiveReader {
                             reason: "more than \(FramingAudit.maxBytesAfterEnd >> 20) MiB after the end-of-archive mark"
                         )
                     }
-                    for position in index..<bytes.count where bytes[position] != 0 {
+                    if let position = FramingAudit.firstNonZero(bytes, index..<bytes.count) {
                         throw ArchiveReaderError.damaged(
                             offset: offset + UInt64(position), reason: "non-zero byte after the end-of-archive mark")
                     }
@@ -219,7 +219,7 @@ extension ArchiveReader {
         }
 
         private mutating func header(at offset: UInt64) throws {
-            if block.allSatisfy({ $0 == 0 }) {
+            if block.withUnsafeBytes({ FramingAudit.firstNonZero($0, 0..<$0.count) }) == nil {
                 sawEnd = true
                 endOffset = offset
                 state = .end
@@ -299,18 +299,29 @@ extension ArchiveReader {
         private static let nameFields = [("name", 0, 100), ("link name", 157, 257), ("prefix", 345, 500)]
 
         private static func nulInsideName(_ block: [UInt8], checkPrefix: Bool) -> (String, Int)? {
-            block.withUnsafeBufferPointer { bytes -> (String, Int)? in
+            block.withUnsafeBytes { bytes -> (String, Int)? in
                 for (field, start, end) in nameFields {
                     if start == 345 && !checkPrefix { continue }
                     var index = start
                     while index < end && bytes[index] != 0 { index += 1 }
-                    while index < end {
-                        if bytes[index] != 0 { return (field, index) }
-                        index += 1
-                    }
+                    if let position = firstNonZero(bytes, index..<end) { return (field, position) }
                 }
                 return nil
             }
+        }
+
+        /// The offset of the first non-zero byte of `bytes[range]`, or nil: eight bytes at a time (every header's
+        /// name fields and every member's padding are scanned).
+        static func firstNonZero(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) -> Int? {
+            var index = range.lowerBound
+            while index + 8 <= range.upperBound, bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self) == 0 {
+                index += 8
+            }
+            while index < range.upperBound {
+                if bytes[index] != 0 { return index }
+                index += 1
+            }
+            return nil
         }
 
         /// A header libarchive's tar bidder would rate above 50: valid checksum and a ustar or GNU magic.

@@ -188,11 +188,10 @@ public final class ArchiveReader {
         return member
     }
 
-    /// Whether `path` names the metadata member (as restore normalises names; checked only when it ends so).
+    /// Whether `path` names the metadata member (as restore normalises names).
     private func isMetadataMember(_ path: [UInt8]) -> Bool {
         guard let name = options.metadataMember else { return false }
-        return path.count >= name.count && path.suffix(name.count).elementsEqual(name)
-            && (try? MemberPath(path))?.bytes == name
+        return MemberPath.names(path, name)
     }
 
     /// The next block of the current member's data, or nil at its end.

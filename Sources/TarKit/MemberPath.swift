@@ -55,6 +55,18 @@ public struct MemberPath: Equatable, Sendable {
         self.depth = depth
     }
 
+    /// Whether `raw` normalises to `normalized` (a name with no `.` or empty component), looked at cheaply first: a
+    /// name that does ends with `normalized` once trailing `/` and `.` bytes are dropped, so most others are told
+    /// apart without the full check (every member's name is compared with the manifest's).
+    public static func names(_ raw: [UInt8], _ normalized: [UInt8]) -> Bool {
+        var end = raw.count
+        while end > 0 && (raw[end - 1] == UInt8(ascii: "/") || raw[end - 1] == UInt8(ascii: ".")) { end -= 1 }
+        guard let last = normalized.last, last != UInt8(ascii: "/"), last != UInt8(ascii: "."),
+            end >= normalized.count, raw[(end - normalized.count)..<end].elementsEqual(normalized)
+        else { return false }
+        return (try? MemberPath(raw))?.bytes == normalized
+    }
+
     /// The archive root itself (`.`, `./`).
     public var isRoot: Bool { bytes.isEmpty }
     /// The normalised name as text.

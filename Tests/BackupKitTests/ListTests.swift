@@ -79,4 +79,46 @@ import Testing
             #expect(count > 0)
         }
     }
+    /// The members come to the caller in archive order however many batches the reading thread hands over (1,000
+    /// members, batches of 256), the manifest's summary with them.
+    @Test func manyMembersComeInArchiveOrder() throws {
+        try withTemporaryDirectory { base in
+            let names = (0..<1_000).map { "Documents/f\($0)" }
+            var builder = TarBuilder()
+            builder.add(.directory("Documents", mode: 0o755))
+            for (index, name) in names.enumerated() { builder.add(.file(name, Array("\(index)".utf8))) }
+            builder.manifest()
+            builder.end()
+            try Data(builder.bytes).write(to: URL(fileURLWithPath: base + "/a.tar"))
+            var seen: [String] = []
+            let summary = try ArchiveListing.list(archive: base + "/a.tar") { seen.append($0.path) }
+            #expect(seen == ["Documents/"] + names + [Manifest.memberName])
+            #expect(summary.members == 1_002)
+            #expect(summary.totals?.files == 1_000)
+            #expect(summary.manifestProblem == nil)
+        }
+    }
+
+    /// A caller that fails (its output closed) stops the listing there: its error comes back, not the reader's,
+    /// and no member is handed over after it.
+    @Test func aFailingCallerStopsTheReading() throws {
+        struct Stop: Error {}
+        try withTemporaryDirectory { base in
+            var builder = TarBuilder()
+            builder.add(.directory("Documents", mode: 0o755))
+            for index in 0..<1_000 { builder.add(.file("Documents/f\(index)", [])) }
+            builder.manifest()
+            builder.end()
+            try Data(builder.bytes).write(to: URL(fileURLWithPath: base + "/a.tar"))
+            var count = 0
+            #expect(throws: Stop.self) {
+                try ArchiveListing.list(archive: base + "/a.tar") { _ in
+                    count += 1
+                    if count == 300 { throw Stop() }
+                }
+            }
+            #expect(count == 300)
+        }
+    }
 }
+

@@ -53,11 +53,15 @@ import Testing
         }
     }
 
-    /// Whether the process's main thread (the reader) is inside poll(2) or ppoll(2) right now (x86_64 numbers;
-    /// the package builds for Linux on x86_64).
+    /// Whether one of the process's threads (the reader: the main thread, or `list`'s reading thread) is inside
+    /// poll(2) or ppoll(2) right now (x86_64 numbers; the package builds for Linux on x86_64).
     static func blockedInPoll(_ pid: Int32) -> Bool {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/syscall", encoding: .utf8) else { return false }
-        let number = text.split(separator: " ").first.map(String.init)
-        return number == "7" || number == "271"  // x86_64: poll, ppoll
+        guard let threads = try? directoryNames(in: "/proc/\(pid)/task") else { return false }
+        return threads.contains { thread in
+            guard let text = try? String(contentsOfFile: "/proc/\(pid)/task/\(thread)/syscall", encoding: .utf8)
+            else { return false }
+            let number = text.split(separator: " ").first.map(String.init)
+            return number == "7" || number == "271"  // x86_64: poll, ppoll
+        }
     }
 }

@@ -18,7 +18,8 @@ public struct ListSummary: Sendable {
 /// Lists archives without extracting them.
 public enum ArchiveListing {
     /// Calls `each` for every member in order (the manifest member too), then returns the manifest summary;
-    /// `progress` gets the running counts after each member, on the calling thread.
+    /// `progress` gets the running counts after each batch of members, on the calling thread. The archive is read
+    /// on a thread of its own (`ListReadAhead`), `each` called on the caller's.
     /// The manifest is read by restore's rules (`ManifestCheck`), so a manifest restore refuses is a problem here.
     /// Throws when the archive cannot be opened or is damaged (after listing what came before the damage), or
     /// expands beyond `limit` (restore's and verify's expansion check).
@@ -30,42 +31,23 @@ public enum ArchiveListing {
     ) throws -> ListSummary {
         let reader = try ArchiveSource.open(archive, limit: limit, interruption: interruption)
         defer { try? reader.close() }
-        var summary = ListSummary()
-        let started = RestoreSession.monotonicSeconds()
-        var files: UInt64 = 0
-        var bytes: UInt64 = 0
-        while let member = try reader.next() {
-            summary.members += 1
-            try each(member)
-            if let progress {
-                if member.kind == .regular {
-                    files += 1
-                    bytes &+= UInt64(max(0, member.size))
-                }
-                progress(
-                    ReadProgress(files: files, bytes: bytes, of: reader, since: started))
-            }
-            let isManifest =
-                member.kind == .regular && (try? MemberPath(member.pathBytes))?.bytes == RestoreSession.manifestName
-            guard isManifest, summary.header == nil else { continue }
-            let check = try ManifestCheck(problemLimit: 1)
+        let readAhead = try ListReadAhead(source: reader, progress: progress != nil)
+        var members: UInt64 = 0
+        while let batch = readAhead.next() {
             do {
-                while let block = try reader.readBlock() { try check.feed(block.bytes) }
-                let outcome = try check.finish()
-                summary.header = outcome.header
-                summary.totals = outcome.totals
-                summary.manifestProblem = outcome.problems.first
-            } catch RestoreError.badManifest(let problem) {
-                summary.manifestProblem = problem.description
-                try reader.skipData()
-            } catch let error as RestoreError {
-                summary.manifestProblem = error.message
-                try reader.skipData()
+                for member in batch.members {
+                    members += 1
+                    try each(member)
+                }
+            } catch {
+                readAhead.cancel()
+                throw error
             }
+            if let progress, let position = batch.progress { progress(position) }
+            readAhead.recycle(batch)
         }
-        summary.format = reader.formatName
-        summary.filters = reader.filterNames
-        summary.archiveBytes = reader.inputBytes
+        var summary = try readAhead.finish()
+        summary.members = members
         return summary
     }
 }
