@@ -538,6 +538,9 @@ def comparisons(devicectl, work, args):
         # list reads and audits the whole archive; GNU tar lists a seekable one by seeking past each member's data.
         rows.append(throughput("list (device archive)", {"argv": [devicectl, "list", archive]},
                                {"argv": ["tar", "-tvf", archive]}, "tar -tvf", 1.0, device_files))
+        # libarchive's own lister (bsdtar, seeking past the data, no audit): what parsing with libarchive costs.
+        rows.append(pair("list (device archive)", {"argv": [devicectl, "list", archive]},
+                         {"argv": ["bsdtar", "-tf", archive]}, runs, "bsdtar -tf"))
     # The same pairs with one core busy, interleaved (a burst of load lands on all of them alike).
     busy_rows, busy = busy_pairs([entry for entry, _ in again], runs)
     for row, (_, files) in zip(busy_rows, again):
