@@ -2,6 +2,7 @@
 import BackupKit
 import DeviceKit
 import Foundation
+import Glibc
 import TarKit
 import TestSupport
 import Testing
@@ -120,5 +121,57 @@ import Testing
             #expect(count == 300)
         }
     }
+    /// Members read from an input that then stalls (a pipe whose writer sends nothing more) reach the caller
+    /// without waiting for more input, and a caller that fails then stops the listing at once, though the input
+    /// never ends. Waits on observable states with deadlines; the writer is closed at the end whatever happened.
+    @Test func aStalledInputShowsItsMembersAndACallerCanStopIt() throws {
+        struct Stop: Error {}
+        final class Seen: @unchecked Sendable {
+            let lock = NSLock()
+            var names: [String] = []
+            var outcome: String?
+            func add(_ name: String) -> Int { lock.withLock { names.append(name); return names.count } }
+            func finish(_ text: String) { lock.withLock { outcome = text } }
+            var state: (count: Int, outcome: String?) { lock.withLock { (names.count, outcome) } }
+        }
+        try withTemporaryDirectory { base in
+            var builder = TarBuilder()
+            builder.add(.directory("Documents", mode: 0o755))
+            for index in 0..<10 { builder.add(.file("Documents/f\(index)", Array("\(index)".utf8))) }
+            let fifo = base + "/stalled"
+            #expect(mkfifo(fifo, 0o600) == 0)
+            let writer = open(fifo, O_RDWR)  // holds the pipe open: the reader never sees its end
+            try #require(writer >= 0)
+            defer { close(writer) }
+            let prefix = builder.bytes
+            #expect(prefix.withUnsafeBytes { write(writer, $0.baseAddress, $0.count) } == prefix.count)
+            let seen = Seen()
+            let thread = Thread {
+                do {
+                    _ = try ArchiveListing.list(archive: fifo) { member in
+                        if seen.add(member.path) == 12 { throw Stop() }
+                    }
+                    seen.finish("returned")
+                } catch is Stop {
+                    seen.finish("stopped")
+                } catch {
+                    seen.finish("\(error)")
+                }
+            }
+            thread.start()
+            let deadline = Date().addingTimeInterval(20)
+            while seen.state.count < 11 && Date() < deadline { usleep(10_000) }
+            #expect(seen.state.count == 11, "members shown while the input stalls")
+            #expect(seen.state.outcome == nil)
+            // One more member, then the caller fails: the listing must end while the pipe stays open.
+            builder = TarBuilder()
+            builder.add(.file("Documents/last", []))
+            let more = builder.bytes
+            #expect(more.withUnsafeBytes { write(writer, $0.baseAddress, $0.count) } == more.count)
+            while seen.state.outcome == nil && Date() < deadline { usleep(10_000) }
+            #expect(seen.state.outcome == "stopped")
+        }
+    }
 }
+
 

@@ -29,9 +29,9 @@ public enum ArchiveListing {
         progress: ((ReadProgress) -> Void)? = nil,
         each: (ArchiveReader.Member) throws -> Void
     ) throws -> ListSummary {
-        let reader = try ArchiveSource.open(archive, limit: limit, interruption: interruption)
-        defer { try? reader.close() }
-        let readAhead = try ListReadAhead(source: reader, progress: progress != nil)
+        let readAhead = try ListReadAhead(progress: progress != nil, interruption: interruption) { interruption in
+            try ArchiveSource.open(archive, limit: limit, interruption: interruption)
+        }
         var members: UInt64 = 0
         while let batch = readAhead.next() {
             do {
