@@ -479,6 +479,7 @@ def comparisons(devicectl, work, args):
                      {"argv": [devicectl, "backup", tree, "--format", "mobilesync", "-o", mobilesync, "--no-progress"],
                       "setup": removing(mobilesync)},
                      backup(tree, out("d.tar")), runs, "devicectl backup (tar)", 1.5))
+    rows[-1]["files"] = device_files  # into "What bounds each margin": its CPU per file and its two-core floor
     # The floor of any format that stores a file per file: `cp -a` reads each file and creates one (no index, no
     # records, no digests). The target above is against a tar; this row says how much of the gap is that.
     copy = out("copied")

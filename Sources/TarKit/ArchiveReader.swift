@@ -26,6 +26,9 @@ public final class ArchiveReader {
         /// The name of the archive's own metadata member (devicectl's manifest), if any: it is read, never
         /// written out, so its size counts against the stream limit, not against the file data.
         public var metadataMember: [UInt8]?
+        /// Called on the reading thread each time it has waited 0.1 s for input that has not come (a stalled
+        /// pipe): a caller that batches what it has read hands it over.
+        public var onStall: (@Sendable () -> Void)?
 
         /// Options with the defaults above; `metadataMember` names the member whose size is not file data.
         public init(metadataMember: String? = nil) {
@@ -348,7 +351,10 @@ public final class ArchiveReader {
             if let signal = options.interruption() { throw ArchiveReaderError.interrupted(signal: signal) }
             var ready = pollfd(fd: input?.rawValue ?? -1, events: Int16(POLLIN), revents: 0)
             let polled = poll(&ready, 1, 100)
-            if polled == 0 { continue }
+            if polled == 0 {
+                options.onStall?()
+                continue
+            }
             if polled < 0 {
                 // EINTR: a signal arrived while waiting; the check above sees it. Reading now would block
                 // in read(2) on a stalled pipe until the next signal.

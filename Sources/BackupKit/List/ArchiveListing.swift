@@ -29,8 +29,9 @@ public enum ArchiveListing {
         progress: ((ReadProgress) -> Void)? = nil,
         each: (ArchiveReader.Member) throws -> Void
     ) throws -> ListSummary {
-        let readAhead = try ListReadAhead(progress: progress != nil, interruption: interruption) { interruption in
-            try ArchiveSource.open(archive, limit: limit, interruption: interruption)
+        let readAhead = try ListReadAhead(progress: progress != nil, interruption: interruption) {
+            interruption, onStall in
+            try ArchiveSource.open(archive, limit: limit, interruption: interruption, onStall: onStall)
         }
         var members: UInt64 = 0
         while let batch = readAhead.next() {

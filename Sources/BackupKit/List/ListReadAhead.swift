@@ -17,15 +17,14 @@ final class ListReadAhead: @unchecked Sendable {
         var progress: ReadProgress?
     }
 
-    /// Members a batch holds at most; a batch older than `batchSeconds` is handed over when its next member is read
-    /// or while the worker waits on its input, so a slow input (a pipe) still shows its members as they come.
+    /// Members a batch holds at most; a batch older than `batchSeconds` is handed over when its next member is read,
+    /// and any batch while the source waits for input, so a slow input (a pipe) shows its members as they come.
     static let batchMembers = 256
     static let batchSeconds = 0.1
 
     /// The source, opened by `init`; the worker alone uses it until `finish()` or `cancel()` closes it.
     private var source: (any FormatSource)!
     private let wantsProgress: Bool
-    private let interruption: @Sendable () -> Int32?
     /// The caller is woken for each batch (a batch is already up to 256 members: about 110 wakes for the bench's
     /// 28,000; a batch handed over while the input stalls must reach the caller at once).
     private let handOff = HandOff<Batch, Never>(items: (0..<4).map { _ in Batch() }, wakeAfter: 1)
@@ -38,15 +37,20 @@ final class ListReadAhead: @unchecked Sendable {
     private var outcome = ListSummary()
     private var failure: (any Error)?
 
-    /// Opens the source with `open` and starts reading it on the worker. The source is given `poll` (it calls it
-    /// on the worker, between blocks and while it waits on its input) in place of `interruption`.
+    /// Opens the source with `open` and starts reading it on the worker. The source is given, in place of
+    /// `interruption`, one that also answers once the caller has cancelled, and `onStall`, which it calls on the
+    /// worker while it waits for input.
     init(
         progress wantsProgress: Bool, interruption: @escaping @Sendable () -> Int32?,
-        open: (_ interruption: @escaping @Sendable () -> Int32?) throws -> any FormatSource
+        open: (
+            _ interruption: @escaping @Sendable () -> Int32?, _ onStall: @escaping @Sendable () -> Void
+        ) throws -> any FormatSource
     ) throws {
         self.wantsProgress = wantsProgress
-        self.interruption = interruption
-        source = try open { [unowned self] in poll() }
+        let handOff = self.handOff
+        // A worker waiting on a stalled pipe stops once cancelled, with a signal number no one reports: the
+        // caller's own failure is the one thrown.
+        source = try open({ handOff.isStopped ? SIGPIPE : interruption() }, { [unowned self] in handOver() })
         sourceOpen = true
         thread = try WorkerThread { [self] in read() }
     }
@@ -90,15 +94,11 @@ final class ListReadAhead: @unchecked Sendable {
 
     // MARK: - Worker
 
-    /// The source's interruption check, on the worker: hands over a batch that has waited `batchSeconds` (the
-    /// input is slow), and answers once the caller has cancelled, so a worker waiting on a stalled pipe stops then
-    /// too (with a signal number no one reports: the caller's own failure is the one thrown).
-    private func poll() -> Int32? {
-        if let waiting = batch, RestoreSession.monotonicSeconds() - batchStarted >= Self.batchSeconds {
-            batch = nil
-            handOff.submit(waiting)
-        }
-        return handOff.isStopped ? SIGPIPE : interruption()
+    /// The source is waiting for input (on the worker): the members read so far go to the caller now.
+    private func handOver() {
+        guard let waiting = batch else { return }
+        batch = nil
+        handOff.submit(waiting)
     }
 
     private func read() {
@@ -124,7 +124,7 @@ final class ListReadAhead: @unchecked Sendable {
                     bytes &+= UInt64(max(0, member.size))
                 }
                 if wantsProgress { filling.progress = ReadProgress(files: files, bytes: bytes, of: source, since: started) }
-                try readManifest(member)  // the manifest's data: `poll` may hand the batch over meanwhile
+                try readManifest(member)  // reading its data, the source may hand the batch over (`handOver`)
                 if batch != nil
                     && (filling.members.count >= Self.batchMembers
                         || RestoreSession.monotonicSeconds() - batchStarted >= Self.batchSeconds)
