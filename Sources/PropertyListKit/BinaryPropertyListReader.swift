@@ -166,7 +166,9 @@ public enum BinaryPropertyListReader {
                 let references = try self.references(elements, at: start)
                 var result: [PropertyListObject] = []
                 result.reserveCapacity(min(elements, budget))
-                for reference in references { result.append(try object(reference, depth: depth + 1)) }
+                for element in 0..<elements {
+                    result.append(try object(reference(element, in: references), depth: depth + 1))
+                }
                 return .array(result)
             case 0xD:
                 let (entries, start) = try length(marker, at: offset)
@@ -175,10 +177,10 @@ public enum BinaryPropertyListReader {
                 var pairs: [(String, PropertyListObject)] = []
                 pairs.reserveCapacity(min(entries, budget))
                 for entry in 0..<entries {
-                    guard case .string(let key) = try object(references[entry], depth: depth + 1) else {
+                    guard case .string(let key) = try object(reference(entry, in: references), depth: depth + 1) else {
                         throw PropertyListReadError("a dictionary key that is not a string")
                     }
-                    pairs.append((key, try object(references[entries + entry], depth: depth + 1)))
+                    pairs.append((key, try object(reference(entries + entry, in: references), depth: depth + 1)))
                 }
                 return .dictionary(pairs)
             default:
@@ -186,12 +188,16 @@ public enum BinaryPropertyListReader {
             }
         }
 
-        func references(_ number: Int, at start: Int) throws(PropertyListReadError) -> [Int] {
+        /// Where a container's `number` references lie (checked to lie before the offset table); read one by one
+        /// with `reference(_:in:)`, not copied out (a record's containers are many and small).
+        func references(_ number: Int, at start: Int) throws(PropertyListReadError) -> Range<Int> {
             guard number <= table / referenceSize else { throw PropertyListReadError("an object runs past its data") }
-            let raw = try range(start, number * referenceSize)
-            return stride(from: raw.lowerBound, to: raw.upperBound, by: referenceSize).map {
-                Int(clamping: Self.bigEndian(bytes, at: $0, size: referenceSize))
-            }
+            return try range(start, number * referenceSize)
+        }
+
+        /// Reference `index` of those at `references`.
+        func reference(_ index: Int, in references: Range<Int>) -> Int {
+            Int(clamping: Self.bigEndian(bytes, at: references.lowerBound + index * referenceSize, size: referenceSize))
         }
     }
 }

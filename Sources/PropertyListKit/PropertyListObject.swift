@@ -3,7 +3,7 @@ import Foundation
 
 /// A value `BinaryPropertyListWriter` writes. Dictionaries keep their keys in the order given (the order a
 /// device writes them), and `uid` is the NSKeyedArchiver object reference Foundation's plist API cannot write.
-public indirect enum PropertyListObject: Sendable, Equatable {
+public enum PropertyListObject: Sendable, Equatable {
     case string(String)
     case integer(Int64)
     case real(Double)
