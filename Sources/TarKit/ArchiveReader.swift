@@ -26,9 +26,10 @@ public final class ArchiveReader {
         /// The name of the archive's own metadata member (devicectl's manifest), if any: it is read, never
         /// written out, so its size counts against the stream limit, not against the file data.
         public var metadataMember: [UInt8]?
-        /// Called on the reading thread each time it has waited 0.1 s for input that has not come (a stalled
-        /// pipe): a caller that batches what it has read hands it over.
-        public var onStall: (@Sendable () -> Void)?
+        /// Called on the reading thread before each read(2) of the input and after each 0.1 s it has waited for
+        /// one: a caller that batches the members it has read can hand them over while a long member's data, or a
+        /// slow input, is being read.
+        public var onRead: (@Sendable () -> Void)?
 
         /// Options with the defaults above; `metadataMember` names the member whose size is not file data.
         public init(metadataMember: String? = nil) {
@@ -349,12 +350,10 @@ public final class ArchiveReader {
         var filled = 0
         while filled < minimum {
             if let signal = options.interruption() { throw ArchiveReaderError.interrupted(signal: signal) }
+            options.onRead?()
             var ready = pollfd(fd: input?.rawValue ?? -1, events: Int16(POLLIN), revents: 0)
             let polled = poll(&ready, 1, 100)
-            if polled == 0 {
-                options.onStall?()
-                continue
-            }
+            if polled == 0 { continue }
             if polled < 0 {
                 // EINTR: a signal arrived while waiting; the check above sees it. Reading now would block
                 // in read(2) on a stalled pipe until the next signal.

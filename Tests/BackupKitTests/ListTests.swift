@@ -172,6 +172,58 @@ import Testing
             #expect(seen.state.outcome == "stopped")
         }
     }
+    /// Members before a long member reach the caller while that member's data is still being read (the input
+    /// never pauses, so no wait for input hands them over): a writer thread feeds a 1 GiB member's data until the
+    /// caller has seen the three before it and its header (or the 1 GiB or a deadline ends it); then it stops and
+    /// the listing fails (truncated).
+    @Test func membersBeforeALongMemberComeWhileItsDataIsRead() throws {
+        final class Seen: @unchecked Sendable {
+            let lock = NSLock()
+            var count = 0
+            var ended = false
+            var seenWhileFlowing = false
+            func add() { lock.withLock { count += 1 } }
+            func end() { lock.withLock { ended = true } }
+            func flowStopped(early: Bool) { lock.withLock { seenWhileFlowing = early } }
+            var state: (count: Int, ended: Bool, early: Bool) { lock.withLock { (count, ended, seenWhileFlowing) } }
+        }
+        try withTemporaryDirectory { base in
+            var builder = TarBuilder()
+            builder.add(.directory("Documents", mode: 0o755))
+            for index in 0..<2 { builder.add(.file("Documents/f\(index)", Array("\(index)".utf8))) }
+            builder.header(name: Array("Documents/long".utf8), type: UInt8(ascii: "0"), size: 1 << 30)
+            let fifo = base + "/flowing"
+            #expect(mkfifo(fifo, 0o600) == 0)
+            let writer = open(fifo, O_RDWR)
+            try #require(writer >= 0)
+            let seen = Seen()
+            let prefix = builder.bytes
+            let feeder = Thread {
+                _ = prefix.withUnsafeBytes { write(writer, $0.baseAddress, $0.count) }
+                let chunk = [UInt8](repeating: 0x61, count: 64 << 10)
+                let deadline = Date().addingTimeInterval(20)
+                var fed = 0
+                // Until the caller has the three members and the long one's header; the 1 GiB would be the end.
+                while seen.state.count < 4 && Date() < deadline && fed < (1 << 30) - chunk.count {
+                    fed += chunk.withUnsafeBytes { max(0, write(writer, $0.baseAddress, $0.count)) }
+                }
+                seen.flowStopped(early: seen.state.count == 4)
+                close(writer)
+            }
+            let lister = Thread {
+                _ = try? ArchiveListing.list(archive: fifo) { _ in seen.add() }
+                seen.end()
+            }
+            lister.start()
+            feeder.start()
+            let deadline = Date().addingTimeInterval(30)
+            while !seen.state.ended && Date() < deadline { usleep(10_000) }
+            #expect(seen.state.ended)
+            #expect(seen.state.count == 4)
+            #expect(seen.state.early, "the members before the long one (and its header) reach the caller while its data flows")
+        }
+    }
 }
+
 
 

@@ -30,8 +30,8 @@ public enum ArchiveListing {
         each: (ArchiveReader.Member) throws -> Void
     ) throws -> ListSummary {
         let readAhead = try ListReadAhead(progress: progress != nil, interruption: interruption) {
-            interruption, onStall in
-            try ArchiveSource.open(archive, limit: limit, interruption: interruption, onStall: onStall)
+            interruption, onRead in
+            try ArchiveSource.open(archive, limit: limit, interruption: interruption, onRead: onRead)
         }
         var members: UInt64 = 0
         while let batch = readAhead.next() {

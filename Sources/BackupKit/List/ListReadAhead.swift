@@ -17,8 +17,9 @@ final class ListReadAhead: @unchecked Sendable {
         var progress: ReadProgress?
     }
 
-    /// Members a batch holds at most; a batch older than `batchSeconds` is handed over when its next member is read,
-    /// and any batch while the source waits for input, so a slow input (a pipe) shows its members as they come.
+    /// Members a batch holds at most; a batch older than `batchSeconds` is handed over when its next member is read
+    /// or the source next reads its input (`onRead`), so a long member or a slow input (a pipe) does not hold back
+    /// the members before it.
     static let batchMembers = 256
     static let batchSeconds = 0.1
 
@@ -38,19 +39,19 @@ final class ListReadAhead: @unchecked Sendable {
     private var failure: (any Error)?
 
     /// Opens the source with `open` and starts reading it on the worker. The source is given, in place of
-    /// `interruption`, one that also answers once the caller has cancelled, and `onStall`, which it calls on the
-    /// worker while it waits for input.
+    /// `interruption`, one that also answers once the caller has cancelled, and `onRead`, which it calls on the
+    /// worker as it reads its input.
     init(
         progress wantsProgress: Bool, interruption: @escaping @Sendable () -> Int32?,
         open: (
-            _ interruption: @escaping @Sendable () -> Int32?, _ onStall: @escaping @Sendable () -> Void
+            _ interruption: @escaping @Sendable () -> Int32?, _ onRead: @escaping @Sendable () -> Void
         ) throws -> any FormatSource
     ) throws {
         self.wantsProgress = wantsProgress
         let handOff = self.handOff
         // A worker waiting on a stalled pipe stops once cancelled, with a signal number no one reports: the
         // caller's own failure is the one thrown.
-        source = try open({ handOff.isStopped ? SIGPIPE : interruption() }, { [unowned self] in handOver() })
+        source = try open({ handOff.isStopped ? SIGPIPE : interruption() }, { [unowned self] in handOverIfDue() })
         sourceOpen = true
         thread = try WorkerThread { [self] in read() }
     }
@@ -94,9 +95,11 @@ final class ListReadAhead: @unchecked Sendable {
 
     // MARK: - Worker
 
-    /// The source is waiting for input (on the worker): the members read so far go to the caller now.
-    private func handOver() {
-        guard let waiting = batch else { return }
+    /// The source is about to read its input, or has waited 0.1 s for it (on the worker): a batch that has waited
+    /// `batchSeconds` goes to the caller now, though its next member may be far off (a long member's data, a slow
+    /// input).
+    private func handOverIfDue() {
+        guard let waiting = batch, RestoreSession.monotonicSeconds() - batchStarted >= Self.batchSeconds else { return }
         batch = nil
         handOff.submit(waiting)
     }
@@ -124,7 +127,7 @@ final class ListReadAhead: @unchecked Sendable {
                     bytes &+= UInt64(max(0, member.size))
                 }
                 if wantsProgress { filling.progress = ReadProgress(files: files, bytes: bytes, of: source, since: started) }
-                try readManifest(member)  // reading its data, the source may hand the batch over (`handOver`)
+                try readManifest(member)  // reading its data, the source may hand the batch over (`handOverIfDue`)
                 if batch != nil
                     && (filling.members.count >= Self.batchMembers
                         || RestoreSession.monotonicSeconds() - batchStarted >= Self.batchSeconds)

@@ -6,10 +6,10 @@ import TarKit
 enum ArchiveSource {
     /// Opens `archive` (a path or `-`) with the reader's defaults, the manifest named as the metadata member;
     /// `password` is asked for only by an encrypted MobileSync backup.
-    /// `onStall`: `ArchiveReader.Options.onStall`, for a tar.
+    /// `onRead`: `ArchiveReader.Options.onRead`, for a tar.
     static func open(
         _ archive: String, limit: ExpansionLimit = .reading, password: () throws -> [UInt8]? = { nil },
-        interruption: @escaping @Sendable () -> Int32?, onStall: (@Sendable () -> Void)? = nil
+        interruption: @escaping @Sendable () -> Int32?, onRead: (@Sendable () -> Void)? = nil
     ) throws -> any FormatSource {
         if case .mobileSync(let directory) = try BackupLocation.of(archive) {
             let source = try MobileSyncSource(path: directory, password: password)
@@ -17,7 +17,7 @@ enum ArchiveSource {
         }
         var options = ArchiveReader.Options(metadataMember: Manifest.memberName)
         options.interruption = interruption
-        options.onStall = onStall
+        options.onRead = onRead
         options.limit = limit
         // `--max-bytes` above the default raises the sparse cap with it (a sparse file's holes are file data too).
         options.maxSparseBytes = max(options.maxSparseBytes, limit.dataBytes == .max ? 0 : limit.dataBytes)
