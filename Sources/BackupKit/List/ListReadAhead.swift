@@ -39,8 +39,8 @@ final class ListReadAhead: @unchecked Sendable {
     private var failure: (any Error)?
 
     /// Opens the source with `open` and starts reading it on the worker. The source is given, in place of
-    /// `interruption`, one that also answers once the caller has cancelled, and `onRead`, which it calls on the
-    /// worker as it reads its input.
+    /// `interruption`, one that also answers once the caller has cancelled, and `onRead`, which it calls as it reads
+    /// its input: on the worker, and while `open` runs on this thread before the worker starts (no batch yet then).
     init(
         progress wantsProgress: Bool, interruption: @escaping @Sendable () -> Int32?,
         open: (
