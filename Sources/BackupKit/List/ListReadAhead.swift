@@ -23,17 +23,19 @@ final class ListReadAhead: @unchecked Sendable {
     static let batchMembers = 256
     static let batchSeconds = 0.1
 
-    /// The source, opened by `init`; the worker alone uses it until `finish()` or `cancel()` closes it.
+    /// The source, opened by `init`; the worker alone uses it until `finish()` or `cancel()` closes it (then nil).
     private var source: (any FormatSource)!
     private let wantsProgress: Bool
     /// The caller is woken for each batch (a batch is already up to 256 members: about 110 wakes for the bench's
     /// 28,000; a batch handed over while the input stalls must reach the caller at once).
     private let handOff = HandOff<Batch, Never>(items: (0..<4).map { _ in Batch() }, wakeAfter: 1)
     private var thread: WorkerThread?
-    private var sourceOpen = false
-    /// The worker's batch being filled and when it got its first member (the worker's alone).
+    /// The worker's alone: the batch being filled, when it got its first member, and the counts for the progress.
     private var batch: Batch?
     private var batchStarted = 0.0
+    private var started = 0.0
+    private var files: UInt64 = 0
+    private var bytes: UInt64 = 0
     /// Written by the worker; read by the caller once the worker has ended (`finish`).
     private var outcome = ListSummary()
     private var failure: (any Error)?
@@ -52,7 +54,6 @@ final class ListReadAhead: @unchecked Sendable {
         // A worker waiting on a stalled pipe stops once cancelled, with a signal number no one reports: the
         // caller's own failure is the one thrown.
         source = try open({ handOff.isStopped ? SIGPIPE : interruption() }, { [unowned self] in handOverIfDue() })
-        sourceOpen = true
         thread = try WorkerThread { [self] in read() }
     }
 
@@ -87,30 +88,35 @@ final class ListReadAhead: @unchecked Sendable {
     /// Joins the worker and closes the source (read only: a failed close loses nothing), once.
     private func end() {
         thread.take()?.join()
-        if sourceOpen {
-            sourceOpen = false
-            try? source.close()
-        }
+        try? source?.close()
+        source = nil
     }
 
     // MARK: - Worker
 
-    /// The source is about to read its input, or has waited 0.1 s for it (on the worker): a batch that has waited
-    /// `batchSeconds` goes to the caller now, though its next member may be far off (a long member's data, a slow
-    /// input).
+    /// On the worker, after each member and each time the source is about to read its input or has waited 0.1 s
+    /// for it: a full batch, or one that has waited `batchSeconds` (its next member may be far off: a long member's
+    /// data, a slow input), goes to the caller now.
     private func handOverIfDue() {
-        guard let waiting = batch, RestoreSession.monotonicSeconds() - batchStarted >= Self.batchSeconds else { return }
+        guard let waiting = batch,
+            waiting.members.count >= Self.batchMembers
+                || RestoreSession.monotonicSeconds() - batchStarted >= Self.batchSeconds
+        else { return }
+        handOver()
+    }
+
+    /// The batch goes to the caller, with the progress so far.
+    private func handOver() {
+        guard let waiting = batch else { return }
         batch = nil
+        if wantsProgress { waiting.progress = ReadProgress(files: files, bytes: bytes, of: source, since: started) }
         handOff.submit(waiting)
     }
 
     private func read() {
-        let started = RestoreSession.monotonicSeconds()
-        var files: UInt64 = 0
-        var bytes: UInt64 = 0
+        started = RestoreSession.monotonicSeconds()
         defer {
-            if let batch { handOff.submit(batch) }
-            batch = nil
+            handOver()
             handOff.close()
         }
         do {
@@ -120,21 +126,13 @@ final class ListReadAhead: @unchecked Sendable {
                     batch = spare
                     batchStarted = RestoreSession.monotonicSeconds()
                 }
-                let filling = batch!
-                filling.members.append(member)
+                batch!.members.append(member)
                 if member.kind == .regular {
                     files += 1
                     bytes &+= UInt64(max(0, member.size))
                 }
-                if wantsProgress { filling.progress = ReadProgress(files: files, bytes: bytes, of: source, since: started) }
                 try readManifest(member)  // reading its data, the source may hand the batch over (`handOverIfDue`)
-                if batch != nil
-                    && (filling.members.count >= Self.batchMembers
-                        || RestoreSession.monotonicSeconds() - batchStarted >= Self.batchSeconds)
-                {
-                    batch = nil
-                    handOff.submit(filling)
-                }
+                handOverIfDue()
             }
             outcome.format = source.formatName
             outcome.filters = source.filterNames
