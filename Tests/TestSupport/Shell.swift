@@ -20,13 +20,16 @@ public enum Shell {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable.hasPrefix("/") ? executable : "/usr/bin/env")
         process.arguments = executable.hasPrefix("/") ? arguments : [executable] + arguments
-        if let environment {
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        }
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("devicectl-run-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        let childTemporary = scratch.appendingPathComponent("tmp")
+        try FileManager.default.createDirectory(at: childTemporary, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
+        // The child's TMPDIR is removed with its run (some oracles leave their decrypted copies behind), unless the
+        // caller names one.
+        process.environment = ProcessInfo.processInfo.environment
+            .merging(["TMPDIR": childTemporary.path]) { $1 }
+            .merging(environment ?? [:]) { $1 }
         let outURL = scratch.appendingPathComponent("out"), errURL = scratch.appendingPathComponent("err")
         _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
