@@ -158,6 +158,22 @@ extension ArchiveReader {
             }
         }
 
+        /// The member data that may be passed over unread from here: what is left of the current member's data
+        /// (its padding is read and checked), 0 anywhere else (headers, pax and GNU bodies, a sparse map's first
+        /// line, the bytes after the end mark: everything the audit looks at). Always 0 when the audit is off.
+        var skippableBytes: UInt64 {
+            guard enabled, block.isEmpty, case .body(let remaining, _) = state else { return 0 }
+            return remaining
+        }
+
+        /// Passes over `count` bytes of member data unread (at most `skippableBytes`).
+        mutating func skip(_ count: UInt64) {
+            guard case .body(let remaining, let padding) = state, count <= remaining else {
+                preconditionFailure("the framing audit passed over \(count) bytes outside a member's data")
+            }
+            state = count == remaining ? after(padding: padding) : .body(remaining: remaining - count, padding: padding)
+        }
+
         /// At the end of the stream: it must have had its end-of-archive mark and stopped on a block boundary.
         func finish(at offset: UInt64) throws {
             guard enabled else { return }

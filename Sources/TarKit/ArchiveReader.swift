@@ -71,14 +71,18 @@ public final class ArchiveReader {
     /// The first raw block, read to recognise gzip, not yet handed on.
     private var firstBlock: UnsafeRawBufferPointer?
     private var sniffed = false
+    /// The input is a regular file holding the tar stream itself (no compression): `skipStream` may seek in it.
+    private var plainFile = false
     /// Logical bytes of the sparse members so far.
     private var sparseBytes: UInt64 = 0
     /// Declared bytes of the regular members so far (sparse ones at their logical size).
     private var declaredBytes: UInt64 = 0
     var framing = FramingAudit()
 
-    /// Raw bytes read from the input (compressed size).
+    /// Raw bytes of the input so far (compressed size), those passed over unread included.
     public private(set) var inputBytes: UInt64 = 0
+    /// Bytes of member data passed over unread (`skipStream`): part of `inputBytes` and `streamBytes`.
+    public private(set) var skippedBytes: UInt64 = 0
     /// The input's size when it is a regular file (fstat when opened); nil for standard input, a pipe, a device.
     public let inputSize: UInt64?
     /// Bytes of the uncompressed tar stream so far.
@@ -127,6 +131,9 @@ public final class ArchiveReader {
         _ = archive_read_support_format_raw(decoder)
         _ = archive_read_support_format_tar(parser)  // ustar, pax, GNU tar; nothing else
         let context = Unmanaged.passUnretained(self).toOpaque()
+        _ = archive_read_set_skip_callback(parser) { _, context, request in
+            Unmanaged<ArchiveReader>.fromOpaque(context!).takeUnretainedValue().skipStream(request)
+        }
         try check(
             archive_read_open(
                 decoder, context, nil,
@@ -213,10 +220,13 @@ public final class ArchiveReader {
         return DataBlock(offset: offset, bytes: UnsafeRawBufferPointer(start: buffer, count: size))
     }
 
-    /// Skips the rest of the current member's data.
+    /// Skips the rest of the current member's data: unread where `skipStream` can pass over it, else read.
     public func skipData() throws {
-        guard parser != nil else { return }
-        while try readBlock() != nil {}
+        guard let parser else { return }
+        guard archive_read_data_skip(parser) == ARCHIVE_OK else {
+            throw failure(
+                parser, "archive_read_data_skip", member: lastMember.map { String(decoding: $0, as: UTF8.self) })
+        }
     }
 
     /// pax header keys libarchive does not interpret, seen so far (a few), and how many in all. A devicectl
@@ -265,6 +275,7 @@ public final class ArchiveReader {
                 // devicectl, GNU tar and bsdtar compress once; twice is how 171 kB expand to a terabyte.
                 let filters = filterNames
                 if filters.count > 1 { throw ArchiveReaderError.compressedTwice(filters: filters) }
+                plainFile = filters.isEmpty && inputSize != nil
             }
             while !decoderFinished {
                 var buffer: UnsafeRawPointer?
@@ -294,6 +305,29 @@ public final class ArchiveReader {
             callbackError = error
             return -1
         }
+    }
+
+    /// The parser's skip callback (libarchive calls it for what a skip asks beyond the data it holds): passes over
+    /// member data unread by moving the input's offset, as `tar -t` does. Only in a regular file with no
+    /// compression, only when every byte read from the input has reached the parser (so the input's offset is the
+    /// stream's), and only what the framing audit calls skippable: the rest of the current member's data, not its
+    /// padding, not past the file's end. Anything else returns 0 and libarchive reads it through `readStream`, so
+    /// every byte the audit checks is still read.
+    private func skipStream(_ request: la_int64_t) -> la_int64_t {
+        guard request > 0, callbackError == nil, plainFile, !decoderFinished, inputBytes == streamBytes,
+            let inputSize, let descriptor = input?.rawValue
+        else { return 0 }
+        let count = min(UInt64(request), framing.skippableBytes, inputSize > inputBytes ? inputSize - inputBytes : 0)
+        guard count > 0, lseek(descriptor, off_t(count), SEEK_CUR) >= 0 else { return 0 }
+        framing.skip(count)
+        skippedBytes += count
+        inputBytes += count
+        streamBytes += count
+        if streamBytes > limit.streamBytes {
+            callbackError = ArchiveReaderError.streamTooLarge(limit: limit.streamBytes)
+            return la_int64_t(ARCHIVE_FATAL)
+        }
+        return la_int64_t(count)
     }
 
     /// The decoder's read callback: the input, with a gzip layer already decoded (libarchive decodes the rest).
