@@ -8,11 +8,12 @@
 // the answer when a name has no wide form, by looking at the narrow name instead: for a trailing '/' (one byte in
 // UTF-8 and in ASCII, never part of another character) the same answer. devicectl itself never uses wide names.
 //
-// libarchive calls the function through its PLT, so this definition, which the executable exports (Swift links
-// executables with --export-dynamic), is the one those calls bind to when libarchive is loaded: ELF symbol
-// interposition, the executable comes first in the global scope. The test binary exports nothing, so in-process
-// tests run libarchive's own conversion; the end-to-end tests check the binding in the shipped binary (LD_DEBUG)
-// and that both answer alike (NarrowNamesTests, NarrowNamesEndToEndTests).
+// libarchive calls the function through its PLT, so this definition is the one those calls bind to when libarchive
+// is loaded, wherever the executable exports it (ELF symbol interposition: the executable comes first in the global
+// scope). The release binary does: the toolchain links a static Swift runtime with -export-dynamic (`make release`,
+// what ships and what the bench measures). A debug build and the test binary export nothing and keep libarchive's
+// own conversion, which in-process tests therefore exercise; NarrowNamesEndToEndTests checks the binding in the
+// binary under test (the dynamic loader's log) and that both answer alike (with NarrowNamesTests).
 #include "shim.h"
 
 __attribute__((visibility("default"))) const wchar_t *archive_entry_pathname_w(struct archive_entry *entry) {

@@ -311,22 +311,20 @@ public final class ArchiveReader {
     /// member data unread by moving the input's offset, as `tar -t` does. Only in a regular file with no
     /// compression, only when every byte read from the input has reached the parser (so the input's offset is the
     /// stream's), and only what the framing audit calls skippable: the rest of the current member's data, not its
-    /// padding, not past the file's end. Anything else returns 0 and libarchive reads it through `readStream`, so
-    /// every byte the audit checks is still read.
+    /// padding, not past the file's end nor the stream limit. Anything else returns 0 and libarchive reads it through
+    /// `readStream`, so every byte the audit checks is still read.
     private func skipStream(_ request: la_int64_t) -> la_int64_t {
         guard request > 0, callbackError == nil, plainFile, !decoderFinished, inputBytes == streamBytes,
             let inputSize, let descriptor = input?.rawValue
         else { return 0 }
         let count = min(UInt64(request), framing.skippableBytes, inputSize > inputBytes ? inputSize - inputBytes : 0)
-        guard count > 0, lseek(descriptor, off_t(count), SEEK_CUR) >= 0 else { return 0 }
+        // Past the stream limit, read instead: `readStream` fails at the same byte as it would have.
+        guard count > 0, streamBytes + count <= limit.streamBytes, lseek(descriptor, off_t(count), SEEK_CUR) >= 0
+        else { return 0 }
         framing.skip(count)
         skippedBytes += count
         inputBytes += count
         streamBytes += count
-        if streamBytes > limit.streamBytes {
-            callbackError = ArchiveReaderError.streamTooLarge(limit: limit.streamBytes)
-            return la_int64_t(ARCHIVE_FATAL)
-        }
         return la_int64_t(count)
     }
 
