@@ -52,6 +52,13 @@ public final class HandOff<Item, Failure: Error>: @unchecked Sendable {
         return stopped ? nil : spare.removeLast()
     }
 
+    /// Whether `takeSpare` would return at once (a spare is in the pool, or the hand-off stopped).
+    public var hasSpare: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return !spare.isEmpty || stopped
+    }
+
     /// Hands `item` to the consumer. False once stopped (the item is dropped).
     @discardableResult
     public func submit(_ item: Item) -> Bool {

@@ -15,6 +15,9 @@ public final class ArchiveWriter {
     private var open = true
     /// Worker threads the compressor uses (xz: 2 when this libarchive accepts `threads=2`; else 1).
     public var compressionThreads: Int { compressor.compressionThreads }
+    /// zstd frames the writing thread compressed itself because the compressing thread was behind (read it after
+    /// `close()`).
+    public var framesCompressedAhead: Int { compressor.framesCompressedAhead }
 
     /// Output block size: 25 tar records of 10240 bytes, so the stream (padded to 10240 at the end when
     /// uncompressed, as GNU tar pads) goes out in 250 KiB writes.

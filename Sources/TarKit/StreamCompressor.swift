@@ -1,12 +1,15 @@
 // StreamCompressor: the archive writer's last stage: compresses (on a thread of its own) and writes the tar stream.
 //
-// The pax formatter hands the uncompressed stream over in 250 KiB blocks. With compression, a thread feeds
-// them to a second libarchive handle (the raw format and the compression filter: the same code, so the same
-// bytes, as one handle with a filter): reading and formatting on one core (one thread: see
-// `BackupEngine.formatsInline`), compressing and write(2) on the other, so a backup keeps both cores busy even
-// when the compressor is its heaviest part. A plain tar's blocks are written at once, on the formatting thread:
-// measured, a third thread there cost 3-6% in hand-offs and bought nothing (the reading and formatting threads
-// already fill both cores).
+// The pax formatter hands the uncompressed stream over in blocks. With compression, a thread compresses them and
+// writes the result: reading and formatting on one core (one thread: see `BackupEngine.formatsInline`), compressing
+// and write(2) on the other, so a backup keeps both cores busy even when the compressor is its heaviest part. zstd
+// compresses each 2 MiB block into a frame of its own (`ZstdFrameEncoder`), so either thread can compress one: when
+// the compressing thread is behind (every block queued, a high level), the producer compresses the block it just
+// filled instead of waiting, and queues the frame for the compressing thread to write in order; gzip and xz feed 250 KiB blocks to a
+// second libarchive handle (the raw format and the compression filter: the same code, so the same bytes, as one
+// handle with a filter). A plain tar's blocks are written at once, on the formatting thread: measured, a third
+// thread there cost 3-6% in hand-offs and bought nothing (the reading and formatting threads already fill both
+// cores).
 import CArchive
 import Glibc
 import SystemKit
@@ -18,13 +21,21 @@ final class StreamCompressor: @unchecked Sendable {
     /// a large file while the compressor works through what it queued before (16 to 128 blocks: at most 2%
     /// faster, within the noise, for 2.5 to 30 MiB more).
     static let depth = 6
+    /// The uncompressed bytes in each zstd frame: level 3 output within 0.1% of one frame for the whole stream
+    /// (a frame's window is at most its content), 2 MiB blocks in flight, three of them queued (`zstdDepth`).
+    static let zstdFrameSize = 2 << 20
+    static let zstdDepth = 3
 
     /// Worker threads the compressor uses (xz: 2 when this libarchive accepts `threads=2`; else 1).
     let compressionThreads: Int
+    /// The compression level asked for (nil: the compressor's default).
+    private let level: Int?
     private let sink: Sink
-    /// libarchive's raw format with the compression filter; nil for a plain tar, whose blocks are written at
-    /// once, on the producer's thread (there is no stage thread then).
+    /// libarchive's raw format with the compression filter (gzip, xz); nil for a plain tar, whose blocks are
+    /// written at once, on the producer's thread (there is no stage thread then), and for zstd.
     private let compressor: OpaquePointer?
+    /// zstd: the compressing thread's encoder and the buffer its frames go to before they are written.
+    private let frames: (encoder: ZstdFrameEncoder, output: UnsafeMutableRawBufferPointer)?
     /// Full blocks to the compressor's thread and back (a sleeping side wakes once `wakeAfter` blocks are
     /// ready for it: a context switch per 250 KiB block cost more than the blocks); nil for a plain tar.
     private let handOff: HandOff<Block, ArchiveWriterError>?
@@ -37,23 +48,38 @@ final class StreamCompressor: @unchecked Sendable {
     private var current: Block
     /// Bytes of the uncompressed stream so far (producer side only).
     private var streamBytes = 0
+    /// zstd: the producer's own encoder, made the first time it compresses a block (producer side only).
+    private var producerEncoder: ZstdFrameEncoder?
+    /// zstd frames the producer compressed because the compressing thread was behind (producer side only).
+    private(set) var framesCompressedAhead = 0
 
     /// Starts the stage on `descriptor` (borrowed). Throws when the compressor cannot be set up.
     init(descriptor: Int32, compression: Compression, level: Int?, name: String) throws(ArchiveWriterError) {
         sink = Sink(descriptor: descriptor, name: name)
-        current = Block(capacity: Int(ArchiveWriter.blockSize))
-        if compression == .none {
+        self.level = level
+        let blockSize = compression == .zstd ? StreamCompressor.zstdFrameSize : Int(ArchiveWriter.blockSize)
+        current = Block(capacity: blockSize)
+        switch compression {
+        case .none:
             compressor = nil
+            frames = nil
             handOff = nil
             compressionThreads = 1
             return
+        case .zstd:
+            compressor = nil
+            let encoder = try ZstdFrameEncoder(level: level)
+            frames = (encoder, .allocate(byteCount: ZstdFrameEncoder.bound(blockSize), alignment: 64))
+            compressionThreads = 1
+        case .gzip, .xz:
+            let (compressor, threads) = try StreamCompressor.openCompressor(compression, level: level, sink: sink)
+            self.compressor = compressor
+            frames = nil
+            compressionThreads = threads
         }
-        let (compressor, threads) = try StreamCompressor.openCompressor(compression, level: level, sink: sink)
-        self.compressor = compressor
-        compressionThreads = threads
+        let depth = compression == .zstd ? StreamCompressor.zstdDepth : StreamCompressor.depth
         let handOff = HandOff<Block, ArchiveWriterError>(
-            items: (0..<StreamCompressor.depth).map { _ in Block(capacity: Int(ArchiveWriter.blockSize)) },
-            wakeAfter: StreamCompressor.wakeAfter)
+            items: (0..<depth).map { _ in Block(capacity: blockSize) }, wakeAfter: StreamCompressor.wakeAfter)
         self.handOff = handOff
         do {
             worker = try WorkerThread { [self] in run() }
@@ -67,6 +93,7 @@ final class StreamCompressor: @unchecked Sendable {
             archive_write_fail(compressor)
             archive_write_free(compressor)
         }
+        frames?.output.deallocate()
     }
 
     /// Bytes written to the descriptor so far (after compression, padding included); final after `finish`
@@ -95,7 +122,7 @@ final class StreamCompressor: @unchecked Sendable {
     /// Ends the stream: pads a plain tar to a whole 10240-byte record (as GNU tar does), waits for the last
     /// block to be compressed and written, and flushes the compressor. Throws the stage's failure.
     func finish() throws(ArchiveWriterError) {
-        guard let handOff, let compressor else {
+        guard let handOff else {
             let padding = (10_240 - streamBytes % 10_240) % 10_240
             let zeros = [UInt8](repeating: 0, count: padding)
             _ = zeros.withUnsafeBytes { append($0) }
@@ -103,10 +130,17 @@ final class StreamCompressor: @unchecked Sendable {
             if let plainFailure { throw plainFailure }
             return
         }
-        if current.used > 0 { handOff.submit(current) }
+        // A zstd stream of no bytes is still one (empty) frame.
+        if current.used > 0 || (frames != nil && streamBytes == 0) { handOff.submit(current) }
         handOff.close()
         worker.take()?.join()
         if let failure = handOff.failure { throw failure }
+        if let frames {
+            try frames.encoder.close()
+            try producerEncoder.take()?.close()
+            return
+        }
+        guard let compressor else { return }
         if archive_write_finish_entry(compressor) != ARCHIVE_OK || archive_write_close(compressor) != ARCHIVE_OK {
             throw ArchiveWriterError(call: "archive_write_close", message: errorString(compressor))
         }
@@ -133,10 +167,30 @@ final class StreamCompressor: @unchecked Sendable {
             current.used = 0
             return plainFailure == nil
         }
+        if frames != nil, !handOff.hasSpare, let problem = compressAhead(current) {
+            handOff.fail(problem)
+            return false
+        }
         guard handOff.submit(current), let spare = handOff.takeSpare() else { return false }
         current = spare
         current.used = 0
+        current.frameLength = nil
         return true
+    }
+
+    /// Compresses `block` into its own frame buffer on the producer's thread (the compressing thread then only
+    /// writes it); the failure, if any.
+    private func compressAhead(_ block: Block) -> ArchiveWriterError? {
+        do {
+            if producerEncoder == nil { producerEncoder = try ZstdFrameEncoder(level: level) }
+            guard let encoder = producerEncoder else { return nil }
+            let output = block.frameBuffer()
+            block.frameLength = try encoder.frame(UnsafeRawBufferPointer(start: block.base, count: block.used), into: output)
+            framesCompressedAhead += 1
+            return nil
+        } catch {
+            return error
+        }
     }
 
     // MARK: - Thread
@@ -144,7 +198,12 @@ final class StreamCompressor: @unchecked Sendable {
     private func run() {
         guard let handOff else { return }
         while let block = handOff.next() {
-            let problem = output(UnsafeRawBufferPointer(start: block.base, count: block.used))
+            let problem: ArchiveWriterError?
+            if let length = block.frameLength, let frame = block.frame {
+                problem = write(UnsafeRawBufferPointer(rebasing: frame[..<length]))
+            } else {
+                problem = output(UnsafeRawBufferPointer(start: block.base, count: block.used))
+            }
             handOff.recycle(block)
             if let problem {
                 handOff.fail(problem)
@@ -155,9 +214,16 @@ final class StreamCompressor: @unchecked Sendable {
 
     /// Compresses or writes one block; the failure, if any.
     private func output(_ bytes: UnsafeRawBufferPointer) -> ArchiveWriterError? {
+        if let frames {
+            do {
+                let length = try frames.encoder.frame(bytes, into: frames.output)
+                return write(UnsafeRawBufferPointer(rebasing: frames.output[..<length]))
+            } catch {
+                return error
+            }
+        }
         guard let compressor else {
-            if sink.write(bytes) { return nil }
-            return ArchiveWriterError(call: "write", entry: sink.name, message: String(cString: strerror(sink.failure)))
+            return write(bytes)
         }
         var offset = 0
         while offset < bytes.count {
@@ -169,6 +235,12 @@ final class StreamCompressor: @unchecked Sendable {
             offset += n
         }
         return nil
+    }
+
+    /// Writes `bytes` to the descriptor; the failure, if any.
+    private func write(_ bytes: UnsafeRawBufferPointer) -> ArchiveWriterError? {
+        if sink.write(bytes) { return nil }
+        return ArchiveWriterError(call: "write", entry: sink.name, message: String(cString: strerror(sink.failure)))
     }
 
     private func errorString(_ handle: OpaquePointer) -> String {
@@ -195,19 +267,16 @@ final class StreamCompressor: @unchecked Sendable {
         var threads = 1
         try check("archive_write_set_format_raw", archive_write_set_format_raw(handle))
         switch compression {
-        case .none:
-            break
+        case .none, .zstd:
+            // A plain tar has no compressor; zstd makes its own frames (`ZstdFrameEncoder`).
+            archive_write_free(handle)
+            throw ArchiveWriterError(call: "archive_write_add_filter", message: "\(compression) has no libarchive filter here")
         case .gzip:
             try check("archive_write_add_filter_gzip", archive_write_add_filter_gzip(handle))
             // No timestamp in the gzip header: the same tree gives the same bytes.
             try check(
                 "archive_write_set_filter_option gzip:!timestamp",
                 archive_write_set_filter_option(handle, "gzip", "timestamp", nil))
-        case .zstd:
-            // Single-threaded: this thread is the compressor, beside the reading and formatting thread.
-            // libzstd's worker threads were 4-12% slower (through libarchive, `threads=1` or `2`, at 77-91 MiB
-            // peak RSS against 31 MiB; or called directly, with 2-4 MiB jobs).
-            try check("archive_write_add_filter_zstd", archive_write_add_filter_zstd(handle))
         case .xz:
             try check("archive_write_add_filter_xz", archive_write_add_filter_xz(handle))
             // Older libarchive (or a liblzma without threads) refuses: compress on one core.
@@ -235,18 +304,33 @@ final class StreamCompressor: @unchecked Sendable {
 
     // MARK: - Types
 
-    /// One block of the uncompressed stream.
+    /// One block of the uncompressed stream, and (zstd) the frame the producer compressed it into.
     private final class Block {
         let base: UnsafeMutableRawPointer
         let capacity: Int
         var used = 0
+        /// The frame buffer, made the first time the producer compresses this block.
+        private(set) var frame: UnsafeMutableRawBufferPointer?
+        /// The length of the frame in `frame` when the producer compressed the block; nil otherwise.
+        var frameLength: Int?
 
         init(capacity: Int) {
             self.capacity = capacity
             base = .allocate(byteCount: capacity, alignment: 64)
         }
 
-        deinit { base.deallocate() }
+        deinit {
+            base.deallocate()
+            frame?.deallocate()
+        }
+
+        /// The frame buffer (room for a whole block's worst case).
+        func frameBuffer() -> UnsafeMutableRawBufferPointer {
+            if let frame { return frame }
+            let made = UnsafeMutableRawBufferPointer.allocate(byteCount: ZstdFrameEncoder.bound(capacity), alignment: 64)
+            frame = made
+            return made
+        }
     }
 
     /// The end of the chain: writes whole buffers to the descriptor and counts them (stage thread only, and

@@ -1,6 +1,6 @@
-// LazyLibraryEndToEndTests: libarchive and SQLite are loaded by the first command that reads an archive, compresses one
-// or uses a Manifest.db, not at start-up (CArchive's and CSQLite's Lazy.c): the dynamic loader's own log says what it
-// loaded.
+// LazyLibraryEndToEndTests: libarchive, libzstd and SQLite are loaded by the first command that reads an archive,
+// compresses one or uses a Manifest.db, not at start-up (CArchive's, CZstd's and CSQLite's Lazy.c): the dynamic
+// loader's own log says what it loaded.
 import Foundation
 import TestSupport
 import Testing
@@ -28,8 +28,10 @@ import Testing
                 let libraries = try loaded(command, in: phone)
                 // The loader's log is read as expected: the C library is always there.
                 #expect(libraries.contains { $0.hasPrefix("libc.so") }, "\(command[0]): \(libraries)")
-                #expect(!libraries.contains { $0.hasPrefix("libarchive") || $0.hasPrefix("libsqlite3") },
-                        "\(command[0]) loaded \(libraries)")
+                #expect(
+                    !libraries.contains {
+                        $0.hasPrefix("libarchive") || $0.hasPrefix("libsqlite3") || $0.hasPrefix("libzstd")
+                    }, "\(command[0]) loaded \(libraries)")
             }
         }
     }
@@ -38,12 +40,18 @@ import Testing
         try PhoneScratch.with { phone in
             try phone.install()
             let archive = phone.dir + "/device.tar", backup = phone.dir + "/mobilesync"
-            // A plain tar is formatted by devicectl itself (TarKit's PaxHeader); compressing it takes libarchive's filters.
+            // A plain tar is formatted by devicectl itself (TarKit's PaxHeader); zstd frames come from libzstd alone;
+            // gzip and xz take libarchive's filters.
             let tar = try loaded(["backup", phone.root, "-o", archive, "--no-progress"], in: phone)
-            #expect(!tar.contains { $0.hasPrefix("libarchive") || $0.hasPrefix("libsqlite3") }, "\(tar)")
+            #expect(!tar.contains { $0.hasPrefix("libarchive") || $0.hasPrefix("libsqlite3") || $0.hasPrefix("libzstd") },
+                    "\(tar)")
             let zstd = try loaded(
                 ["backup", phone.root, "-o", archive + ".zst", "--compression", "zstd", "--no-progress"], in: phone)
-            #expect(zstd.contains { $0.hasPrefix("libarchive.so") }, "\(zstd)")
+            #expect(zstd.contains { $0.hasPrefix("libzstd.so") }, "\(zstd)")
+            #expect(!zstd.contains { $0.hasPrefix("libarchive") }, "\(zstd)")
+            let gzip = try loaded(
+                ["backup", phone.root, "-o", archive + ".gz", "--compression", "gzip", "--no-progress"], in: phone)
+            #expect(gzip.contains { $0.hasPrefix("libarchive.so") }, "\(gzip)")
             let listed = try loaded(["list", archive], in: phone)
             #expect(listed.contains { $0.hasPrefix("libarchive.so") }, "\(listed)")
             let sync = try loaded(["backup", phone.root, "--format", "mobilesync", "-o", backup, "--no-progress"], in: phone)
