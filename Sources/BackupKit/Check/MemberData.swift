@@ -3,9 +3,9 @@ import TarKit
 
 /// Reads a regular file member's data blocks as restore takes them: each block starts at or after the end of the one
 /// before and ends within the member's size; the gaps before blocks (sparse holes) are hashed as zeros; data missing
-/// at the end is a hole only in a sparse member, and otherwise a problem. `digest` gets every byte, holes as zeros;
-/// `collected`, when not nil, the file's bytes (a device plist, checked after); `block` each block at its offset (the
-/// restore's writer thread). `interruption` is asked at each block and through long holes.
+/// at the end is a hole only in a sparse member, and otherwise a problem. `digest`, when given, gets every byte, holes
+/// as zeros; `collected`, when not nil, the file's bytes (a device plist, checked after); `block` each block at its
+/// offset (the restore's writer thread). `interruption` is asked at each block and through long holes.
 enum MemberData {
     /// Data framing restore refuses, in its words.
     struct Problem: Error, Equatable {
@@ -16,7 +16,7 @@ enum MemberData {
     /// problem is thrown at once, or, with `drain` (verify, which reads on), after the rest of the member's blocks
     /// were read and hashed (without holes or collection past the problem).
     static func read(
-        _ member: ArchiveReader.Member, size: UInt64, from reader: any FormatSource, digest: SHA256Digest,
+        _ member: ArchiveReader.Member, size: UInt64, from reader: any FormatSource, digest: SHA256Digest?,
         collecting collected: inout [UInt8]?, drain: Bool = false, interruption: () throws -> Void,
         block: (UnsafeRawBufferPointer, UInt64) throws -> Void = { _, _ in }
     ) throws -> Bool {
@@ -30,19 +30,21 @@ enum MemberData {
                 if !drain { throw problem! }
             }
             if problem == nil {
-                if offset > position { try hashZeros(offset - position, into: digest, interruption: interruption) }
+                if offset > position, let digest {
+                    try hashZeros(offset - position, into: digest, interruption: interruption)
+                }
                 if collected != nil {
                     collected!.append(contentsOf: repeatElement(0, count: Int(offset - position)))
                     collected!.append(contentsOf: data.bytes)
                 }
                 try block(data.bytes, offset)
             }
-            digest.update(data.bytes)
+            digest?.update(data.bytes)
             position = offset + UInt64(data.bytes.count)
         }
         let hole = position < size
         if hole && member.isSparse {
-            try hashZeros(size - position, into: digest, interruption: interruption)
+            if let digest { try hashZeros(size - position, into: digest, interruption: interruption) }
             if problem == nil { collected?.append(contentsOf: repeatElement(0, count: Int(size - position))) }
         } else if hole && problem == nil {
             problem = Problem(reason: "\(size - position) bytes of data missing")

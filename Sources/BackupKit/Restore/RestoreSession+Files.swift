@@ -6,7 +6,8 @@ import SystemKit
 import TarKit
 
 extension RestoreSession {
-    /// Queues the file's creation, data (hashed on the way) and metadata; logs its digest.
+    /// Queues the file's creation, data (hashed on the way, for a format with a manifest) and metadata; logs its
+    /// digest.
     func extractFile(_ member: ArchiveReader.Member, _ path: MemberPath, _ pipeline: StagingPipeline) throws {
         let size = UInt64(max(0, member.size))
         try reserve(size, for: member)
@@ -21,7 +22,7 @@ extension RestoreSession {
         }
         let mode = permissions(member)
         try pipeline.addFile(path, permissions: mode & 0o777, in: tree)
-        try digest.reset()
+        try digest?.reset()
         let sparseTail = try copyData(member, size: size, to: pipeline, collecting: &plistBytes)
         if let plist, let plistBytes, let problem = RestoreSession.plistProblem(plist, plistBytes, member: member) {
             throw RestoreError.refusedMember(member.path, reason: problem)
@@ -31,19 +32,20 @@ extension RestoreSession {
             .closeFile(
                 truncateTo: sparseTail ? size : nil, owner: try owner(member), chmod: chmod,
                 xattrs: try userXattrs(member, path, symlink: false), mtime: mtime(member)))
-        try log.append(path: path.bytes, size: size, digest: digest.finalize())
+        if let log, let digest { try log.append(path: path.bytes, size: size, digest: digest.finalize()) }
         report.counts.files += 1
         report.counts.bytes += size
     }
 
-    /// Hashes a member's data without writing it (DeviceLocal members: checked, never applied).
+    /// Reads (and hashes, for a format with a manifest) a member's data without writing it (DeviceLocal members:
+    /// checked, never applied).
     func hashOnly(_ member: ArchiveReader.Member, _ path: MemberPath) throws {
         let size = UInt64(max(0, member.size))
         try reserve(size, for: member)  // counted too, so a skipped member cannot be a bomb either
-        try digest.reset()
+        try digest?.reset()
         var none: [UInt8]? = nil
         try copyData(member, size: size, to: nil, collecting: &none)
-        try log.append(path: path.bytes, size: size, digest: digest.finalize())
+        if let log, let digest { try log.append(path: path.bytes, size: size, digest: digest.finalize()) }
     }
 
     /// Reads the member's data blocks into the digest and (when given) the pipeline, by `MemberData`'s rules. Sparse

@@ -14,9 +14,11 @@ final class RestoreSession {
     /// Writes file data and metadata on a second thread (created in `extractAll`).
     private(set) var pipeline: StagingPipeline?
     let options: RestoreOptions
-    let log: DigestLog
-    let digest: SHA256Digest
-    let memberDigest: Manifest.MemberDigest
+    /// Each file's digest (path, size, SHA-256) and the members digest, for the manifest's check; nil for a format
+    /// that carries no manifest (`FormatSource.carriesManifest`: MobileSync), whose data nothing would check.
+    let log: DigestLog?
+    let digest: SHA256Digest?
+    let memberDigest: Manifest.MemberDigest?
     /// Bytes of file data the restore may still write.
     private(set) var byteBudget: UInt64
     let processUmask: mode_t
@@ -53,9 +55,15 @@ final class RestoreSession {
         tree = StagingTree(root: staging.directory, objectLimit: inodeLimit)
         // The reader refuses file data beyond the budget at the member's header, and a stream far beyond it.
         reader.limit = ExpansionLimit(dataBytes: byteBudget)
-        log = DigestLog(spillDirectory: staging.directory)
-        digest = try SHA256Digest()
-        memberDigest = try Manifest.MemberDigest()
+        if reader.carriesManifest {
+            log = DigestLog(spillDirectory: staging.directory)
+            digest = try SHA256Digest()
+            memberDigest = try Manifest.MemberDigest()
+        } else {
+            log = nil
+            digest = nil
+            memberDigest = nil
+        }
         processUmask = RestoreSession.currentUmask()
         let stagingStatus = try staging.directory.status()
         creator =
@@ -100,7 +108,7 @@ final class RestoreSession {
                 manifestSeen = true
                 continue
             }
-            memberDigest.add(member, path: path.bytes)
+            memberDigest?.add(member, path: path.bytes)
             try apply(member, path, pipeline)
             if let progress = options.progress {
                 progress(
@@ -242,6 +250,10 @@ final class RestoreSession {
     // MARK: - Manifest
 
     private func readManifest() throws {
+        // Only a format that carries a manifest has one (its source refuses the name otherwise).
+        guard let log, let memberDigest else {
+            throw RestoreError.refusedMember(Manifest.memberName, reason: "a manifest in a format that has none")
+        }
         observed.memberCount = memberDigest.count
         observed.memberDigest = memberDigest.hex
         let check = try ManifestCheck(log: try log.reader(), observed: observed)

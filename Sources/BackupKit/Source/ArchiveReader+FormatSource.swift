@@ -10,6 +10,7 @@ extension ArchiveReader: FormatSource {
     }
 
     var restorePlan: RestorePlan? { nil }
+    var carriesManifest: Bool { true }
 
     var progressPosition: (done: UInt64, total: UInt64?) { (inputBytes, inputSize) }
 }

@@ -38,6 +38,10 @@ protocol FormatSource: AnyObject {
     var formatName: String { get }
     var filterNames: [String] { get }
 
+    /// Whether the format can carry devicectl's manifest (tar), whose digests a restore checks after the last member.
+    /// A restore of one that cannot (MobileSync) hashes no data: nothing would check the digests.
+    var carriesManifest: Bool { get }
+
     /// For a format without devicectl's manifest that names containers by identifier (MobileSync): what the restore
     /// does after the last member (`RestorePlan`); nil for tar.
     var restorePlan: RestorePlan? { get }

@@ -25,6 +25,8 @@ final class MobileSyncMemberReader: FormatSource {
     let filterNames: [String] = []
     /// Set after the last row.
     private(set) var restorePlan: RestorePlan?
+    /// A MobileSync backup holds no devicectl manifest (the one devicectl keeps beside its rows is not a member).
+    var carriesManifest: Bool { false }
 
     private let source: MobileSyncSource
     /// The rows, read and checked ahead on a worker thread.
