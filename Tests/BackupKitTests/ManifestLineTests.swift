@@ -31,6 +31,28 @@ import Testing
         #expect(Self.describe(fast) == Self.general(line))
     }
 
+    /// Every byte value in every place of the digest: the fast path takes exactly the hex digits (either case), with
+    /// the value `Hex` gives them, and leaves anything else to the general parser (which refuses it).
+    @Test func theFastPathTakesExactlyTheHexDigits() {
+        let prefix = Array(#"{"kind":"file","path":"a","size":1,"sha256":""#.utf8), suffix = Array(#""}"#.utf8)
+        for place in [0, 1, 31, 62, 63] {
+            for byte in UInt8.min...UInt8.max {
+                var digits = Array(Self.hex.utf8)
+                digits[place] = byte
+                let fast = ManifestLine.devicectlFileLine((prefix + digits + suffix)[...])
+                if let value = Hex.digit(byte) {
+                    var expected = Hex.decode(Self.hex.utf8)!
+                    expected[place / 2] = place % 2 == 0 ? value << 4 | expected[place / 2] & 0x0F
+                        : expected[place / 2] & 0xF0 | value
+                    #expect(Self.describe(fast) == Self.describe(.file(path: [0x61], size: 1, digest: expected)),
+                            "byte \(byte) at \(place)")
+                } else {
+                    #expect(fast == nil, "byte \(byte) at \(place)")
+                }
+            }
+        }
+    }
+
     @Test(arguments: [
         #"{"kind":"file","path":"a\"b","size":1,"sha256":"\#(hex)"}"#,  // an escape
         #"{"kind":"file","path":"caf\u00e9","size":1,"sha256":"\#(hex)"}"#,

@@ -6,6 +6,7 @@
 //
 // Restore, verify and list all read a manifest through this one class (list without the comparisons with the
 // members), so they accept and refuse the same manifests: blank lines, order, kinds, the header's checks.
+import Glibc
 import TarKit
 
 /// Checks one manifest against the members read before it.
@@ -41,8 +42,10 @@ final class ManifestCheck {
     private var pending: (path: [UInt8], size: UInt64, digest: [UInt8])?
     private var fileLines: UInt64 = 0
     private var fileBytes: UInt64 = 0
-    /// SHA-256 of the manifest bytes so far (for the members line's `manifestSha256`).
+    /// SHA-256 of the manifest bytes so far (for the members line's `manifestSha256`), fed from `unhashed`.
     private let manifestDigest: SHA256Digest
+    /// Lines (with their newlines) not yet fed to `manifestDigest`: hashed 64 KiB at a time, not two calls a line.
+    private var unhashed: [UInt8] = []
     private(set) var problems: [String] = []
     private(set) var problemCount = 0
 
@@ -166,6 +169,7 @@ final class ManifestCheck {
                 throw RestoreError.badManifest(
                     .malformed("line \(lineNumber): the members line comes before the totals"))
             }
+            flushHash()
             if manifestDigest.hex != value.manifestSha256.lowercased() {
                 problem(
                     "the manifest's own bytes differ from its members line's manifestSha256 (the manifest was altered)")
@@ -196,12 +200,23 @@ final class ManifestCheck {
         }
     }
 
-    private static let newline: [UInt8] = [0x0A]
-
     /// Adds a line and its newline to the manifest's own digest.
     private func hashLine(_ bytes: ArraySlice<UInt8>) {
-        bytes.withUnsafeBytes { manifestDigest.update($0) }
-        ManifestCheck.newline.withUnsafeBytes { manifestDigest.update($0) }
+        if unhashed.count + bytes.count >= ManifestCheck.hashChunk { flushHash() }
+        if bytes.count >= ManifestCheck.hashChunk {
+            bytes.withUnsafeBytes { manifestDigest.update($0) }
+        } else {
+            unhashed.append(contentsOf: bytes)
+        }
+        unhashed.append(0x0A)
+    }
+
+    private static let hashChunk = 64 << 10
+
+    /// Feeds the lines kept in `unhashed` to the digest.
+    private func flushHash() {
+        unhashed.withUnsafeBytes { manifestDigest.update($0) }
+        unhashed.removeAll(keepingCapacity: true)
     }
 
     /// Compares manifest line `expected` with the next logged file, using one line of lookahead each side.
@@ -212,7 +227,7 @@ final class ManifestCheck {
         guard let log else { return }
         // Logged paths are normalised member names, and devicectl writes the manifest's the same way: compare
         // as written first, and normalise only when that fails.
-        if let actual = try log.peek(), actual.path == expected.path {
+        if let actual = try log.peek(), Self.same(actual.path, expected.path) {
             try matched(actual, expected)
             return
         }
@@ -223,7 +238,7 @@ final class ManifestCheck {
                 problem("missing member '\(text(expected.path))': in the manifest but not in the archive")
                 return
             }
-            if actual.path == expected.path {
+            if Self.same(actual.path, expected.path) {
                 try matched(actual, expected)
                 return
             }
@@ -250,7 +265,7 @@ final class ManifestCheck {
                 "size mismatch for '\(text(actual.path))': \(actual.size) bytes in the archive, "
                     + "\(expected.size) in the manifest"
             )
-        } else if actual.digest != expected.digest {
+        } else if !Self.same(actual.digest, expected.digest) {
             problem("SHA-256 mismatch for '\(text(actual.path))': the data differs from what the manifest recorded")
         }
     }
@@ -258,6 +273,14 @@ final class ManifestCheck {
     private func problem(_ message: String) {
         problemCount += 1
         if problems.count < problemLimit { problems.append(message) }
+    }
+
+    /// Whether two byte strings are equal (memcmp: a manifest compares tens of thousands of paths and digests).
+    private static func same(_ first: [UInt8], _ second: [UInt8]) -> Bool {
+        guard first.count == second.count else { return false }
+        return first.withUnsafeBytes { a in
+            second.withUnsafeBytes { b in a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0 }
+        }
     }
 
     private func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
