@@ -52,8 +52,9 @@ final class StagingBatch {
         files = 0
     }
 
+    /// No room for another operation or byte of data. (`maxFiles` is kept by `StagingPipeline.addFile`, which hands
+    /// a batch over before the file that would pass it: a boundary between files, which the reader can apply itself.)
     var isFull: Bool {
         operations.count >= StagingBatch.maxOperations || used == StagingBatch.arenaSize
-            || files >= StagingBatch.maxFiles
     }
 }

@@ -3,8 +3,11 @@
 // The reader thread (libarchive, the framing audit, SHA-256, the manifest, every directory, symlink and hard
 // link) and the writer thread (pwrite, futimens, close: kernel time) overlap on the machine's two cores.
 // Creating a file (openat2 with O_CREAT|O_EXCL: a new inode and dentry) costs about as much kernel time as
-// writing its data; which side does it is the run's `FileCreation` (the writer, unless pinned). Batches carry a
-// copy of the file data (libarchive reuses its buffers), so memory stays at a few small arenas whatever the archive.
+// writing its data; which side does it is the run's `FileCreation` (the writer, unless pinned). When the writer is
+// behind (every batch in flight), the reader applies the batch it just filled itself instead of waiting, unless
+// that batch continues a file the writer holds (`FileCreation.writer` only: pinned, the writer applies every batch).
+// Batches carry a copy of the file data (libarchive reuses its buffers), so memory stays at a few small arenas
+// whatever the archive.
 import Glibc
 import SystemKit
 import TarKit
@@ -26,9 +29,21 @@ final class StagingPipeline: @unchecked Sendable {
     /// The file the writer is filling (writer thread only).
     private var file: FileDescriptor?
     private let creation: FileCreation
+    /// A file is open at the end of the batch being filled: its next batch continues it (reader thread only).
+    private var fileOpen = false
+    /// The batch being filled starts with the rest of a file an earlier batch opened (reader thread only).
+    private var continuesFile = false
+    /// The file a batch the reader applied left open, handed to the next batch (reader thread only).
+    private var readerFile: FileDescriptor?
+    /// Batches the reader applied itself because the writer was behind (reader thread only).
+    private(set) var batchesAppliedByReader = 0
 
-    init(creation: FileCreation = .writer) {
+    /// Called on the writer thread before each batch (tests hold the writer there to see the reader apply batches).
+    private let writerGate: (@Sendable () -> Void)?
+
+    init(creation: FileCreation = .writer, writerGate: (@Sendable () -> Void)? = nil) {
         self.creation = creation
+        self.writerGate = writerGate
         do {
             worker = try WorkerThread { [self] in run() }
         } catch {
@@ -51,6 +66,7 @@ final class StagingPipeline: @unchecked Sendable {
             writerCreatesPending = true
         }
         current.files += 1
+        fileOpen = true
     }
 
     /// Waits until every file queued so far exists (before a hard link names one), when the writer creates any.
@@ -64,6 +80,7 @@ final class StagingPipeline: @unchecked Sendable {
     /// Queues `operation`.
     func add(_ operation: StagingOp) throws {
         current.operations.append(operation)
+        if case .closeFile = operation { fileOpen = false }
         if current.isFull { try submit() }
     }
 
@@ -80,9 +97,15 @@ final class StagingPipeline: @unchecked Sendable {
         }
     }
 
-    /// Hands the current batch to the writer and takes a spare one (waiting while the writer is behind).
+    /// Hands the current batch to the writer and takes a spare one (waiting while the writer is behind), or, when
+    /// the writer is behind and the batch does not continue a file the writer holds, applies it here.
     /// Throws the writer's failure as soon as there is one.
     private func submit() throws {
+        if creation == .writer, !continuesFile, !handOff.hasSpare {
+            try applyHere()
+            return
+        }
+        continuesFile = fileOpen
         guard handOff.submit(current) else { throw stoppedFailure }
         guard let spare = handOff.takeSpare() else {
             // The submitted batch is the writer's now (it may be resetting it after its failure this moment):
@@ -92,6 +115,23 @@ final class StagingPipeline: @unchecked Sendable {
         }
         current = spare
         current.reset()
+    }
+
+    /// Applies the current batch on the reader's thread and empties it; a file it leaves open goes on at the head of
+    /// the next batch. A failure here is reported after the writer applied the batches queued before (theirs, if
+    /// one fails, concerns an earlier member).
+    private func applyHere() throws {
+        do {
+            try execute(current, file: &readerFile)
+        } catch {
+            try? readerFile.take()?.close()
+            current.reset()
+            _ = handOff.waitUntilIdle()
+            throw handOff.failure ?? error
+        }
+        batchesAppliedByReader += 1
+        current.reset()
+        if let open = readerFile.take() { current.operations.append(.file(SharedDescriptor(open))) }
     }
 
     /// The writer's failure, once the hand-off stopped.
@@ -111,6 +151,7 @@ final class StagingPipeline: @unchecked Sendable {
     /// Returns the writer's own failure, which concerns an earlier member and so is the one to report.
     func stop() -> (any Error)? {
         current.reset()
+        try? readerFile.take()?.close()
         handOff.cancel()
         worker.take()?.join()
         return handOff.failure
@@ -120,8 +161,9 @@ final class StagingPipeline: @unchecked Sendable {
 
     private func run() {
         while let batch = handOff.next() {
+            writerGate?()
             do {
-                try execute(batch)
+                try execute(batch, file: &file)
             } catch {
                 handOff.fail(error)
             }
@@ -131,7 +173,8 @@ final class StagingPipeline: @unchecked Sendable {
         try? file.take()?.close()
     }
 
-    private func execute(_ batch: StagingBatch) throws {
+    /// Applies `batch`'s operations in order; `file` is the applying thread's open file, carried across batches.
+    private func execute(_ batch: StagingBatch, file: inout FileDescriptor?) throws {
         for operation in batch.operations {
             switch operation {
             case .create(let parent, let name, let display, let permissions):
