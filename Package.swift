@@ -12,8 +12,9 @@ let package = Package(
     ],
     targets: [
         // MARK: - C modules
-        // libarchive, libzstd and SQLite are loaded on first use (their Lazy.c), not at start-up: headers from
-        // libarchive-dev, libzstd-dev and libsqlite3-dev, libraries from libarchive13, libzstd1 and libsqlite3-0.
+        // libarchive, libzstd, liblzma and SQLite are loaded on first use (their Lazy.c), not at start-up: headers from
+        // libarchive-dev, libzstd-dev, liblzma-dev and libsqlite3-dev, libraries from libarchive13, libzstd1,
+        // liblzma5 and libsqlite3-0.
         .target(name: "CArchive", dependencies: ["CSupport"]),
         .systemLibrary(
             name: "CCrypto",
@@ -26,6 +27,8 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        // liblzma: xz decoded under a memory limit (the header from liblzma-dev; liblzma5 comes with libarchive13).
+        .target(name: "CLzma", dependencies: ["CSupport"]),
         // libzstd: a zstd backup's independent frames (the header from libzstd-dev; libzstd1 comes with libarchive13).
         .target(name: "CZstd", dependencies: ["CSupport"]),
         // SQLite: a MobileSync backup's Manifest.db.
@@ -38,7 +41,7 @@ let package = Package(
         .target(name: "PropertyListKit"),
         .target(name: "DeviceKit", dependencies: ["SystemKit", "PropertyListKit", "CCrypto"]),
         // The tar layer: libarchive's reader and pax writer, the framing audit, decoders, member names.
-        .target(name: "TarKit", dependencies: ["SystemKit", "CArchive", "CZlib", "CZstd"]),
+        .target(name: "TarKit", dependencies: ["SystemKit", "CArchive", "CZlib", "CZstd", "CLzma"]),
         // The MobileSync layer (Finder/iTunes/idevicebackup2 backups): Manifest.db, MBFile records, binary plists,
         // the keybag; knows no device.
         .target(name: "MobileSyncKit", dependencies: ["SystemKit", "PropertyListKit", "CSQLite", "CCrypto"]),

@@ -56,7 +56,6 @@ CSUPPORT_LAZY(archive, int, archive_read_support_format_raw, (struct archive * p
 CSUPPORT_LAZY(archive, int, archive_read_support_format_tar, (struct archive * p0), (p0))
 CSUPPORT_LAZY(archive, int, archive_write_add_filter_gzip, (struct archive * p0), (p0))
 CSUPPORT_LAZY(archive, int, archive_write_add_filter_xz, (struct archive * p0), (p0))
-CSUPPORT_LAZY(archive, int, archive_write_add_filter_zstd, (struct archive * p0), (p0))
 CSUPPORT_LAZY(archive, int, archive_write_close, (struct archive * p0), (p0))
 CSUPPORT_LAZY(archive, la_ssize_t, archive_write_data, (struct archive * p0, const void * p1, size_t p2), (p0, p1, p2))
 CSUPPORT_LAZY(archive, int, archive_write_fail, (struct archive * p0), (p0))

@@ -1,14 +1,14 @@
-// DecoderWindowCheck: the memory a zstd or xz decoder will need, read from the compressed stream's own headers
-// before libarchive decodes it.
+// DecoderWindowCheck: the memory a zstd decoder will need, read from the compressed stream's own headers before
+// libarchive decodes it.
 
-/// A decoder keeps a window (zstd) or dictionary (xz) as large as the stream's header asks for: up to 128 MiB
-/// (zstd) or 1 GiB (xz, libarchive's memory limit), so a small hostile archive could make every read cost that much
-/// memory. This check walks the raw compressed input as it is read and refuses a zstd frame or xz block whose window
-/// exceeds `maximum` before the decoder is given those bytes. zstd frames are walked block by block without decoding
-/// (every frame's header is seen; skippable frames are skipped). xz block headers need not carry their size, so
-/// the first block header of the stream is checked (xz and libarchive write one dictionary size for a whole stream).
+/// A zstd decoder keeps a window as large as the frame's header asks for, up to 128 MiB, so a small hostile archive
+/// could make every read cost that much memory. This check walks the raw compressed input as it is read and refuses
+/// a zstd frame whose window exceeds `maximum` before the decoder is given those bytes: frames are walked block by
+/// block without decoding (every frame's header is seen; skippable frames are skipped). xz is decoded by devicectl
+/// itself under the same limit (`XzDecoder`: its blocks cannot be found without decoding).
 struct DecoderWindowCheck {
-    /// The largest window accepted: what `backup` writes at its highest levels (zstd 19: 8 MiB; xz 8: 32 MiB).
+    /// The largest window accepted: what `backup` writes at its highest levels (xz 8: a 32 MiB dictionary; zstd: its
+    /// 2 MiB frames, 8 MiB at level 19 in archives of one frame, as before 2026-12-03, and from `zstd -19`).
     static let maximum: UInt64 = 32 << 20
 
     /// A refused stream: the format, the offset of the header in the input and the window it asks for.
@@ -21,7 +21,6 @@ struct DecoderWindowCheck {
     /// What the next `need` bytes are.
     private enum Header {
         case magic, zstdFrameDescriptor, zstdFrameRest(descriptor: UInt8), zstdSkippableSize, zstdBlock(checksum: Bool)
-        case xzStreamRest, xzBlockSize, xzBlock
     }
 
     private var header = Header.magic
@@ -65,9 +64,6 @@ struct DecoderWindowCheck {
         case .zstdFrameRest(let descriptor): need = bytes ?? Self.frameHeaderLength(descriptor)
         case .zstdSkippableSize: need = 4
         case .zstdBlock: need = 3
-        case .xzStreamRest: need = 8
-        case .xzBlockSize: need = 1
-        case .xzBlock: need = bytes ?? 1
         }
     }
 
@@ -80,10 +76,8 @@ struct DecoderWindowCheck {
                 expect(.zstdFrameDescriptor)
             } else if magic & 0xFFFF_FFF0 == 0x184D_2A50 && offset > 4 {
                 expect(.zstdSkippableSize)
-            } else if offset == 4 && bytes == [0xFD, 0x37, 0x7A, 0x58] {
-                expect(.xzStreamRest)
             } else {
-                // Not zstd or xz (gzip, bzip2, a plain tar), or data after the last zstd frame, which the
+                // Not zstd (gzip, xz, bzip2, a plain tar), or data after the last zstd frame, which the
                 // decoder and the end-of-stream check report: nothing more to check here.
                 finished = true
             }
@@ -110,24 +104,6 @@ struct DecoderWindowCheck {
             if last && checksum { skip += 4 }
             afterSkip = next
             if skip == 0 { expect(next) }
-        case .xzStreamRest:
-            guard bytes.prefix(2) == [0x5A, 0x00] else {
-                finished = true
-                return
-            }
-            expect(.xzBlockSize)
-        case .xzBlockSize:
-            guard bytes[0] != 0 else {
-                finished = true  // the index: a stream without blocks
-                return
-            }
-            let size = (Int(bytes[0]) + 1) * 4
-            expect(.xzBlock, bytes: size - 1)
-        case .xzBlock:
-            finished = true
-            if let dictionary = Self.lzma2Dictionary(blockHeader: bytes), dictionary > Self.maximum {
-                throw Refusal(filter: "xz", offset: headerOffset, window: dictionary)
-            }
         }
     }
 
@@ -158,35 +134,6 @@ struct DecoderWindowCheck {
         let singleSegment = descriptor & 0x20 != 0
         let contentSize = [singleSegment ? 1 : 0, 2, 4, 8][Int(descriptor >> 6)]
         return (singleSegment ? 0 : 1) + [0, 1, 2, 4][Int(descriptor & 3)] + contentSize
-    }
-
-    /// The LZMA2 dictionary size an xz block header (after its size byte) declares; nil when it has none.
-    private static func lzma2Dictionary(blockHeader bytes: [UInt8]) -> UInt64? {
-        guard let flags = bytes.first else { return nil }
-        var position = 1
-        func varint() -> UInt64? {
-            var value: UInt64 = 0
-            for shift in stride(from: 0, to: 63, by: 7) {
-                guard position < bytes.count else { return nil }
-                let byte = bytes[position]
-                position += 1
-                value |= UInt64(byte & 0x7F) << UInt64(shift)
-                if byte & 0x80 == 0 { return value }
-            }
-            return nil
-        }
-        if flags & 0x40 != 0 { guard varint() != nil else { return nil } }
-        if flags & 0x80 != 0 { guard varint() != nil else { return nil } }
-        for _ in 0...(flags & 3) {
-            guard let id = varint(), let size = varint(), position + Int(size) <= bytes.count else { return nil }
-            if id == 0x21 && size == 1 {
-                let property = bytes[position]
-                guard property <= 40 else { return UInt64.max }
-                return property == 40 ? 0xFFFF_FFFF : UInt64(2 | (property & 1)) << UInt64(property / 2 + 11)
-            }
-            position += Int(size)
-        }
-        return nil
     }
 
     private static func littleEndian(_ bytes: [UInt8]) -> UInt64 {

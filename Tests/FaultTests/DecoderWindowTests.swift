@@ -1,5 +1,6 @@
 // DecoderWindowTests: a zstd or xz stream asking for a decoding window over 32 MiB is refused by restore, verify
-// and list before the decoder allocates it; what devicectl's own highest levels write still reads.
+// and list before the decoder allocates it, in any frame, block or concatenated stream; what devicectl's own highest
+// levels write still reads.
 import Foundation
 import TestSupport
 import Testing
@@ -29,6 +30,49 @@ import Testing
                 #expect(result.stderr.contains(filter), "\(arguments): \(result.stderr)")
             }
             #expect(!FileManager.default.fileExists(atPath: "\(dir)/new"))
+        }
+    }
+
+    /// The tar's first 10240 bytes compressed by `first`, the rest by `second`, the two xz streams concatenated
+    /// (`xz -d` reads them as one).
+    static func concatenated(_ dir: String, _ name: String, _ first: String, _ second: String) throws -> String {
+        // 100 kB more, so that the second stream has a block (an empty stream has none, nor a dictionary).
+        try FileManager.default.createDirectory(atPath: "\(dir)/tree/Documents", withIntermediateDirectories: true)
+        try Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }).write(
+            to: URL(fileURLWithPath: "\(dir)/tree/Documents/g"))
+        let tar = try archive(dir, name + ".tar", "cat")
+        let path = "\(dir)/\(name)"
+        let made = try Shell.run(
+            "/bin/sh",
+            ["-c", "head -c 10240 \"$1\" | \(first) > \"$2\" && tail -c +10241 \"$1\" | \(second) >> \"$2\"", "sh", tar, path])
+        try #require(made.status == 0, "\(made.stderr)")
+        return path
+    }
+
+    /// A small first stream and a second asking for a 64 MiB dictionary: a check of the first header alone (and
+    /// libarchive, which sets liblzma no limit) would let the second through.
+    @Test func aLaterXzStreamOverTheCapIsRefusedByEveryReader() throws {
+        try withTemporaryDirectory { dir in
+            let archive = try Self.concatenated(dir, "two.tar.xz", "xz -1 -c", "xz -9 -c")
+            for arguments in [["verify", archive], ["list", archive], ["restore", archive, "\(dir)/new"]] {
+                let result = try DevicectlBinary.run(arguments)
+                #expect(result.status == 1, "\(arguments): \(result.stderr)")
+                #expect(result.stderr.contains("decoding window") && result.stderr.contains("xz"), "\(arguments): \(result.stderr)")
+            }
+            #expect(!FileManager.default.fileExists(atPath: "\(dir)/new"))
+        }
+    }
+
+    /// Concatenated streams and a stream of many blocks (what `xz -T` writes) read as one, as `xz -d` reads them.
+    @Test func concatenatedAndMultiBlockXzStillRead() throws {
+        try withTemporaryDirectory { dir in
+            let two = try Self.concatenated(dir, "two.tar.xz", "xz -1 -c", "xz -6 -c")
+            let blocks = try Self.archive(dir, "blocks.tar.xz", "xz -T2 --block-size=16384 -6 -c")
+            for archive in [two, blocks] {
+                let listed = try DevicectlBinary.run(["list", archive])
+                #expect(listed.status == 0, "\(archive): \(listed.stderr)")
+                #expect(listed.stdout.contains("Documents/f"), "\(listed.stdout)")
+            }
         }
     }
 
