@@ -2,7 +2,7 @@
 # Both install what they need on a fresh Debian 12 (as root, with apt-get) before building.
 
 SWIFT ?= swift
-APT_PACKAGES := libarchive-dev libzstd-dev liblzma-dev libarchive-tools libssl-dev pkg-config attr e2fsprogs zstd xz-utils gzip python3 tar time \
+APT_PACKAGES := libarchive-dev libzstd-dev liblzma-dev lzip libarchive-tools libssl-dev pkg-config attr e2fsprogs zstd xz-utils gzip python3 tar time \
 	strace util-linux zlib1g-dev libsqlite3-dev python3-venv file mount groff-base zsh fish
 RELEASE_BIN := .build/release/devicectl
 

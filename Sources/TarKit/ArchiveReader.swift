@@ -66,8 +66,8 @@ public final class ArchiveReader {
     private var lastMember: [UInt8]?
     /// The gzip layer, decoded here rather than by libarchive (see GzipDecoder); nil for other input.
     private var gzip: GzipDecoder?
-    /// The xz layer, decoded here under a memory limit (see XzDecoder); nil for other input.
-    private var xz: XzDecoder?
+    /// The xz, lzip or lzma layer, decoded here under a memory limit (see LzmaDecoder); nil for other input.
+    private var lzma: LzmaDecoder?
     /// The zstd decoder's window, checked on the raw input before libarchive sees it.
     private var windowCheck = DecoderWindowCheck()
     /// The first raw block, read to recognise gzip or xz, not yet handed on.
@@ -246,7 +246,7 @@ public final class ArchiveReader {
         let count = archive_filter_count(decoder)
         let names = (0..<count).compactMap { index in archive_filter_name(decoder, index).map { String(cString: $0) } }
             .filter { $0 != "none" }.reversed()
-        return (gzip == nil ? [] : ["gzip"]) + (xz == nil ? [] : ["xz"]) + names
+        return (gzip == nil ? [] : ["gzip"]) + (lzma.map { [$0.format.rawValue] } ?? []) + names
     }
 
     // MARK: - Stream plumbing
@@ -330,19 +330,20 @@ public final class ArchiveReader {
         return la_int64_t(count)
     }
 
-    /// The decoder's read callback: the input, with a gzip or xz layer already decoded (libarchive decodes the rest).
+    /// The decoder's read callback: the input, with a gzip, xz, lzip or lzma layer already decoded (libarchive decodes
+    /// the rest).
     private func readInput(_ out: UnsafeMutablePointer<UnsafeRawPointer?>) -> la_ssize_t {
         do {
             let block: UnsafeRawBufferPointer
             if !sniffed {
                 sniffed = true
-                let first = try readRaw(atLeast: 8)
+                let first = try readRaw(atLeast: 14)
                 if let format = Self.foreignFormat(first) { throw ArchiveReaderError.foreignFormat(format) }
                 if first.count >= 3 && first[0] == 0x1F && first[1] == 0x8B && first[2] == 8 {  // gzip, deflate
                     gzip = try GzipDecoder(outputSize: inputBuffer.count)
                     firstBlock = first
-                } else if first.starts(with: Self.xzMagic) {
-                    xz = try XzDecoder(outputSize: inputBuffer.count, memoryLimit: Self.xzMemoryLimit)
+                } else if let format = LzmaDecoder.format(of: first) {
+                    lzma = try LzmaDecoder(format, outputSize: inputBuffer.count, memoryLimit: Self.lzmaMemoryLimit)
                     firstBlock = first
                 } else {
                     try windowCheck.feed(first)
@@ -359,8 +360,8 @@ public final class ArchiveReader {
             }
             if let gzip {
                 block = try gzip.read(pull: pull)
-            } else if let xz {
-                block = try xz.read(pull: pull)
+            } else if let lzma {
+                block = try lzma.read(pull: pull)
             } else {
                 block = try readRaw()
                 try windowCheck.feed(block)
@@ -377,13 +378,14 @@ public final class ArchiveReader {
             callbackError = ArchiveReaderError.badCompression(
                 filter: "gzip", offset: failure.inputOffset, reason: failure.reason)
             return -1
-        } catch let failure as XzDecoder.Failure {
+        } catch let failure as LzmaDecoder.Failure {
             let reason =
                 failure.memory.map {
                     "the stream asks for a \($0 >> 20) MiB decoding window; devicectl decodes at most "
                         + "\(DecoderWindowCheck.maximum >> 20) MiB (what its own highest levels need)"
                 } ?? failure.reason
-            callbackError = ArchiveReaderError.badCompression(filter: "xz", offset: failure.inputOffset, reason: reason)
+            callbackError = ArchiveReaderError.badCompression(
+                filter: lzma?.format.rawValue ?? "xz", offset: failure.inputOffset, reason: reason)
             return -1
         } catch {
             callbackError = error
@@ -420,11 +422,9 @@ public final class ArchiveReader {
         return UnsafeRawBufferPointer(start: inputBuffer.baseAddress, count: filled)
     }
 
-    /// An xz stream's first six bytes.
-    static let xzMagic: [UInt8] = [0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00]
-    /// The most memory the xz decoder may use: a dictionary as large as `DecoderWindowCheck.maximum` (what `xz -8`,
-    /// devicectl's highest xz level, writes) and the decoder's own state.
-    static let xzMemoryLimit = DecoderWindowCheck.maximum + (1 << 20)
+    /// The most memory the xz, lzip or lzma decoder may use: a dictionary as large as `DecoderWindowCheck.maximum`
+    /// (what `xz -8`, devicectl's highest xz level, writes) and the decoder's own state.
+    static let lzmaMemoryLimit = DecoderWindowCheck.maximum + (1 << 20)
 
     /// The archive format other than tar that `start` (the input's first bytes) begins with, if a common one.
     static func foreignFormat(_ start: UnsafeRawBufferPointer) -> String? {
@@ -438,10 +438,10 @@ public final class ArchiveReader {
     }
 
     /// At the end of libarchive's decompressed stream: the compressed input must end there too. libarchive stops
-    /// reading after the last bzip2, lz4 or compress stream without looking at what follows (gzip: GzipDecoder; xz:
-    /// XzDecoder).
+    /// reading after the last bzip2, lz4 or compress stream without looking at what follows (gzip: GzipDecoder; xz,
+    /// lzip and lzma: LzmaDecoder).
     private func checkInputEnded() throws {
-        guard gzip == nil, xz == nil, let decoder, let filter = filterNames.first else { return }
+        guard gzip == nil, lzma == nil, let decoder, let filter = filterNames.first else { return }
         let used = UInt64(max(0, archive_filter_bytes(decoder, -1)))
         var extra = inputBytes > used ? inputBytes - used : 0
         if extra == 0 { extra = UInt64(try readRaw().count) }

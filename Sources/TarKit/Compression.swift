@@ -16,7 +16,7 @@ public enum Compression: String, CaseIterable, Sendable {
 
     /// The compression levels the filter accepts (nil: no levels, i.e. `none`). zstd stops at 19 and xz at 8: above
     /// them the decoder needs a window over 32 MiB, more than devicectl's reader accepts (`DecoderWindowCheck`,
-    /// `XzDecoder`).
+    /// `LzmaDecoder`).
     public var levels: ClosedRange<Int>? {
         switch self {
         case .none: nil

@@ -4,8 +4,9 @@
 /// A zstd decoder keeps a window as large as the frame's header asks for, up to 128 MiB, so a small hostile archive
 /// could make every read cost that much memory. This check walks the raw compressed input as it is read and refuses
 /// a zstd frame whose window exceeds `maximum` before the decoder is given those bytes: frames are walked block by
-/// block without decoding (every frame's header is seen; skippable frames are skipped). xz is decoded by devicectl
-/// itself under the same limit (`XzDecoder`: its blocks cannot be found without decoding).
+/// block without decoding (every frame's header is seen; skippable frames are skipped). xz, lzip and lzma are decoded
+/// by devicectl itself under the same limit (`LzmaDecoder`: their blocks and members cannot be found without
+/// decoding).
 struct DecoderWindowCheck {
     /// The largest window accepted: what `backup` writes at its highest levels (xz 8: a 32 MiB dictionary; zstd: its
     /// 2 MiB frames, 8 MiB at level 19 in archives of one frame, as before 2026-12-03, and from `zstd -19`).

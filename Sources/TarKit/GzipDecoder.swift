@@ -19,11 +19,7 @@ final class GzipDecoder {
 
     private var stream = z_stream()
     private let output: UnsafeMutableRawBufferPointer
-    /// The raw block being inflated (owned by the source, valid until the next pull).
-    private var input = UnsafeRawBufferPointer(start: nil, count: 0)
-    /// Raw bytes consumed so far.
-    private var consumed: UInt64 = 0
-    private var inputEnded = false
+    private var input = DecoderInput()
     /// The current member ended (Z_STREAM_END); the next byte must start another member or be the end of input.
     private var betweenMembers = false
     private var finished = false
@@ -50,36 +46,32 @@ final class GzipDecoder {
     /// (empty at end of input); its bytes must stay valid until the next call of `pull`.
     func read(pull: () throws -> UnsafeRawBufferPointer) throws -> UnsafeRawBufferPointer {
         while !finished {
-            if input.isEmpty && !inputEnded {
-                input = try pull()
-                if input.isEmpty { inputEnded = true }
-            }
+            try input.refill(pull)
             if betweenMembers {
-                if input.isEmpty {
+                if input.bytes.isEmpty {
                     finished = true  // end of input right after a member: the stream is complete
                     break
                 }
                 // Another member must start here (gzip -d accepts concatenated members); anything else is data
                 // appended after the compressed stream.
-                guard input[0] == 0x1F else {
+                guard input.bytes[0] == 0x1F else {
                     throw Failure(
-                        reason: "data after the end of the gzip stream (\(input.count) or more bytes)",
-                        inputOffset: consumed)
+                        reason: "data after the end of the gzip stream (\(input.bytes.count) or more bytes)",
+                        inputOffset: input.consumed)
                 }
                 inflateReset(&stream)
                 betweenMembers = false
             }
-            if input.isEmpty {
-                throw Failure(reason: "the gzip stream is truncated (it ends inside a member)", inputOffset: consumed)
+            if input.bytes.isEmpty {
+                throw Failure(
+                    reason: "the gzip stream is truncated (it ends inside a member)", inputOffset: input.consumed)
             }
-            stream.next_in = UnsafeMutablePointer(mutating: input.baseAddress!.assumingMemoryBound(to: Bytef.self))
-            stream.avail_in = uInt(input.count)
+            stream.next_in = UnsafeMutablePointer(mutating: input.bytes.baseAddress!.assumingMemoryBound(to: Bytef.self))
+            stream.avail_in = uInt(input.bytes.count)
             stream.next_out = output.baseAddress!.assumingMemoryBound(to: Bytef.self)
             stream.avail_out = uInt(output.count)
             let status = inflate(&stream, Z_NO_FLUSH)
-            let used = input.count - Int(stream.avail_in)
-            consumed += UInt64(used)
-            input = UnsafeRawBufferPointer(rebasing: input[used...])
+            input.advance(by: input.bytes.count - Int(stream.avail_in))
             let produced = output.count - Int(stream.avail_out)
             switch status {
             case Z_OK, Z_BUF_ERROR:
@@ -88,7 +80,7 @@ final class GzipDecoder {
                 betweenMembers = true
             default:
                 let message = stream.msg.map { String(cString: $0) } ?? "error \(status)"
-                throw Failure(reason: "the gzip stream is damaged (zlib: \(message))", inputOffset: consumed)
+                throw Failure(reason: "the gzip stream is damaged (zlib: \(message))", inputOffset: input.consumed)
             }
             if produced > 0 { return UnsafeRawBufferPointer(start: output.baseAddress, count: produced) }
         }
