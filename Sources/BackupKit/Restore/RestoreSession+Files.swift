@@ -22,7 +22,7 @@ extension RestoreSession {
         }
         let mode = permissions(member)
         try pipeline.addFile(path, permissions: mode & 0o777, in: tree)
-        try digest?.reset()
+        try digests?.startFile()
         let sparseTail = try copyData(member, size: size, to: pipeline, collecting: &plistBytes)
         if let plist, let plistBytes, let problem = RestoreSession.plistProblem(plist, plistBytes, member: member) {
             throw RestoreError.refusedMember(member.path, reason: problem)
@@ -32,7 +32,7 @@ extension RestoreSession {
             .closeFile(
                 truncateTo: sparseTail ? size : nil, owner: try owner(member), chmod: chmod,
                 xattrs: try userXattrs(member, path, symlink: false), mtime: mtime(member)))
-        if let log, let digest { try log.append(path: path.bytes, size: size, digest: digest.finalize()) }
+        try digests?.logFile(path.bytes, size: size)
         report.counts.files += 1
         report.counts.bytes += size
     }
@@ -42,10 +42,10 @@ extension RestoreSession {
     func hashOnly(_ member: ArchiveReader.Member, _ path: MemberPath) throws {
         let size = UInt64(max(0, member.size))
         try reserve(size, for: member)  // counted too, so a skipped member cannot be a bomb either
-        try digest?.reset()
+        try digests?.startFile()
         var none: [UInt8]? = nil
         try copyData(member, size: size, to: nil, collecting: &none)
-        if let log, let digest { try log.append(path: path.bytes, size: size, digest: digest.finalize()) }
+        try digests?.logFile(path.bytes, size: size)
     }
 
     /// Reads the member's data blocks into the digest and (when given) the pipeline, by `MemberData`'s rules. Sparse
@@ -58,7 +58,7 @@ extension RestoreSession {
     ) throws -> Bool {
         do {
             return try MemberData.read(
-                member, size: size, from: reader, digest: digest, collecting: &collected,
+                member, size: size, from: reader, digest: digests?.file, collecting: &collected,
                 interruption: { () throws(RestoreError) in try checkInterruption() },
                 block: { bytes, offset in try pipeline?.addData(bytes, offset: offset) })
         } catch let problem as MemberData.Problem {

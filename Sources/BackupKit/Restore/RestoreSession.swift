@@ -14,11 +14,8 @@ final class RestoreSession {
     /// Writes file data and metadata on a second thread (created in `extractAll`).
     private(set) var pipeline: StagingPipeline?
     let options: RestoreOptions
-    /// Each file's digest (path, size, SHA-256) and the members digest, for the manifest's check; nil for a format
-    /// that carries no manifest (`FormatSource.carriesManifest`: MobileSync), whose data nothing would check.
-    let log: DigestLog?
-    let digest: SHA256Digest?
-    let memberDigest: Manifest.MemberDigest?
+    /// What the manifest's check compares; nil for a format that carries no manifest (MobileSync).
+    let digests: RestoreDigests?
     /// Bytes of file data the restore may still write.
     private(set) var byteBudget: UInt64
     let processUmask: mode_t
@@ -55,15 +52,7 @@ final class RestoreSession {
         tree = StagingTree(root: staging.directory, objectLimit: inodeLimit)
         // The reader refuses file data beyond the budget at the member's header, and a stream far beyond it.
         reader.limit = ExpansionLimit(dataBytes: byteBudget)
-        if reader.carriesManifest {
-            log = DigestLog(spillDirectory: staging.directory)
-            digest = try SHA256Digest()
-            memberDigest = try Manifest.MemberDigest()
-        } else {
-            log = nil
-            digest = nil
-            memberDigest = nil
-        }
+        digests = reader.carriesManifest ? try RestoreDigests(spillDirectory: staging.directory) : nil
         processUmask = RestoreSession.currentUmask()
         let stagingStatus = try staging.directory.status()
         creator =
@@ -108,7 +97,7 @@ final class RestoreSession {
                 manifestSeen = true
                 continue
             }
-            memberDigest?.add(member, path: path.bytes)
+            digests?.members.add(member, path: path.bytes)
             try apply(member, path, pipeline)
             if let progress = options.progress {
                 progress(
@@ -251,12 +240,12 @@ final class RestoreSession {
 
     private func readManifest() throws {
         // Only a format that carries a manifest has one (its source refuses the name otherwise).
-        guard let log, let memberDigest else {
+        guard let digests else {
             throw RestoreError.refusedMember(Manifest.memberName, reason: "a manifest in a format that has none")
         }
-        observed.memberCount = memberDigest.count
-        observed.memberDigest = memberDigest.hex
-        let check = try ManifestCheck(log: try log.reader(), observed: observed)
+        observed.memberCount = digests.members.count
+        observed.memberDigest = digests.members.hex
+        let check = try ManifestCheck(log: try digests.log.reader(), observed: observed)
         while let block = try reader.readBlock() {
             try checkInterruption()
             try check.feed(block.bytes)
