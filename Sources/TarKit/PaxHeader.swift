@@ -14,10 +14,13 @@ struct PaxHeader {
     private var records: [UInt8] = []
     /// A directory's name with its `/`, or a sparse member's placeholder name.
     private var name: [UInt8] = []
+    /// A numeric record's value as text (reused: a record costs no allocation).
+    private var value: [UInt8] = []
 
     init() {
         records.reserveCapacity(1024)
         name.reserveCapacity(256)
+        value.reserveCapacity(32)
     }
 
     /// Appends the header blocks of `entry` to `out`; returns the bytes of data that follow (a sparse member's map
@@ -28,7 +31,8 @@ struct PaxHeader {
         let type = Self.typeflag(entry)
         name += entry.path
         if type == UInt8(ascii: "5") && name.last != UInt8(ascii: "/") { name.append(UInt8(ascii: "/")) }
-        var binary = !Self.isUTF8(name) || !(entry.link.map(Self.isUTF8) ?? true)
+        let asciiName = Self.isASCII(name)
+        var binary = !(asciiName || Self.isUTF8(name)) || !(entry.link.map(Self.isUTF8) ?? true)
 
         // A sparse member: the ustar name is GNU's placeholder, the real name and size go in GNU.sparse.*.
         var sparseMap: [UInt8]?
@@ -64,7 +68,7 @@ struct PaxHeader {
         }
 
         // The name: in ustar's name (and prefix) when it is ASCII and fits, else in a pax `path`.
-        let split = Self.split(name)
+        let split = asciiName ? Self.split(name) : nil
         if split == nil { Self.appendRecord("path", name[...], to: &records) }
         var linkInPax = false
         if let link = entry.link, !(Self.isASCII(link) && link.count <= 100) {
@@ -72,11 +76,13 @@ struct PaxHeader {
             linkInPax = true
         }
         if entry.mtimeNanoseconds != 0 || entry.mtimeSeconds < 0 || entry.mtimeSeconds > Self.maxOctal11 {
-            Self.appendRecord("mtime", to: &records) { Self.appendTime(entry.mtimeSeconds, entry.mtimeNanoseconds, to: &$0) }
+            value.removeAll(keepingCapacity: true)
+            Self.appendTime(entry.mtimeSeconds, entry.mtimeNanoseconds, to: &value)
+            Self.appendRecord("mtime", value[...], to: &records)
         }
-        if size > UInt64(Self.maxOctal11) { Self.appendRecord("size", to: &records) { NumberText.appendDecimal(size, to: &$0) } }
-        if entry.uid > Self.maxOctal7 { Self.appendRecord("uid", to: &records) { NumberText.appendDecimal(UInt64(entry.uid), to: &$0) } }
-        if entry.gid > Self.maxOctal7 { Self.appendRecord("gid", to: &records) { NumberText.appendDecimal(UInt64(entry.gid), to: &$0) } }
+        if size > UInt64(Self.maxOctal11) { appendNumberRecord("size", size) }
+        if entry.uid > Self.maxOctal7 { appendNumberRecord("uid", UInt64(entry.uid)) }
+        if entry.gid > Self.maxOctal7 { appendNumberRecord("gid", UInt64(entry.gid)) }
         records += sparseRecords
         for attribute in entry.attributes {
             if !Self.isUTF8(attribute.name) { binary = true }
@@ -92,7 +98,7 @@ struct PaxHeader {
             let trimmed = name.last == UInt8(ascii: "/") ? name.dropLast() : name[...]
             let base = trimmed.lastIndex(of: UInt8(ascii: "/")).map { trimmed[($0 + 1)...] } ?? trimmed
             Self.appendUstar(
-                name: Array("PaxHeader/".utf8)[...], extra: base, prefix: [], mode: 0o644, uid: 0, gid: 0,
+                name: Self.extendedHeaderDirectory[...], extra: base, prefix: [], mode: 0o644, uid: 0, gid: 0,
                 size: UInt64(records.count), mtime: Self.clampedSeconds(entry.mtimeSeconds), type: UInt8(ascii: "x"),
                 link: [], to: &out)
             out += records
@@ -151,10 +157,10 @@ struct PaxHeader {
         }
     }
 
-    /// Where ustar's prefix ends when `path` is ASCII and fits (name at most 100 bytes, prefix at most 155, split at a
+    /// Where ustar's prefix ends when `path` (ASCII) fits (name at most 100 bytes, prefix at most 155, split at a
     /// `/`): 0 for a name alone; nil when a pax `path` must hold it.
     private static func split(_ path: [UInt8]) -> Int? {
-        guard isASCII(path), !path.isEmpty else { return nil }
+        guard !path.isEmpty else { return nil }
         if path.count <= 100 { return 0 }
         guard path.count <= 256 else { return nil }
         // The first `/` that leaves at most 100 bytes after it (a directory's own trailing `/` is part of the name).
@@ -164,8 +170,13 @@ struct PaxHeader {
         return nil
     }
 
+    /// No byte at or above 0x80 and no NUL (one pass without branches: names are checked twice a member).
     private static func isASCII(_ bytes: [UInt8]) -> Bool {
-        bytes.withUnsafeBufferPointer { buffer in !buffer.contains { $0 >= 0x80 || $0 == 0 } }
+        bytes.withUnsafeBufferPointer { buffer in
+            var bad: UInt8 = 0
+            for byte in buffer { bad |= (byte & 0x80) | (byte == 0 ? 1 : 0) }
+            return bad == 0
+        }
     }
 
     private static func isUTF8(_ bytes: [UInt8]) -> Bool {
@@ -178,12 +189,16 @@ struct PaxHeader {
         appendRecord(prefix: key, [], value: value, to: &out)
     }
 
-    /// A record whose value `body` appends (a number).
-    private static func appendRecord(_ key: StaticString, to out: inout [UInt8], _ body: (inout [UInt8]) -> Void) {
-        var value: [UInt8] = []
-        body(&value)
-        appendRecord(key, value[...], to: &out)
+    /// The record `key=number` in decimal.
+    private mutating func appendNumberRecord(_ key: StaticString, _ number: UInt64) {
+        value.removeAll(keepingCapacity: true)
+        NumberText.appendDecimal(number, to: &value)
+        Self.appendRecord(key, value[...], to: &records)
     }
+
+    /// The directory part of an extended header's name (`PaxHeader/<the member's last name>`).
+    private static let extendedHeaderDirectory = Array("PaxHeader/".utf8)
+    private static let ustarMagic = Array("ustar".utf8)
 
     /// The record `LENGTH <prefix><key>=value\n`.
     private static func appendRecord(
@@ -246,7 +261,7 @@ struct PaxHeader {
             octal(mtime, at: 136, width: 12)
             header[156] = type
             _ = put(link, at: 157, width: 100, ascii: linkPlaceholder)
-            for (index, byte) in "ustar".utf8.enumerated() { header[257 + index] = byte }
+            for index in 0..<ustarMagic.count { header[257 + index] = ustarMagic[index] }
             header[263] = UInt8(ascii: "0")
             header[264] = UInt8(ascii: "0")
             octal(0, at: 329, width: 8)
@@ -254,9 +269,9 @@ struct PaxHeader {
             _ = put(prefix, at: 345, width: 155)
             // The checksum: the header's bytes summed with its own field as spaces; six octal digits, NUL, space.
             for index in 148..<156 { header[index] = UInt8(ascii: " ") }
-            var sum: UInt64 = 0
-            for byte in header { sum += UInt64(byte) }
-            octal(sum, at: 148, width: 7)
+            var sum: UInt32 = 0
+            for index in 0..<block { sum &+= UInt32(header[index]) }
+            octal(UInt64(sum), at: 148, width: 7)
             header[154] = 0
             header[155] = UInt8(ascii: " ")
         }
