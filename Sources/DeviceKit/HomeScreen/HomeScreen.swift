@@ -1,5 +1,4 @@
 // HomeScreen: SpringBoard's home-screen layout (Library/SpringBoard/IconState.plist), kept whole.
-import CCrypto
 import Foundation
 import PropertyListKit
 
@@ -168,13 +167,7 @@ public struct HomeScreen: Sendable, Equatable {
     /// An upper-case UUID string derived from `seed` (SHA-256, version 4 bits set): the same old layout reads
     /// with the same identifiers every time.
     static func derivedUUID(_ seed: String) -> String {
-        let input = Array(seed.utf8)
-        var digest = [UInt8](repeating: 0, count: 32)
-        var length: UInt32 = 0
-        let ok = input.withUnsafeBytes { bytes in
-            EVP_Digest(bytes.baseAddress, bytes.count, &digest, &length, EVP_sha256(), nil)
-        }
-        precondition(ok == 1 && length == 32, "EVP_Digest(SHA-256) failed")
+        var digest = SHA256Hash.of(Array(seed.utf8))
         digest[6] = (digest[6] & 0x0F) | 0x40
         digest[8] = (digest[8] & 0x3F) | 0x80
         let bytes = Array(digest[0..<16])
