@@ -52,6 +52,13 @@ public final class HandOff<Item, Failure: Error>: @unchecked Sendable {
         return stopped ? nil : spare.removeLast()
     }
 
+    /// Whether the producer is waiting in `takeSpare` for the consumer to recycle an item (tests wait for this state).
+    public var producerIsWaiting: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return producerWaits
+    }
+
     /// Whether `takeSpare` would return at once (a spare is in the pool, or the hand-off stopped).
     public var hasSpare: Bool {
         condition.lock()

@@ -112,6 +112,59 @@ import Testing
         }
     }
 
+    @Test func byBacklogHashesOnTheReadingThreadWhileTheFormatterIsBehind() throws {
+        try withTemporaryDirectory { dir in
+            let tree = TreeBuilder(root: "\(dir)/src")
+            var generator = SystemRandomNumberGenerator()
+            // 2.4 MB in 300 files: more than the pipe's batches hold (8 of 128 KiB).
+            for index in 0..<300 {
+                try tree.file(
+                    String(format: "f%d/%03d.bin", index % 3, index),
+                    bytes: (0..<8192).map { _ in UInt8.random(in: 0...255, using: &generator) })
+            }
+            var archives: [[UInt8]] = []
+            for placement in [HashPlacement.formatter, .byBacklog] {
+                let archive = "\(dir)/\(placement).tar"
+                let held = Held()
+                // The formatting thread waits at its first batch until the reading thread, every batch full, waits
+                // for it: the next batch's files are then the reading thread's to hash.
+                let summary = try BackupEngine.backup(
+                    request(tree.root, archive), progress: nil, warning: { _ in }, afterRead: nil, hashing: placement,
+                    formatterGate: { pipe in
+                        guard held.first() else { return }
+                        let deadline = ProgressThrottle.now() + 30
+                        while !pipe.producerIsWaiting && ProgressThrottle.now() < deadline { usleep(1000) }
+                    })
+                if placement == .byBacklog {
+                    #expect(summary.filesHashedByReader > 0)
+                    #expect(summary.filesHashedByReader < 300)
+                } else {
+                    #expect(summary.filesHashedByReader == 0)
+                }
+                archives.append(Array(try Data(contentsOf: URL(fileURLWithPath: archive))))
+                for line in try TarTool.manifest(archive) where line["kind"] as? String == "file" {
+                    let path = line["path"] as! String
+                    let data = try Data(contentsOf: URL(fileURLWithPath: "\(tree.root)/\(path)"))
+                    #expect(line["sha256"] as? String == (try SHA256Digest.hex(of: Array(data))), "\(placement) \(path)")
+                }
+            }
+            #expect(archives[0] == archives[1])
+        }
+    }
+
+    /// True for the first call only (thread-safe).
+    private final class Held: @unchecked Sendable {
+        private let lock = ConditionVariable()
+        private var called = false
+        func first() -> Bool {
+            lock.lock()
+            defer { lock.unlock() }
+            if called { return false }
+            called = true
+            return true
+        }
+    }
+
     @Test func manifestSpillsToDiskAndFollowsArchiveOrder() throws {
         try withTemporaryDirectory { dir in
             let tree = TreeBuilder(root: "\(dir)/src")

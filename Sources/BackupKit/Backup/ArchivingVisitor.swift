@@ -17,6 +17,10 @@ final class ArchivingVisitor: TreeVisitor {
     /// Hashes every file, when this thread is the run's `HashPlacement`.
     private let digest: SHA256Digest
     private let hashesHere: Bool
+    /// Hashes the files it reads while the writing thread is behind (`HashPlacement.byBacklog`): decided when a batch
+    /// is taken (every batch was full and waiting: `writerBehind`), for the files that start in it.
+    private let hashesByBacklog: Bool
+    private var writerBehind = false
     private var batch: Batch?
     private var hardLinks = HardLinkTable()
     private var progress: ProgressThrottle
@@ -44,6 +48,7 @@ final class ArchivingVisitor: TreeVisitor {
         self.stored = stored
         self.pipe = pipe
         hashesHere = placement == .reader
+        hashesByBacklog = placement == .byBacklog
         do { digest = try SHA256Digest() } catch let error as DigestError { throw BackupError.digest(error) }
         self.progress = progress
         self.warn = warn
@@ -101,9 +106,12 @@ final class ArchivingVisitor: TreeVisitor {
         // Only a file with fewer blocks than its size needs is asked where its holes are: no call for the others.
         let regions = DataRegionMap.mayHaveHoles(status) ? try dataRegions(walked) : nil
         if regions != nil { tally.sparseBytes &+= status.size }
-        let flags = (hashesHere ? BatchRecord.readerHashed : 0) | (regions != nil ? BatchRecord.sparse : 0)
+        // By backlog: every batch is full and waiting for the writing thread, so this thread takes the file's hash.
+        let hashing = hashesHere || writerBehind
+        if hashing { tally.filesHashedByReader += 1 }
+        let flags = (hashing ? BatchRecord.readerHashed : 0) | (regions != nil ? BatchRecord.sparse : 0)
         let recordOffset = try append(.file, walked, link: nil, flags: flags, regions: regions?.regions)
-        try copyData(walked, recordOffset: recordOffset, hashing: hashesHere, regions: regions)
+        try copyData(walked, recordOffset: recordOffset, hashing: hashing, regions: regions)
         hardLinks.remember(device: status.device, inode: status.inode, name: walked.path.cString, links: status.linkCount)
         tally.counts.files += 1
         tally.counts.bytes += status.size
@@ -137,6 +145,7 @@ final class ArchivingVisitor: TreeVisitor {
         if let batch, batch.free >= bytes { return batch }
         if let batch { pipe.submit(batch) }
         batch = nil
+        if hashesByBacklog { writerBehind = !pipe.hasSpare }
         guard let fresh = pipe.takeEmpty() else { throw BackupError.output("the archive writer stopped") }
         fresh.reserve(bytes)
         batch = fresh

@@ -38,11 +38,12 @@ public enum BackupEngine {
 
     /// Test hooks: `afterRead` runs after each file's data is read, before its status is rechecked;
     /// `duringRead` after each read that leaves more of the file to read (path, bytes read so far);
-    /// `hashing` pins where SHA-256 runs (by default `HashPlacement.default`).
+    /// `hashing` pins where SHA-256 runs (by default `HashPlacement.forTar`); `formatterGate` runs on the formatting
+    /// thread before it drains each batch (a test holds the thread there).
     static func backup(
         _ request: BackupRequest, progress: ((BackupProgress) -> Void)?, warning: @escaping (String) -> Void,
         afterRead: ((String) -> Void)?, duringRead: ((String, UInt64) -> Void)? = nil, hashing: HashPlacement? = nil,
-        stored: ((StoredPath) -> Void)? = nil
+        stored: ((StoredPath) -> Void)? = nil, formatterGate: (@Sendable (BatchPipe) -> Void)? = nil
     ) throws -> BackupSummary {
         if request.format == .mobileSync {
             return try backupMobileSync(
@@ -82,7 +83,9 @@ public enum BackupEngine {
             let run = BackupRun(
                 request: request, deviceRoot: deviceRoot, header: header, spillDirectory: destination.spillDirectory,
                 ownArchives: ownArchives(output), progress: progress, warning: warning, afterRead: afterRead,
-                duringRead: duringRead, placement: hashing ?? .default, stored: stored)
+                duringRead: duringRead,
+                placement: hashing ?? .forTar(compression: request.compression, pinned: request.pinsThreads),
+                stored: stored, formatterGate: formatterGate)
             return try run.archive(into: sink) {
                 try stream?.finish()
                 try output?.commit()

@@ -27,6 +27,9 @@ public struct BackupRequest: Sendable {
     /// Whether and how the tree is counted (`BackupScanner`) so progress reports carry a total: worth it only
     /// when progress is shown.
     public var counting = BackupCounting.off
+    /// `DEVICECTL_THREADS=pinned`: every file is hashed on the formatting thread, never by backlog (see
+    /// `HashPlacement.forTar`), so a run's system calls and hashing fall on the same threads every time.
+    public var pinsThreads = false
 
     public init(
         root: String, output: BackupOutput, compression: Compression = .none, level: Int? = nil,

@@ -20,6 +20,8 @@ struct BackupRun {
     let placement: HashPlacement
     /// Receives each stored path (`backup -v`); nil: nothing is built per file.
     let stored: ((StoredPath) -> Void)?
+    /// Tests only: runs on the formatting thread before it drains each batch.
+    var formatterGate: (@Sendable (BatchPipe) -> Void)? = nil
 
     /// The count behind the progress reports' total, as `request.counting` asks.
     private func scanner(_ rules: ExclusionRules) -> BackupScanner? {
@@ -42,7 +44,7 @@ struct BackupRun {
             wakeAfter: BackupEngine.batchWake)
         let hasher = try FileHasher(manifest: manifest, hashes: placement != .nowhere)
         let members = try Manifest.MemberDigest()
-        let consumer = BatchConsumer(sink: sink, hasher: hasher, pipe: pipe, members: members)
+        let consumer = BatchConsumer(sink: sink, hasher: hasher, pipe: pipe, members: members, gate: formatterGate)
         let rules = ExclusionRules(deviceRoot: deviceRoot, patterns: request.patterns, engine: request.engine)
         let scanner = progress == nil ? nil : scanner(rules)
         defer { scanner?.stop() }
@@ -88,7 +90,7 @@ struct BackupRun {
             excludedDirectoriesByReason: tally.excludedDirectoriesByReason,
             archiveBytes: sink.bytesWritten,
             seconds: visitor.elapsed, warnings: visitor.warnings + sink.notes.count + (sparseNote == nil ? 0 : 1),
-            deviceRoot: deviceRoot)
+            deviceRoot: deviceRoot, filesHashedByReader: tally.filesHashedByReader)
     }
 
     /// A tar whose sparse files hold more (holes included) than a reader accepts by default says so: restore refuses

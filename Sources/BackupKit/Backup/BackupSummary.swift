@@ -20,4 +20,6 @@ public struct BackupSummary: Sendable, Equatable {
     public var warnings: Int
     /// Whether the tree was a device root (iOS rules applied).
     public var deviceRoot: Bool
+    /// Files the reading thread hashed (`HashPlacement.byBacklog` while the formatting thread was behind).
+    var filesHashedByReader: UInt64 = 0
 }

@@ -6,6 +6,8 @@ struct BackupTally {
     var counts = EntryCounts()
     /// The logical size of the files stored sparse (the readers' sparse cap: `TarKit.ArchiveReader.Options`).
     var sparseBytes: UInt64 = 0
+    /// Files the reading thread hashed.
+    var filesHashedByReader: UInt64 = 0
     /// Regular files excluded by their attributes or flags alone (no path rule), which `FileCounter` counts.
     var attributeExcludedFiles: UInt64 = 0
     var excludedEntries: UInt64 = 0

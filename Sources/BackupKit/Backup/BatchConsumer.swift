@@ -23,7 +23,14 @@ final class BatchConsumer<Sink: FormatSink>: @unchecked Sendable {
     /// The first failure; the pipe is cancelled when it is set.
     private(set) var error: Error?
 
-    init(sink: Sink, hasher: FileHasher, pipe: BatchPipe, members: Manifest.MemberDigest) {
+    /// Tests only: runs before each batch is drained, on the formatting thread, with the pipe.
+    private let gate: (@Sendable (BatchPipe) -> Void)?
+
+    init(
+        sink: Sink, hasher: FileHasher, pipe: BatchPipe, members: Manifest.MemberDigest,
+        gate: (@Sendable (BatchPipe) -> Void)? = nil
+    ) {
+        self.gate = gate
         self.sink = sink
         self.hasher = hasher
         self.pipe = pipe
@@ -43,6 +50,7 @@ final class BatchConsumer<Sink: FormatSink>: @unchecked Sendable {
 
     private func run() {
         while let batch = pipe.takeFull() {
+            gate?(pipe)
             guard consume(batch) else { return }
             pipe.recycle(batch)
         }

@@ -25,6 +25,12 @@ final class BatchPipe: @unchecked Sendable {
     /// An empty batch to fill; nil once the pipe is cancelled.
     func takeEmpty() -> Batch? { handOff.takeSpare() }
 
+    /// Whether `takeEmpty` would return at once: false while every batch is full and waiting for the consumer.
+    var hasSpare: Bool { handOff.hasSpare }
+
+    /// Whether the producer waits in `takeEmpty` for the consumer (tests wait for this state).
+    var producerIsWaiting: Bool { handOff.producerIsWaiting }
+
     /// Hands a filled batch to the consumer (or drains it here, inline, and returns it to the pool).
     func submit(_ batch: Batch) {
         guard handOff.submit(batch), let inline, let queued = handOff.next() else { return }

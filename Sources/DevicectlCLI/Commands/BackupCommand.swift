@@ -198,6 +198,7 @@ enum BackupCommand: Command {
         _ request: BackupRequest, archive: String, _ arguments: ParsedArguments, _ context: CommandContext
     ) throws -> BackupSummary {
         var request = request
+        request.pinsThreads = try context.pinsThreads()
         // Shown progress gets a percentage: the tree is counted alongside the backup on an idle core (first, with
         // DEVICECTL_THREADS=pinned).
         if context.showsProgress(arguments) { request.counting = try context.pinsThreads() ? .first : .alongside }

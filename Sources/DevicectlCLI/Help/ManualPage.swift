@@ -12,10 +12,11 @@ struct ManualPage {
         ("DEVICECTL_LOCK_TIMEOUT", "The longest wait, in seconds, for the device lock another devicectl holds; "
             + "--lock-timeout overrides it. Default: no limit."),
         ("DEVICECTL_THREADS", "pinned: a restore creates every file on its reading thread, so system calls come "
-            + "in the same order on every run (for fault injection), and a backup that shows progress counts its "
-            + "tree before it starts, so every report has the total. split (the default): a restore's writing "
-            + "thread creates the files, and a backup counts alongside itself on an idle core. Either way the "
-            + "threads' shares are fixed for the whole run."),
+            + "in the same order on every run (for fault injection), a backup hashes every file on its formatting "
+            + "thread, and a backup that shows progress counts its tree before it starts, so every report has the "
+            + "total. split (the default): a restore's writing thread creates the files and a backup's formatting "
+            + "thread hashes them, each handing work to the reading thread while it is behind, and a backup counts "
+            + "alongside itself on an idle core."),
     ]
 
     var text: String {
