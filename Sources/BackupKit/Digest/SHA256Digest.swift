@@ -1,5 +1,6 @@
 // SHA256Digest: incremental SHA-256 over OpenSSL's libcrypto (uses the CPU's SHA instructions).
 import CCrypto
+import DeviceKit
 import SystemKit
 
 /// An incremental SHA-256 computation owning one OpenSSL `SHA256_CTX`.
@@ -68,10 +69,8 @@ public final class SHA256Digest {
         try bytes.withUnsafeBytes { try hex(of: $0) }
     }
 
-    /// The SHA-256 of `buffer`, as 64 lowercase hex digits.
+    /// The SHA-256 of `buffer`, as 64 lowercase hex digits (DeviceKit's one-shot `SHA256Hash`).
     public static func hex(of buffer: UnsafeRawBufferPointer) throws -> String {
-        let digest = try SHA256Digest()
-        digest.update(buffer)
-        return digest.hex
+        Hex.encode(SHA256Hash.of(buffer))
     }
 }

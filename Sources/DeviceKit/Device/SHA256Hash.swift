@@ -8,10 +8,15 @@ import CCrypto
 public enum SHA256Hash {
     /// The 32-byte digest of `bytes`.
     public static func of(_ bytes: [UInt8]) -> [UInt8] {
+        bytes.withUnsafeBytes { of($0) }
+    }
+
+    /// The 32-byte digest of `buffer`.
+    public static func of(_ buffer: UnsafeRawBufferPointer) -> [UInt8] {
         var context = SHA256_CTX()
         var digest = [UInt8](repeating: 0, count: 32)
         _ = SHA256_Init(&context)
-        bytes.withUnsafeBytes { input in _ = SHA256_Update(&context, input.baseAddress, input.count) }
+        _ = SHA256_Update(&context, buffer.baseAddress, buffer.count)
         digest.withUnsafeMutableBufferPointer { output in _ = SHA256_Final(output.baseAddress, &context) }
         return digest
     }
