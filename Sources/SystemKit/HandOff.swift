@@ -59,6 +59,13 @@ public final class HandOff<Item, Failure: Error>: @unchecked Sendable {
         return producerWaits
     }
 
+    /// The spare items in the pool now: how many `takeSpare` calls would return at once.
+    public var spareCount: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return spare.count
+    }
+
     /// Whether `takeSpare` would return at once (a spare is in the pool, or the hand-off stopped).
     public var hasSpare: Bool {
         condition.lock()

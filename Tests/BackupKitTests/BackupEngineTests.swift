@@ -152,6 +152,38 @@ import Testing
         }
     }
 
+    /// While the formatting thread waits for a CPU, the reading thread hashes the files of every batch it takes with
+    /// a batch waiting beside the one being drained; otherwise only when every batch is full. No formatting thread
+    /// here: the batches stay queued (the tree fits in the pool), so the spares at each take are known exactly.
+    @Test(arguments: [false, true]) func byBacklogHashesWheneverABatchWaitsWhileTheFormatterWaitsForACPU(
+        contended: Bool
+    ) throws {
+        try withTemporaryDirectory { dir in
+            let tree = TreeBuilder(root: "\(dir)/src")
+            // 80 files of 8 KiB, about 700 KiB with their records: 6 of the pool's 8 batches of 128 KiB.
+            for index in 0..<80 {
+                try tree.file(String(format: "f/%03d.bin", index), bytes: [UInt8](repeating: UInt8(index), count: 8192))
+            }
+            let pipe = BatchPipe(count: BackupEngine.batchCount, size: BackupEngine.batchSize, wakeAfter: 1)
+            pipe.setFormatterContended(contended)
+            let visitor = try ArchivingVisitor(
+                pipe: pipe, progress: ProgressThrottle(nil), warn: { _ in }, placement: .byBacklog)
+            try TreeWalker(root: tree.root, rules: ExclusionRules(deviceRoot: false), visitor: visitor, ignoring: [])
+                .run()
+            visitor.finish()
+            let taken = BackupEngine.batchCount - pipe.spareCount
+            #expect(taken >= 5 && taken < BackupEngine.batchCount)
+            if contended {
+                // The first two batches' files are the formatter's (a spare beside each), every later one's the reader's.
+                #expect(visitor.tally.filesHashedByReader >= 40)
+                #expect(visitor.tally.filesHashedByReader < 80)
+            } else {
+                #expect(visitor.tally.filesHashedByReader == 0)
+            }
+            pipe.cancel()
+        }
+    }
+
     /// True for the first call only (thread-safe).
     private final class Held: @unchecked Sendable {
         private let lock = ConditionVariable()

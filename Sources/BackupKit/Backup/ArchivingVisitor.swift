@@ -18,7 +18,8 @@ final class ArchivingVisitor: TreeVisitor {
     private let digest: SHA256Digest
     private let hashesHere: Bool
     /// Hashes the files it reads while the writing thread is behind (`HashPlacement.byBacklog`): decided when a batch
-    /// is taken (every batch was full and waiting: `writerBehind`), for the files that start in it.
+    /// is taken (`writerBehind`: every batch was full and waiting; while the formatting thread shares a core, a batch
+    /// was waiting beside the one it drains), for the files that start in it.
     private let hashesByBacklog: Bool
     private var writerBehind = false
     private var batch: Batch?
@@ -145,7 +146,11 @@ final class ArchivingVisitor: TreeVisitor {
         if let batch, batch.free >= bytes { return batch }
         if let batch { pipe.submit(batch) }
         batch = nil
-        if hashesByBacklog { writerBehind = !pipe.hasSpare }
+        if hashesByBacklog {
+            // Behind: every batch is full and waiting; or, while the formatting thread waits for a CPU (it shares a
+            // core: its drains are slow, and this thread's time is the cheaper), a batch waits beside the one it drains.
+            writerBehind = pipe.formatterIsContended ? pipe.spareCount < pipe.count - 1 : !pipe.hasSpare
+        }
         guard let fresh = pipe.takeEmpty() else { throw BackupError.output("the archive writer stopped") }
         fresh.reserve(bytes)
         batch = fresh

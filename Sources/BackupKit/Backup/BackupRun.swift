@@ -44,7 +44,9 @@ struct BackupRun {
             wakeAfter: BackupEngine.batchWake)
         let hasher = try FileHasher(manifest: manifest, hashes: placement != .nowhere)
         let members = try Manifest.MemberDigest()
-        let consumer = BatchConsumer(sink: sink, hasher: hasher, pipe: pipe, members: members, gate: formatterGate)
+        let consumer = BatchConsumer(
+            sink: sink, hasher: hasher, pipe: pipe, members: members, gate: formatterGate,
+            watchesRunQueue: placement == .byBacklog)
         let rules = ExclusionRules(deviceRoot: deviceRoot, patterns: request.patterns, engine: request.engine)
         let scanner = progress == nil ? nil : scanner(rules)
         defer { scanner?.stop() }

@@ -23,23 +23,30 @@ final class BatchConsumer<Sink: FormatSink>: @unchecked Sendable {
     /// The first failure; the pipe is cancelled when it is set.
     private(set) var error: Error?
 
-    /// Tests only: runs before each batch is drained, on the formatting thread, with the pipe.
+    /// Tests only: runs before each batch is drained, on the formatting thread, with the pipe. With a gate the
+    /// formatting thread does not watch its run-queue delay: the test sets the pipe's contention itself.
     private let gate: (@Sendable (BatchPipe) -> Void)?
+    /// Watches this thread's run-queue delay (`RunQueueDelay`) every `watchInterval` batches and tells the pipe
+    /// (`HashPlacement.byBacklog`, without a gate).
+    private let watchesRunQueue: Bool
+    static var watchInterval: Int { 16 }
 
     init(
         sink: Sink, hasher: FileHasher, pipe: BatchPipe, members: Manifest.MemberDigest,
-        gate: (@Sendable (BatchPipe) -> Void)? = nil
+        gate: (@Sendable (BatchPipe) -> Void)? = nil, watchesRunQueue: Bool = false
     ) {
         self.gate = gate
+        self.watchesRunQueue = watchesRunQueue && gate == nil
         self.sink = sink
         self.hasher = hasher
         self.pipe = pipe
         self.members = members
     }
 
-    /// Starts the writing thread.
+    /// Starts the writing thread, kept off the reading thread's CPU when it watches its run queue (see
+    /// `BatchPipe.startConsumer(spreading:)`).
     func start() throws(SystemError) {
-        try pipe.startConsumer { [self] in run() }
+        try pipe.startConsumer(spreading: watchesRunQueue) { [self] in run() }
     }
 
     /// Formats on the reading thread instead, as it hands over each batch: for a compressed backup, whose
@@ -49,10 +56,16 @@ final class BatchConsumer<Sink: FormatSink>: @unchecked Sendable {
     }
 
     private func run() {
+        var delay = watchesRunQueue ? RunQueueDelay() : nil
+        var drained = 0
         while let batch = pipe.takeFull() {
             gate?(pipe)
             guard consume(batch) else { return }
             pipe.recycle(batch)
+            drained &+= 1
+            if drained % Self.watchInterval == 0, let contended = delay?.contended() {
+                pipe.setFormatterContended(contended)
+            }
         }
     }
 

@@ -1,4 +1,6 @@
 // BatchPipe: a fixed pool of byte batches passed from the reading thread to the writing thread.
+import CSupport
+import Synchronization
 import SystemKit
 
 /// The backup's batches on SystemKit's `HandOff` (bounded, ordered; memory stays at `count × size` bytes),
@@ -10,6 +12,9 @@ import SystemKit
 final class BatchPipe: @unchecked Sendable {
     private let handOff: HandOff<Batch, Never>
     let count: Int
+    /// Whether the formatting thread waits for a CPU while it could run (it shares a core): set by the formatting
+    /// thread (`RunQueueDelay`), read by the reading thread when it decides where to hash (`HashPlacement.byBacklog`).
+    private let formatterWaitsForCPU = Atomic<Bool>(false)
     /// Set by `drainInline`: the consumer, called on the producer's thread (then no thread waits here).
     private var inline: ((Batch) -> Void)?
     /// The formatting thread, when there is one (joined by `waitForConsumer`).
@@ -27,6 +32,12 @@ final class BatchPipe: @unchecked Sendable {
 
     /// Whether `takeEmpty` would return at once: false while every batch is full and waiting for the consumer.
     var hasSpare: Bool { handOff.hasSpare }
+
+    /// The batches free to fill now (the pool's `count` while the consumer holds none).
+    var spareCount: Int { handOff.spareCount }
+
+    /// Whether the formatting thread waited for a CPU over its last interval (see `RunQueueDelay`).
+    var formatterIsContended: Bool { formatterWaitsForCPU.load(ordering: .relaxed) }
 
     /// Whether the producer waits in `takeEmpty` for the consumer (tests wait for this state).
     var producerIsWaiting: Bool { handOff.producerIsWaiting }
@@ -48,9 +59,21 @@ final class BatchPipe: @unchecked Sendable {
 
     // MARK: - Consumer
 
-    /// Starts the consumer thread (1 MiB of stack), which loops on `takeFull` and `recycle`.
-    func startConsumer(_ body: @escaping @Sendable () -> Void) throws(SystemError) {
-        worker = try WorkerThread(stackSize: 1 << 20, body)
+    /// Starts the consumer thread (1 MiB of stack), which loops on `takeFull` and `recycle`. `spreading`: the
+    /// consumer keeps off the CPU the calling (reading) thread runs on now, when it may run on two or more (best
+    /// effort). Two threads of a pipeline that hand batches to each other look like one task to the scheduler, which
+    /// keeps both on one core while the other core runs a busy process; apart, each gets a core or a share of one.
+    func startConsumer(spreading: Bool = false, _ body: @escaping @Sendable () -> Void) throws(SystemError) {
+        let avoided = spreading ? csupport_current_cpu() : -1
+        worker = try WorkerThread(stackSize: 1 << 20) {
+            if avoided >= 0 { _ = csupport_avoid_cpu(avoided) }
+            body()
+        }
+    }
+
+    /// Records whether the formatting thread waited for a CPU over its last interval (on that thread).
+    func setFormatterContended(_ contended: Bool) {
+        formatterWaitsForCPU.store(contended, ordering: .relaxed)
     }
 
     /// The next filled batch, in submission order; nil when finished and drained, or cancelled.

@@ -21,4 +21,18 @@ int csupport_syncfs(int fd);
 /// errno set.
 int csupport_run_when_idle(void);
 
+/// The CPU the calling thread runs on now (sched_getcpu), or -1.
+int csupport_current_cpu(void);
+
+/// Removes `cpu` from the calling thread's allowed CPUs when the thread may run on two CPUs or more, `cpu` among
+/// them. Returns 1 when the set changed, 0 when it was left
+/// (a single allowed CPU, or `cpu` not in the set), -1 with errno set when a call failed.
+int csupport_avoid_cpu(int cpu);
+
+/// Whether the calling thread may run on `cpu`: 1 or 0 (0 also when the call fails).
+int csupport_cpu_allowed(int cpu);
+
+/// Restricts the calling thread to `cpu` alone (tests: two threads sharing one CPU). Returns 0, or -1 with errno.
+int csupport_pin_to_cpu(int cpu);
+
 #endif

@@ -15,8 +15,8 @@ struct ManualPage {
             + "in the same order on every run (for fault injection), a backup hashes every file on its formatting "
             + "thread, and a backup that shows progress counts its tree before it starts, so every report has the "
             + "total. split (the default): a restore's writing thread creates the files and a backup's formatting "
-            + "thread hashes them, each handing work to the reading thread while it is behind, and a backup counts "
-            + "alongside itself on an idle core."),
+            + "thread hashes them, each handing work to the reading thread while it is behind (or, for a backup, while "
+            + "it shares a core with another process), and a backup counts alongside itself on an idle core."),
     ]
 
     var text: String {

@@ -1,0 +1,146 @@
+// RunQueueDelayTests: schedstat parsing, the quarter rule, a thread sharing its CPU with a busy one, and
+// csupport_avoid_cpu (the formatting thread keeping off the reading thread's CPU).
+import CSupport
+import Glibc
+import SystemKit
+import Testing
+
+@Suite struct RunQueueDelayTests {
+    private func parse(_ text: String) -> (run: UInt64, wait: UInt64)? {
+        Array(text.utf8).withUnsafeBytes { RunQueueDelay.parse($0) }
+    }
+
+    @Test func parsesTheKernelsThreeFields() {
+        #expect(parse("0 110655 1\n").map { [$0.run, $0.wait] } == [0, 110_655])
+        #expect(parse("123456789012 987654321 42\n").map { [$0.run, $0.wait] } == [123_456_789_012, 987_654_321])
+        #expect(parse("5 6").map { [$0.run, $0.wait] } == [5, 6])
+        #expect(parse("") == nil)
+        #expect(parse("12\n") == nil)
+        #expect(parse("1 x 3\n") == nil)
+        #expect(parse("-1 2 3\n") == nil)
+        #expect(parse("99999999999999999999999 1 1\n") == nil)
+    }
+
+    @Test func waitingMoreThanAQuarterOfTheWantedTimeIsContention() {
+        #expect(!RunQueueDelay.isContended(run: 0, wait: 0))
+        #expect(!RunQueueDelay.isContended(run: 1_000_000, wait: 0))
+        #expect(!RunQueueDelay.isContended(run: 3_000_000, wait: 1_000_000))
+        #expect(RunQueueDelay.isContended(run: 3_000_000, wait: 1_000_001))
+        #expect(RunQueueDelay.isContended(run: 1_000_000, wait: 1_000_000))
+        #expect(!RunQueueDelay.isContended(run: UInt64.max, wait: 1))
+    }
+
+    /// A thread pinned to one CPU beside a busy thread pinned there too waits about half the time it wants: contended.
+    /// Both spin until the watched thread has run 50 ms (the kernel's own count), a deadline of 30 s.
+    @Test func aThreadSharingItsCPUWithABusyOneIsContended() throws {
+        try #require(access("/proc/thread-self/schedstat", R_OK) == 0, "this kernel keeps no sched_info")
+        let cpu = csupport_current_cpu()
+        try #require(cpu >= 0)
+        let stop = Flag()
+        let busy = try WorkerThread {
+            _ = Self.pin(to: cpu)
+            while !stop.isSet {}
+        }
+        let answer = Answer()
+        let watched = try WorkerThread {
+            guard Self.pin(to: cpu) else { return }
+            var delay = RunQueueDelay()
+            let deadline = Self.seconds() + 30
+            let start = Self.runNanoseconds()
+            while Self.runNanoseconds() - start < 50_000_000 && Self.seconds() < deadline {}
+            answer.set(delay.contended())
+        }
+        watched.join()
+        stop.set()
+        busy.join()
+        #expect(answer.value == true)
+    }
+
+    @Test func avoidingACPURemovesItOnlyWhenAnotherIsAllowed() throws {
+        let answer = Answer2()
+        let thread = try WorkerThread {
+            let before = Self.allowed()
+            let avoided = before.first ?? 0
+            let changed = csupport_avoid_cpu(Int32(avoided))
+            answer.set(before: before, changed: changed, after: Self.allowed(), avoided: avoided)
+        }
+        thread.join()
+        let (before, changed, after, avoided) = answer.value!
+        if before.count >= 2 {
+            #expect(changed == 1)
+            #expect(after == before.filter { $0 != avoided })
+        } else {
+            #expect(changed == 0)
+            #expect(after == before)
+        }
+        #expect(csupport_avoid_cpu(-1) == 0)
+    }
+
+    // MARK: - Helpers
+
+    private static func pin(to cpu: Int32) -> Bool {
+        csupport_pin_to_cpu(cpu) == 0
+    }
+
+    /// The CPUs the calling thread may run on (of the first 1024).
+    private static func allowed() -> [Int] {
+        (0..<1024).filter { csupport_cpu_allowed(Int32($0)) == 1 }
+    }
+
+    private static func seconds() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+
+    private static func runNanoseconds() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
+        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+    }
+
+    private final class Flag: @unchecked Sendable {
+        private let lock = ConditionVariable()
+        private var set_ = false
+        var isSet: Bool {
+            lock.lock()
+            defer { lock.unlock() }
+            return set_
+        }
+        func set() {
+            lock.lock()
+            set_ = true
+            lock.unlock()
+        }
+    }
+
+    private final class Answer: @unchecked Sendable {
+        private let lock = ConditionVariable()
+        private var stored: Bool?
+        var value: Bool? {
+            lock.lock()
+            defer { lock.unlock() }
+            return stored
+        }
+        func set(_ value: Bool) {
+            lock.lock()
+            stored = value
+            lock.unlock()
+        }
+    }
+
+    private final class Answer2: @unchecked Sendable {
+        private let lock = ConditionVariable()
+        private var stored: ([Int], Int32, [Int], Int)?
+        var value: ([Int], Int32, [Int], Int)? {
+            lock.lock()
+            defer { lock.unlock() }
+            return stored
+        }
+        func set(before: [Int], changed: Int32, after: [Int], avoided: Int) {
+            lock.lock()
+            stored = (before, changed, after, avoided)
+            lock.unlock()
+        }
+    }
+}
