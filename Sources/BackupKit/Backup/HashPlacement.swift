@@ -11,7 +11,9 @@ enum HashPlacement: Sendable, Equatable {
     /// Either, batch by batch: the formatting thread, unless every batch was full and waiting for it when the reading
     /// thread took the batch a file starts in; then the reading thread hashes that file (a digest record follows its
     /// data). Balanced trees (the bench tree: both threads equally busy) see no difference; a million small files,
-    /// where writing the archive makes the formatting thread the slower one, do (see `forTar`).
+    /// where writing the archive makes the formatting thread the slower one, do (see `forTar`). The formatting
+    /// thread also keeps off the reading thread's CPU and, while it waits for a CPU (`RunQueueDelay`: it shares a core
+    /// with another process), the reading thread hashes whenever a batch waits beside the one being drained.
     case byBacklog
     /// Nowhere: the format keeps no devicectl manifest, so no file digest is used (an encrypted MobileSync backup,
     /// whose manifest would list every path in the clear). The manifest's lines still count the files; their digests
