@@ -36,33 +36,33 @@ import Testing
         try #require(access("/proc/thread-self/schedstat", R_OK) == 0, "this kernel keeps no sched_info")
         let cpu = csupport_current_cpu()
         try #require(cpu >= 0)
-        let stop = Flag()
+        let stop = Locked(false)
         let busy = try WorkerThread {
             _ = Self.pin(to: cpu)
-            while !stop.isSet {}
+            while !stop.value {}
         }
-        let answer = Answer()
+        let answer = Locked<Bool?>(nil)
         let watched = try WorkerThread {
             guard Self.pin(to: cpu) else { return }
             var delay = RunQueueDelay()
             let deadline = Self.seconds() + 30
             let start = Self.runNanoseconds()
             while Self.runNanoseconds() - start < 50_000_000 && Self.seconds() < deadline {}
-            answer.set(delay.contended())
+            answer.value = delay.contended()
         }
         watched.join()
-        stop.set()
+        stop.value = true
         busy.join()
         #expect(answer.value == true)
     }
 
     @Test func avoidingACPURemovesItOnlyWhenAnotherIsAllowed() throws {
-        let answer = Answer2()
+        let answer = Locked<([Int], Int32, [Int], Int)?>(nil)
         let thread = try WorkerThread {
             let before = Self.allowed()
             let avoided = before.first ?? 0
             let changed = csupport_avoid_cpu(Int32(avoided))
-            answer.set(before: before, changed: changed, after: Self.allowed(), avoided: avoided)
+            answer.value = (before, changed, Self.allowed(), avoided)
         }
         thread.join()
         let (before, changed, after, avoided) = answer.value!
@@ -99,48 +99,22 @@ import Testing
         return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
     }
 
-    private final class Flag: @unchecked Sendable {
+    /// A value shared between the test and its threads, behind a lock.
+    private final class Locked<Value>: @unchecked Sendable {
         private let lock = ConditionVariable()
-        private var set_ = false
-        var isSet: Bool {
-            lock.lock()
-            defer { lock.unlock() }
-            return set_
-        }
-        func set() {
-            lock.lock()
-            set_ = true
-            lock.unlock()
-        }
-    }
-
-    private final class Answer: @unchecked Sendable {
-        private let lock = ConditionVariable()
-        private var stored: Bool?
-        var value: Bool? {
-            lock.lock()
-            defer { lock.unlock() }
-            return stored
-        }
-        func set(_ value: Bool) {
-            lock.lock()
-            stored = value
-            lock.unlock()
-        }
-    }
-
-    private final class Answer2: @unchecked Sendable {
-        private let lock = ConditionVariable()
-        private var stored: ([Int], Int32, [Int], Int)?
-        var value: ([Int], Int32, [Int], Int)? {
-            lock.lock()
-            defer { lock.unlock() }
-            return stored
-        }
-        func set(before: [Int], changed: Int32, after: [Int], avoided: Int) {
-            lock.lock()
-            stored = (before, changed, after, avoided)
-            lock.unlock()
+        private var stored: Value
+        init(_ value: Value) { stored = value }
+        var value: Value {
+            get {
+                lock.lock()
+                defer { lock.unlock() }
+                return stored
+            }
+            set {
+                lock.lock()
+                stored = newValue
+                lock.unlock()
+            }
         }
     }
 }

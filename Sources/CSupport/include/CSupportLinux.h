@@ -29,7 +29,7 @@ int csupport_current_cpu(void);
 /// (a single allowed CPU, or `cpu` not in the set), -1 with errno set when a call failed.
 int csupport_avoid_cpu(int cpu);
 
-/// Whether the calling thread may run on `cpu`: 1 or 0 (0 also when the call fails).
+/// Whether the calling thread may run on `cpu`: 1 or 0 (0 also when the call fails). Tests read affinity with it.
 int csupport_cpu_allowed(int cpu);
 
 /// Restricts the calling thread to `cpu` alone (tests: two threads sharing one CPU). Returns 0, or -1 with errno.
