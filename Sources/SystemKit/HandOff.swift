@@ -25,6 +25,9 @@ public final class HandOff<Item, Failure: Error>: @unchecked Sendable {
     private var storedFailure: Failure?
     private var consumerWaits = false
     private var producerWaits = false
+    /// Nanoseconds each side has spent asleep waiting for the other (`waited`).
+    private var producerWaited: UInt64 = 0
+    private var consumerWaited: UInt64 = 0
     private let wakeAfter: Int
     /// Items in the pool.
     public let capacity: Int
@@ -43,11 +46,15 @@ public final class HandOff<Item, Failure: Error>: @unchecked Sendable {
     public func takeSpare() -> Item? {
         condition.lock()
         defer { condition.unlock() }
-        while spare.isEmpty && !stopped {
-            producerWaits = true
-            if consumerWaits && !ready.isEmpty { condition.broadcast() }
-            condition.wait()
-            producerWaits = false
+        if spare.isEmpty && !stopped {
+            let start = MonotonicClock.nanoseconds()
+            while spare.isEmpty && !stopped {
+                producerWaits = true
+                if consumerWaits && !ready.isEmpty { condition.broadcast() }
+                condition.wait()
+                producerWaits = false
+            }
+            producerWaited &+= MonotonicClock.nanoseconds() &- start
         }
         return stopped ? nil : spare.removeLast()
     }
@@ -59,11 +66,26 @@ public final class HandOff<Item, Failure: Error>: @unchecked Sendable {
         return producerWaits
     }
 
+    /// Whether the consumer is waiting in `next` for the producer to submit an item (tests wait for this state).
+    public var consumerIsWaiting: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return consumerWaits
+    }
+
     /// The spare items in the pool now: how many `takeSpare` calls would return at once.
     public var spareCount: Int {
         condition.lock()
         defer { condition.unlock() }
         return spare.count
+    }
+
+    /// Nanoseconds each side has spent asleep so far: the producer in `takeSpare` waiting for a spare (the consumer is
+    /// the slower side then), the consumer in `next` waiting for an item (the producer is).
+    public var waited: (producer: UInt64, consumer: UInt64) {
+        condition.lock()
+        defer { condition.unlock() }
+        return (producerWaited, consumerWaited)
     }
 
     /// Whether `takeSpare` would return at once (a spare is in the pool, or the hand-off stopped).
@@ -113,11 +135,15 @@ public final class HandOff<Item, Failure: Error>: @unchecked Sendable {
     public func next() -> Item? {
         condition.lock()
         defer { condition.unlock() }
-        while ready.isEmpty && !closed && !stopped {
-            consumerWaits = true
-            if producerWaits { condition.broadcast() }
-            condition.wait()
-            consumerWaits = false
+        if ready.isEmpty && !closed && !stopped {
+            let start = MonotonicClock.nanoseconds()
+            while ready.isEmpty && !closed && !stopped {
+                consumerWaits = true
+                if producerWaits { condition.broadcast() }
+                condition.wait()
+                consumerWaits = false
+            }
+            consumerWaited &+= MonotonicClock.nanoseconds() &- start
         }
         if stopped || ready.isEmpty { return nil }
         return ready.removeFirst()

@@ -152,6 +152,45 @@ import Testing
         }
     }
 
+    /// A formatting thread that is the slower at every batch (held 3 ms a batch): the reading
+    /// thread sleeps on it, so its share (`HashShare`) grows until it hashes nearly every file. The backlog rule alone
+    /// hashes about one batch in four here (the reader is woken with four spares and finds none left at the fourth).
+    @Test func byBacklogTheReadersShareGrowsWhileItWaitsForTheFormatter() throws {
+        try withTemporaryDirectory { dir in
+            let tree = TreeBuilder(root: "\(dir)/src")
+            // 1,200 files of 16 KiB: about 150 of the pipe's batches of 128 KiB.
+            for index in 0..<1200 {
+                try tree.file(
+                    String(format: "f%d/%04d.bin", index % 4, index),
+                    bytes: [UInt8](repeating: UInt8(truncatingIfNeeded: index), count: 16384))
+            }
+            var archives: [[UInt8]] = []
+            for placement in [HashPlacement.formatter, .byBacklog] {
+                let archive = "\(dir)/\(placement).tar"
+                // 3 ms a batch on the formatting thread: filling one from tmpfs takes the reader well under that.
+                let slow: @Sendable (BatchPipe) -> Void = { _ in
+                    let start = MonotonicClock.nanoseconds()
+                    while MonotonicClock.nanoseconds() &- start < 3_000_000 {}
+                }
+                let summary = try BackupEngine.backup(
+                    request(tree.root, archive), progress: nil, warning: { _ in }, afterRead: nil, hashing: placement,
+                    formatterGate: placement == .formatter ? nil : slow)
+                if placement == .byBacklog {
+                    #expect(summary.filesHashedByReader > 720, "\(summary.filesHashedByReader) of 1200")
+                } else {
+                    #expect(summary.filesHashedByReader == 0)
+                }
+                archives.append(Array(try Data(contentsOf: URL(fileURLWithPath: archive))))
+                for line in try TarTool.manifest(archive) where line["kind"] as? String == "file" {
+                    let path = line["path"] as! String
+                    let data = try Data(contentsOf: URL(fileURLWithPath: "\(tree.root)/\(path)"))
+                    #expect(line["sha256"] as? String == (try SHA256Digest.hex(of: Array(data))), "\(placement) \(path)")
+                }
+            }
+            #expect(archives[0] == archives[1])
+        }
+    }
+
     /// While the formatting thread waits for a CPU, the reading thread hashes the files of every batch it takes with
     /// a batch waiting beside the one being drained; otherwise only when every batch is full. No formatting thread
     /// here: the batches stay queued (the tree fits in the pool), so the spares at each take are known exactly.

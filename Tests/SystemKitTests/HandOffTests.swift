@@ -112,6 +112,50 @@ private final class Seen: @unchecked Sendable {
         #expect(!handOff.submit(only))
     }
 
+    /// Spins until `nanoseconds` have passed on the monotonic clock (a span the other thread is known to sleep
+    /// through, not a sleep before an assertion).
+    private func spin(_ nanoseconds: UInt64) {
+        let start = MonotonicClock.nanoseconds()
+        while MonotonicClock.nanoseconds() &- start < nanoseconds {}
+    }
+
+    /// Waits until `condition` holds, with a 30 s deadline.
+    private func waitUntil(_ condition: () -> Bool) throws {
+        let deadline = MonotonicClock.seconds() + 30
+        while !condition() {
+            guard MonotonicClock.seconds() < deadline else { throw Stop(code: 408) }
+            sched_yield()
+        }
+    }
+
+    @Test func waitedCountsTheProducersSleepAndNotTheConsumers() throws {
+        let handOff = HandOff<Slot, Stop>(items: pool(1))
+        let only = try #require(handOff.takeSpare())
+        handOff.submit(only)
+        let producer = try WorkerThread { _ = handOff.takeSpare() }
+        try waitUntil { handOff.producerIsWaiting }
+        spin(20_000_000)  // the producer sleeps through all of this
+        let item = try #require(handOff.next())  // ready: no wait
+        handOff.recycle(item)
+        producer.join()
+        #expect(handOff.waited.producer >= 20_000_000)
+        #expect(handOff.waited.consumer == 0)
+    }
+
+    @Test func waitedCountsTheConsumersSleepAndNotTheProducers() throws {
+        let handOff = HandOff<Slot, Stop>(items: pool(2))
+        let consumer = try WorkerThread {
+            if let item = handOff.next() { handOff.recycle(item) }
+        }
+        try waitUntil { handOff.consumerIsWaiting }
+        spin(20_000_000)  // the consumer sleeps through all of this
+        let item = try #require(handOff.takeSpare())  // spare: no wait
+        handOff.submit(item)
+        consumer.join()
+        #expect(handOff.waited.consumer >= 20_000_000)
+        #expect(handOff.waited.producer == 0)
+    }
+
     @Test func cancelWakesAWaitingConsumerAndDropsQueuedItems() throws {
         let handOff = HandOff<Slot, Stop>(items: pool(2), wakeAfter: 2)
         let seen = Seen()

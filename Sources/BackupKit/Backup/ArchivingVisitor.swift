@@ -19,9 +19,12 @@ final class ArchivingVisitor: TreeVisitor {
     private let hashesHere: Bool
     /// Hashes the files it reads while the writing thread is behind (`HashPlacement.byBacklog`): decided when a batch
     /// is taken (`writerBehind`: every batch was full and waiting; while the formatting thread shares a core, a batch
-    /// was waiting beside the one it drains), for the files that start in it.
+    /// was waiting beside the one it drains), for the files that start in it; and its `share` of the others.
     private let hashesByBacklog: Bool
     private var writerBehind = false
+    /// The share of files this thread hashes besides (`HashPlacement.byBacklog`), from the threads' waits.
+    private var share = HashShare()
+    private var batchesTaken = 0
     private var batch: Batch?
     private var hardLinks = HardLinkTable()
     private var progress: ProgressThrottle
@@ -107,8 +110,9 @@ final class ArchivingVisitor: TreeVisitor {
         // Only a file with fewer blocks than its size needs is asked where its holes are: no call for the others.
         let regions = DataRegionMap.mayHaveHoles(status) ? try dataRegions(walked) : nil
         if regions != nil { tally.sparseBytes &+= status.size }
-        // By backlog: every batch is full and waiting for the writing thread, so this thread takes the file's hash.
-        let hashing = hashesHere || writerBehind
+        // By backlog: every batch is full and waiting for the writing thread, so this thread takes the file's hash;
+        // and besides, its share of the files, where the threads wait on each other alike.
+        let hashing = hashesHere || writerBehind || (hashesByBacklog && share.readerHashesNext())
         if hashing { tally.filesHashedByReader += 1 }
         let flags = (hashing ? BatchRecord.readerHashed : 0) | (regions != nil ? BatchRecord.sparse : 0)
         let recordOffset = try append(.file, walked, link: nil, flags: flags, regions: regions?.regions)
@@ -150,6 +154,12 @@ final class ArchivingVisitor: TreeVisitor {
             // Behind: every batch is full and waiting; or, while the formatting thread waits for a CPU (it shares a
             // core: its drains are slow, and this thread's time is the cheaper), a batch waits beside the one it drains.
             writerBehind = pipe.formatterIsContended ? pipe.spareCount < pipe.count - 1 : !pipe.hasSpare
+            batchesTaken += 1
+            if batchesTaken % HashShare.interval == 0 {
+                let waited = pipe.waited
+                share.observe(
+                    time: MonotonicClock.nanoseconds(), readerWaited: waited.reader, formatterWaited: waited.formatter)
+            }
         }
         guard let fresh = pipe.takeEmpty() else { throw BackupError.output("the archive writer stopped") }
         fresh.reserve(bytes)

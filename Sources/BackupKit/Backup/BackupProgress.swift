@@ -1,5 +1,6 @@
 // BackupProgress: what the engine reports while it runs (for a progress bar), at most ~10 times a second.
 import Glibc
+import SystemKit
 
 /// A snapshot of a running backup.
 public struct BackupProgress: Sendable {
@@ -69,9 +70,5 @@ struct ProgressThrottle {
             counting: scanner != nil && total == nil)
     }
 
-    static func now() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-    }
+    static func now() -> Double { MonotonicClock.seconds() }
 }

@@ -36,6 +36,13 @@ final class BatchPipe: @unchecked Sendable {
     /// The batches free to fill now (the pool's `count` while the consumer holds none).
     var spareCount: Int { handOff.spareCount }
 
+    /// Nanoseconds each thread has slept so far waiting for the other: the reader in `takeEmpty`, the formatter in
+    /// `takeFull` (see `HashShare`).
+    var waited: (reader: UInt64, formatter: UInt64) {
+        let waited = handOff.waited
+        return (waited.producer, waited.consumer)
+    }
+
     /// Whether the formatting thread waited for a CPU over its last interval (see `RunQueueDelay`).
     var formatterIsContended: Bool { formatterWaitsForCPU.load(ordering: .relaxed) }
 

@@ -8,12 +8,14 @@ enum HashPlacement: Sendable, Equatable {
     case reader
     /// The formatting thread (`BatchConsumer`), as it drains each batch.
     case formatter
-    /// Either, batch by batch: the formatting thread, unless every batch was full and waiting for it when the reading
-    /// thread took the batch a file starts in; then the reading thread hashes that file (a digest record follows its
-    /// data). Balanced trees (the bench tree: both threads equally busy) see no difference; a million small files,
-    /// where writing the archive makes the formatting thread the slower one, do (see `forTar`). The formatting
-    /// thread also keeps off the reading thread's CPU and, while it waits for a CPU (`RunQueueDelay`: it shares a core
-    /// with another process), the reading thread hashes whenever a batch waits beside the one being drained.
+    /// Either, file by file: the reading thread hashes a share of the files (`HashShare`: kept where both threads
+    /// sleep on each other alike, from none at the start), and every file that starts in a batch it took while every
+    /// batch was full and waiting; the formatting thread the rest (a digest record follows a file the reader hashed).
+    /// Which thread is the slower differs by machine and tree: on an Intel Xeon the formatter was, for the bench tree
+    /// (the share settled near 0.6, 8-12% faster than the backlog rule alone); on an AMD EPYC both were about equally
+    /// busy; with a million small files writing the archive makes the formatter the slower one (see `forTar`). The
+    /// formatting thread also keeps off the reading thread's CPU and, while it waits for a CPU (`RunQueueDelay`: it
+    /// shares a core with another process), the reading thread hashes whenever a batch waits beside the one drained.
     case byBacklog
     /// Nowhere: the format keeps no devicectl manifest, so no file digest is used (an encrypted MobileSync backup,
     /// whose manifest would list every path in the clear). The manifest's lines still count the files; their digests

@@ -300,11 +300,7 @@ final class RestoreSession {
     }
 
     /// CLOCK_MONOTONIC in seconds (a vDSO read, no syscall).
-    static func monotonicSeconds() -> Double {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-    }
+    static func monotonicSeconds() -> Double { MonotonicClock.seconds() }
 
     /// The process umask, read without changing it (other threads may be creating files).
     static func currentUmask() -> mode_t {

@@ -1,0 +1,20 @@
+// MonotonicClock: the one reader of CLOCK_MONOTONIC (a vDSO read, no system call).
+import CSupport
+import Glibc
+
+/// Time since an arbitrary fixed point, never going back: for intervals (progress, waits), not for dates.
+public enum MonotonicClock {
+    /// Now, in nanoseconds.
+    public static func nanoseconds() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return UInt64(now.tv_sec) &* 1_000_000_000 &+ UInt64(now.tv_nsec)
+    }
+
+    /// Now, in seconds.
+    public static func seconds() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+}
