@@ -142,11 +142,7 @@ import Testing
                     #expect(summary.filesHashedByReader == 0)
                 }
                 archives.append(Array(try Data(contentsOf: URL(fileURLWithPath: archive))))
-                for line in try TarTool.manifest(archive) where line["kind"] as? String == "file" {
-                    let path = line["path"] as! String
-                    let data = try Data(contentsOf: URL(fileURLWithPath: "\(tree.root)/\(path)"))
-                    #expect(line["sha256"] as? String == (try SHA256Digest.hex(of: Array(data))), "\(placement) \(path)")
-                }
+                try expectDigestsMatch(archive, root: tree.root, "\(placement)")
             }
             #expect(archives[0] == archives[1])
         }
@@ -181,11 +177,7 @@ import Testing
                     #expect(summary.filesHashedByReader == 0)
                 }
                 archives.append(Array(try Data(contentsOf: URL(fileURLWithPath: archive))))
-                for line in try TarTool.manifest(archive) where line["kind"] as? String == "file" {
-                    let path = line["path"] as! String
-                    let data = try Data(contentsOf: URL(fileURLWithPath: "\(tree.root)/\(path)"))
-                    #expect(line["sha256"] as? String == (try SHA256Digest.hex(of: Array(data))), "\(placement) \(path)")
-                }
+                try expectDigestsMatch(archive, root: tree.root, "\(placement)")
             }
             #expect(archives[0] == archives[1])
         }
@@ -220,6 +212,15 @@ import Testing
                 #expect(visitor.tally.filesHashedByReader == 0)
             }
             pipe.cancel()
+        }
+    }
+
+    /// Every file line of `archive`'s manifest has the SHA-256 of the file under `root` (whichever thread hashed it).
+    private func expectDigestsMatch(_ archive: String, root: String, _ label: String) throws {
+        for line in try TarTool.manifest(archive) where line["kind"] as? String == "file" {
+            let path = line["path"] as! String
+            let data = try Data(contentsOf: URL(fileURLWithPath: "\(root)/\(path)"))
+            #expect(line["sha256"] as? String == (try SHA256Digest.hex(of: Array(data))), "\(label) \(path)")
         }
     }
 

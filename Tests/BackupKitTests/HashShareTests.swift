@@ -32,24 +32,24 @@ import Testing
 
     @Test func theShareStaysBetweenNoneAndAll() {
         var share = HashShare()
-        var time: UInt64 = 0, reader: UInt64 = 0, formatter: UInt64 = 0
-        share.observe(time: time, readerWaited: reader, formatterWaited: formatter)
-        for _ in 0..<10 {
-            time += 1000
-            reader += 1000
-            share.observe(time: time, readerWaited: reader, formatterWaited: formatter)
+        var time: UInt64 = 0, waited = (reader: UInt64(0), formatter: UInt64(0))
+        share.observe(time: time, readerWaited: 0, formatterWaited: 0)
+        // Ten intervals in which one thread sleeps throughout.
+        func intervals(readerSleeps: Bool) {
+            for _ in 0..<10 {
+                time += 1000
+                if readerSleeps { waited.reader += 1000 } else { waited.formatter += 1000 }
+                share.observe(time: time, readerWaited: waited.reader, formatterWaited: waited.formatter)
+            }
         }
+        intervals(readerSleeps: true)
         #expect(share.fraction == 1)
         #expect(taken(&share, of: 50) == 50)
-        for _ in 0..<10 {
-            time += 1000
-            formatter += 1000
-            share.observe(time: time, readerWaited: reader, formatterWaited: formatter)
-        }
+        intervals(readerSleeps: false)
         #expect(share.fraction == 0)
         #expect(taken(&share, of: 50) == 0)
         // A clock that did not advance changes nothing.
-        share.observe(time: time, readerWaited: reader + 5000, formatterWaited: formatter)
+        share.observe(time: time, readerWaited: waited.reader + 5000, formatterWaited: waited.formatter)
         #expect(share.fraction == 0)
     }
 

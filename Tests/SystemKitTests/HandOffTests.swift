@@ -128,32 +128,29 @@ private final class Seen: @unchecked Sendable {
         }
     }
 
-    @Test func waitedCountsTheProducersSleepAndNotTheConsumers() throws {
-        let handOff = HandOff<Slot, Stop>(items: pool(1))
-        let only = try #require(handOff.takeSpare())
-        handOff.submit(only)
-        let producer = try WorkerThread { _ = handOff.takeSpare() }
-        try waitUntil { handOff.producerIsWaiting }
-        spin(20_000_000)  // the producer sleeps through all of this
-        let item = try #require(handOff.next())  // ready: no wait
-        handOff.recycle(item)
-        producer.join()
-        #expect(handOff.waited.producer >= 20_000_000)
-        #expect(handOff.waited.consumer == 0)
-    }
-
-    @Test func waitedCountsTheConsumersSleepAndNotTheProducers() throws {
-        let handOff = HandOff<Slot, Stop>(items: pool(2))
-        let consumer = try WorkerThread {
-            if let item = handOff.next() { handOff.recycle(item) }
+    /// The side that sleeps on the other (20 ms at least: the test spins that long once it sees it asleep) is counted,
+    /// the side that found an item at once is not.
+    @Test(arguments: [true, false]) func waitedCountsOnlyTheSideThatSlept(producerSleeps: Bool) throws {
+        let handOff = HandOff<Slot, Stop>(items: pool(producerSleeps ? 1 : 2))
+        if producerSleeps { handOff.submit(try #require(handOff.takeSpare())) }  // the pool's only item queued
+        let sleeper = try WorkerThread {
+            if producerSleeps {
+                _ = handOff.takeSpare()
+            } else if let item = handOff.next() {
+                handOff.recycle(item)
+            }
         }
-        try waitUntil { handOff.consumerIsWaiting }
-        spin(20_000_000)  // the consumer sleeps through all of this
-        let item = try #require(handOff.takeSpare())  // spare: no wait
-        handOff.submit(item)
-        consumer.join()
-        #expect(handOff.waited.consumer >= 20_000_000)
-        #expect(handOff.waited.producer == 0)
+        try waitUntil { producerSleeps ? handOff.producerIsWaiting : handOff.consumerIsWaiting }
+        spin(20_000_000)
+        if producerSleeps {
+            handOff.recycle(try #require(handOff.next()))  // ready: no wait
+        } else {
+            handOff.submit(try #require(handOff.takeSpare()))  // spare: no wait
+        }
+        sleeper.join()
+        let waited = handOff.waited
+        #expect((producerSleeps ? waited.producer : waited.consumer) >= 20_000_000)
+        #expect((producerSleeps ? waited.consumer : waited.producer) == 0)
     }
 
     @Test func cancelWakesAWaitingConsumerAndDropsQueuedItems() throws {
