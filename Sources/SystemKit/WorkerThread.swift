@@ -9,16 +9,24 @@ public struct WorkerThread: ~Copyable {
 
     /// Starts `body` on a new thread with a stack of `stackSize` bytes (nil: the default). `whenIdle`: the thread
     /// runs under SCHED_IDLE, only on a core no other thread wants (best effort: a kernel that refuses leaves it
-    /// at the normal policy).
+    /// at the normal policy). `offCallersCPU`: the thread keeps off the CPU the calling thread runs on now, when it
+    /// may run on two or more (best effort). Two threads of a pipeline that hand batches to each other look like one
+    /// task to the scheduler, which often keeps both on one core while the other idles (perf `--sample-cpu`: a
+    /// restore's and a list's two threads, every sample but a few percent on one CPU) or runs a busy process.
     /// - Throws: `SystemError` for `pthread_create` (then `body` never runs).
     public init(
-        stackSize: Int? = nil, whenIdle: Bool = false, _ body: @escaping @Sendable () -> Void
+        stackSize: Int? = nil, whenIdle: Bool = false, offCallersCPU: Bool = false,
+        _ body: @escaping @Sendable () -> Void
     ) throws(SystemError) {
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)
         defer { pthread_attr_destroy(&attributes) }
         if let stackSize { pthread_attr_setstacksize(&attributes, stackSize) }
-        let work = whenIdle ? Work { _ = csupport_run_when_idle(); body() } : Work(body)
+        let avoided = offCallersCPU ? csupport_current_cpu() : -1
+        let work =
+            whenIdle
+            ? Work { _ = csupport_run_when_idle(); body() }
+            : avoided >= 0 ? Work { _ = csupport_avoid_cpu(avoided); body() } : Work(body)
         let context = Unmanaged.passRetained(work).toOpaque()
         var thread = pthread_t()
         let status = pthread_create(

@@ -76,6 +76,25 @@ import Testing
         #expect(csupport_avoid_cpu(-1) == 0)
     }
 
+    /// `WorkerThread(offCallersCPU:)` starts the thread off the CPU its creator runs on when it may run on two or more
+    /// (a restore's writer, a backup's formatter). The creator's CPU is read before and after the start: a creator
+    /// that moved in between is tried again.
+    @Test func aWorkerStartedOffItsCallersCPUMayNotRunThere() throws {
+        let deadline = Self.seconds() + 30
+        while Self.seconds() < deadline {
+            let answer = Locked<[Int]?>(nil)
+            let before = Int(csupport_current_cpu())
+            let thread = try WorkerThread(offCallersCPU: true) { answer.value = Self.allowed() }
+            let after = Int(csupport_current_cpu())
+            thread.join()
+            guard before == after else { continue }
+            let mine = Self.allowed()
+            #expect(answer.value == (mine.count >= 2 ? mine.filter { $0 != before } : mine))
+            return
+        }
+        Issue.record("the creating thread moved between CPUs at every try for 30 s")
+    }
+
     // MARK: - Helpers
 
     private static func pin(to cpu: Int32) -> Bool {

@@ -1,5 +1,4 @@
 // BatchPipe: a fixed pool of byte batches passed from the reading thread to the writing thread.
-import CSupport
 import Synchronization
 import SystemKit
 
@@ -71,11 +70,7 @@ final class BatchPipe: @unchecked Sendable {
     /// effort). Two threads of a pipeline that hand batches to each other look like one task to the scheduler, which
     /// keeps both on one core while the other core runs a busy process; apart, each gets a core or a share of one.
     func startConsumer(spreading: Bool = false, _ body: @escaping @Sendable () -> Void) throws(SystemError) {
-        let avoided = spreading ? csupport_current_cpu() : -1
-        worker = try WorkerThread(stackSize: 1 << 20) {
-            if avoided >= 0 { _ = csupport_avoid_cpu(avoided) }
-            body()
-        }
+        worker = try WorkerThread(stackSize: 1 << 20, offCallersCPU: spreading, body)
     }
 
     /// Records whether the formatting thread waited for a CPU over its last interval (on that thread).

@@ -45,7 +45,8 @@ final class StagingPipeline: @unchecked Sendable {
         self.creation = creation
         self.writerGate = writerGate
         do {
-            worker = try WorkerThread { [self] in run() }
+            // Off the reader's CPU (unless pinned): both threads on one core ran a restore at its CPU time.
+            worker = try WorkerThread(offCallersCPU: creation == .writer) { [self] in run() }
         } catch {
             // No second thread: fail the first submission instead of hanging.
             handOff.fail(error)
