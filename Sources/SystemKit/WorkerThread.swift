@@ -23,10 +23,11 @@ public struct WorkerThread: ~Copyable {
         defer { pthread_attr_destroy(&attributes) }
         if let stackSize { pthread_attr_setstacksize(&attributes, stackSize) }
         let avoided = offCallersCPU ? csupport_current_cpu() : -1
-        let work =
-            whenIdle
-            ? Work { _ = csupport_run_when_idle(); body() }
-            : avoided >= 0 ? Work { _ = csupport_avoid_cpu(avoided); body() } : Work(body)
+        let work = Work {
+            if whenIdle { _ = csupport_run_when_idle() }
+            if avoided >= 0 { _ = csupport_avoid_cpu(avoided) }
+            body()
+        }
         let context = Unmanaged.passRetained(work).toOpaque()
         var thread = pthread_t()
         let status = pthread_create(

@@ -132,8 +132,8 @@ import Testing
                     request(tree.root, archive), progress: nil, warning: { _ in }, afterRead: nil, hashing: placement,
                     formatterGate: { pipe in
                         guard held.first() else { return }
-                        let deadline = ProgressThrottle.now() + 30
-                        while !pipe.producerIsWaiting && ProgressThrottle.now() < deadline { usleep(1000) }
+                        let deadline = MonotonicClock.seconds() + 30
+                        while !pipe.producerIsWaiting && MonotonicClock.seconds() < deadline { usleep(1000) }
                     })
                 if placement == .byBacklog {
                     #expect(summary.filesHashedByReader > 0)

@@ -45,9 +45,9 @@ import Testing
         let watched = try WorkerThread {
             guard Self.pin(to: cpu) else { return }
             var delay = RunQueueDelay()
-            let deadline = Self.seconds() + 30
+            let deadline = MonotonicClock.seconds() + 30
             let start = Self.runNanoseconds()
-            while Self.runNanoseconds() - start < 50_000_000 && Self.seconds() < deadline {}
+            while Self.runNanoseconds() - start < 50_000_000 && MonotonicClock.seconds() < deadline {}
             answer.value = delay.contended()
         }
         watched.join()
@@ -80,8 +80,8 @@ import Testing
     /// (a restore's writer, a backup's formatter). The creator's CPU is read before and after the start: a creator
     /// that moved in between is tried again.
     @Test func aWorkerStartedOffItsCallersCPUMayNotRunThere() throws {
-        let deadline = Self.seconds() + 30
-        while Self.seconds() < deadline {
+        let deadline = MonotonicClock.seconds() + 30
+        while MonotonicClock.seconds() < deadline {
             let answer = Locked<[Int]?>(nil)
             let before = Int(csupport_current_cpu())
             let thread = try WorkerThread(offCallersCPU: true) { answer.value = Self.allowed() }
@@ -104,12 +104,6 @@ import Testing
     /// The CPUs the calling thread may run on (of the first 1024).
     private static func allowed() -> [Int] {
         (0..<1024).filter { csupport_cpu_allowed(Int32($0)) == 1 }
-    }
-
-    private static func seconds() -> Double {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
 
     private static func runNanoseconds() -> UInt64 {

@@ -159,7 +159,7 @@ public enum BackupEngine {
         warning: @escaping (String) -> Void, stored: ((StoredPath) -> Void)? = nil
     ) throws -> BackupSummary {
         try checkRoot(root)
-        let start = ProgressThrottle.now()
+        let start = MonotonicClock.seconds()
         let deviceRoot = Device.isDevice(at: root)
         let visitor = DryRunVisitor(report: excluded, warn: warning, stored: stored)
         let rules = ExclusionRules(deviceRoot: deviceRoot, patterns: patterns, engine: engine)
@@ -170,7 +170,7 @@ public enum BackupEngine {
         return BackupSummary(
             counts: tally.counts, excluded: tally.excluded, excludedDirectories: tally.excludedDirectories,
             excludedDirectoriesByReason: tally.excludedDirectoriesByReason, archiveBytes: 0,
-            seconds: ProgressThrottle.now() - start, warnings: visitor.warnings, deviceRoot: deviceRoot)
+            seconds: MonotonicClock.seconds() - start, warnings: visitor.warnings, deviceRoot: deviceRoot)
     }
 
     static func checkRoot(_ root: String) throws {

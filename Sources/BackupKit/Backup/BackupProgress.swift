@@ -42,16 +42,16 @@ struct ProgressThrottle {
     init(_ report: ((BackupProgress) -> Void)?, scanner: BackupScanner? = nil) {
         self.report = report
         self.scanner = scanner
-        start = Self.now()
+        start = MonotonicClock.seconds()
         last = start
     }
 
     /// Seconds since the start.
-    var elapsed: Double { Self.now() - start }
+    var elapsed: Double { MonotonicClock.seconds() - start }
 
     mutating func tick(files: UInt64, bytes: UInt64, counted: UInt64) {
         guard let report else { return }
-        let now = Self.now()
+        let now = MonotonicClock.seconds()
         guard now - last >= interval else { return }
         last = now
         report(snapshot(files: files, bytes: bytes, counted: counted, seconds: now - start, finished: false))
@@ -69,6 +69,4 @@ struct ProgressThrottle {
             files: files, bytes: bytes, counted: counted, seconds: seconds, finished: finished, total: total,
             counting: scanner != nil && total == nil)
     }
-
-    static func now() -> Double { MonotonicClock.seconds() }
 }

@@ -100,7 +100,7 @@ final class ListReadAhead: @unchecked Sendable {
     private func handOverIfDue() {
         guard let waiting = batch,
             waiting.members.count >= Self.batchMembers
-                || RestoreSession.monotonicSeconds() - batchStarted >= Self.batchSeconds
+                || MonotonicClock.seconds() - batchStarted >= Self.batchSeconds
         else { return }
         handOver()
     }
@@ -114,7 +114,7 @@ final class ListReadAhead: @unchecked Sendable {
     }
 
     private func read() {
-        started = RestoreSession.monotonicSeconds()
+        started = MonotonicClock.seconds()
         defer {
             handOver()
             handOff.close()
@@ -124,7 +124,7 @@ final class ListReadAhead: @unchecked Sendable {
                 if batch == nil {
                     guard let spare = handOff.takeSpare() else { return }  // cancelled
                     batch = spare
-                    batchStarted = RestoreSession.monotonicSeconds()
+                    batchStarted = MonotonicClock.seconds()
                 }
                 batch!.members.append(member)
                 if member.kind == .regular {

@@ -30,7 +30,7 @@ final class RestoreSession {
     var targetExclusions = TargetExclusions.none
     private(set) var skippedByTarget: [UInt64] = []
     private var manifestSeen = false
-    private let started = RestoreSession.monotonicSeconds()
+    private let started = MonotonicClock.seconds()
 
     static let deviceLocal = Array(DeviceLayout.deviceLocal.utf8)
     static let manifestName = Array(Manifest.memberName.utf8)
@@ -298,9 +298,6 @@ final class RestoreSession {
         if let creator, member.uid == Int64(creator.uid), member.gid == Int64(creator.gid) { return nil }
         return StagingOwner(uid: uid_t(member.uid), gid: gid_t(member.gid))
     }
-
-    /// CLOCK_MONOTONIC in seconds (a vDSO read, no syscall).
-    static func monotonicSeconds() -> Double { MonotonicClock.seconds() }
 
     /// The process umask, read without changing it (other threads may be creating files).
     static func currentUmask() -> mode_t {

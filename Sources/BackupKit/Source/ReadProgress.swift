@@ -1,4 +1,5 @@
 // ReadProgress: running counts of a backup being read (restore, verify, list), for a progress display.
+import SystemKit
 
 /// What a restore, a verify or a listing has read so far.
 public struct ReadProgress: Sendable {
@@ -23,12 +24,12 @@ public struct ReadProgress: Sendable {
         self.total = total
     }
 
-    /// The counts of a read of `source` started at `started` (`RestoreSession.monotonicSeconds()`), now.
+    /// The counts of a read of `source` started at `started` (`MonotonicClock.seconds()`), now.
     init(files: UInt64, bytes: UInt64, of source: any FormatSource, since started: Double) {
         let position = source.progressPosition
         self.init(
             files: files, bytes: bytes, archiveBytes: source.inputBytes,
-            seconds: RestoreSession.monotonicSeconds() - started, done: position.done, total: position.total)
+            seconds: MonotonicClock.seconds() - started, done: position.done, total: position.total)
     }
 
     /// The share read (0...1), when the total is known.

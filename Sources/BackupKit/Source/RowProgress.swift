@@ -1,10 +1,11 @@
 // RowProgress: progress over a MobileSync backup's rows, for verify and list (a restore's comes from its source).
+import SystemKit
 
 /// Reports a `ReadProgress` per row taken, its position the rows so far of Manifest.db's count.
 struct RowProgress {
     private let report: ((ReadProgress) -> Void)?
     private let total: UInt64?
-    private let started = RestoreSession.monotonicSeconds()
+    private let started = MonotonicClock.seconds()
     private var rows: UInt64 = 0
 
     /// Counts `source`'s rows when there is someone to `report` to.
@@ -19,7 +20,7 @@ struct RowProgress {
         rows += 1
         report(
             ReadProgress(
-                files: files, bytes: bytes, archiveBytes: bytes, seconds: RestoreSession.monotonicSeconds() - started,
+                files: files, bytes: bytes, archiveBytes: bytes, seconds: MonotonicClock.seconds() - started,
                 done: rows, total: total))
     }
 }

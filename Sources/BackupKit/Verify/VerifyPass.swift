@@ -17,7 +17,7 @@ final class VerifyPass {
     private var observed = ManifestCheck.Observed()
     private var manifestSeen = false
     private let progress: ((ReadProgress) -> Void)?
-    private let started = RestoreSession.monotonicSeconds()
+    private let started = MonotonicClock.seconds()
 
     init(
         reader: any FormatSource, problemLimit: Int, interruption: @escaping @Sendable () -> Int32?,

@@ -3,6 +3,7 @@
 // cannot be cancelled from outside. Softer limits are checked by the fuzzer itself (time per case).
 import Foundation
 import Glibc
+import SystemKit
 
 /// Watches the case in progress from a background thread.
 final class FuzzWatchdog: @unchecked Sendable {
@@ -21,11 +22,7 @@ final class FuzzWatchdog: @unchecked Sendable {
     }
 
     /// Monotonic seconds.
-    static func now() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-    }
+    static func now() -> Double { MonotonicClock.seconds() }
 
     /// Writes a line to the test process's standard error (unbuffered, so it survives an abort).
     static func report(_ line: String) {
