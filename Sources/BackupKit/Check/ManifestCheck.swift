@@ -39,6 +39,11 @@ final class ManifestCheck {
     private var header: Manifest.Header?
     private var totals: Manifest.Totals?
     private var members: Manifest.Members?
+    /// Where the manifest's grammar stands, tested first for every line: the header, then file lines up to the
+    /// totals, then the members line, then nothing. (Testing the optionals above instead read each out of this
+    /// class: a copy of the header, a retain and a release of each of its strings and arrays, every line.)
+    private enum Section { case header, files, afterTotals, end }
+    private var section = Section.header
     private var pending: (path: [UInt8], size: UInt64, digest: [UInt8])?
     private var fileLines: UInt64 = 0
     private var fileBytes: UInt64 = 0
@@ -119,9 +124,15 @@ final class ManifestCheck {
 
     private func line(_ bytes: ArraySlice<UInt8>) throws {
         lineNumber += 1
-        if members != nil {
+        if section == .end {
             throw RestoreError.badManifest(
                 .malformed("line \(lineNumber): a line after the members line (it must be last)"))
+        }
+        // Most lines are file lines in devicectl's own spelling, where file lines belong: read without the enum.
+        if section == .files, let file = ManifestLine.devicectlFileFields(bytes) {
+            hashLine(bytes)
+            try fileLine(file)
+            return
         }
         // A blank line (only spaces, tabs, CRs) starts with one of them: no need to scan every line for it.
         let blank = { (byte: UInt8) in byte == 0x20 || byte == 0x0D || byte == 0x09 }
@@ -136,7 +147,7 @@ final class ManifestCheck {
             throw RestoreError.badManifest(.unparsable(line: lineNumber, error))
         }
         if case .members = parsed {} else { hashLine(bytes) }
-        if header == nil {
+        if section == .header {
             guard case .header(let value) = parsed else {
                 throw RestoreError.badManifest(.malformed("line \(lineNumber) is not the header"))
             }
@@ -151,21 +162,18 @@ final class ManifestCheck {
             }
             try checkHeader(value)
             header = value
+            section = .files
             return
-        }
-        if totals != nil, case .file = parsed {
-            throw RestoreError.badManifest(.malformed("line \(lineNumber): a file line after the totals"))
         }
         switch parsed {
         case .header: throw RestoreError.badManifest(.malformed("line \(lineNumber): a second header"))
         case .file(let path, let size, let digest):
-            fileLines += 1
-            fileBytes &+= size
-            let current = (path: path, size: size, digest: digest)
-            if let previous = pending { try compare(previous, next: current) }
-            pending = current
+            guard section == .files else {
+                throw RestoreError.badManifest(.malformed("line \(lineNumber): a file line after the totals"))
+            }
+            try fileLine((path, size, digest))
         case .members(let value):
-            guard totals != nil else {
+            guard section == .afterTotals else {
                 throw RestoreError.badManifest(
                     .malformed("line \(lineNumber): the members line comes before the totals"))
             }
@@ -175,17 +183,28 @@ final class ManifestCheck {
                     "the manifest's own bytes differ from its members line's manifestSha256 (the manifest was altered)")
             }
             members = value
-            return
+            section = .end
         case .totals(let value):
-            guard totals == nil else {
+            guard section == .files else {
                 throw RestoreError.badManifest(.malformed("line \(lineNumber): a second totals line"))
             }
             totals = value
+            section = .afterTotals
         case .unknown(let kind):
             // Format version 1 has exactly these kinds; anything else is damage (or a newer format, which
             // must bump formatVersion), and ignoring it would let a flipped byte hide the members line.
             throw RestoreError.badManifest(.malformed("line \(lineNumber): unknown kind '\(kind)'"))
         }
+    }
+
+    /// A file line: counted, and compared with the files read before the manifest (one line behind, for the
+    /// lookahead), when there are any.
+    private func fileLine(_ current: (path: [UInt8], size: UInt64, digest: [UInt8])) throws {
+        fileLines += 1
+        fileBytes &+= current.size
+        guard log != nil else { return }
+        if let previous = pending { try compare(previous, next: current) }
+        pending = current
     }
 
     /// THE single place a manifest header's values are checked, for restore, verify and list alike (each reads

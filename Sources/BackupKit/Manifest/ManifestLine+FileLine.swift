@@ -15,7 +15,12 @@ extension ManifestLine {
 
     /// The file line in devicectl's own spelling, or nil for anything else.
     static func devicectlFileLine(_ line: ArraySlice<UInt8>) -> ManifestLine? {
-        line.withUnsafeBufferPointer { buffer -> ManifestLine? in
+        devicectlFileFields(line).map { .file(path: $0.path, size: $0.size, digest: $0.digest) }
+    }
+
+    /// `devicectlFileLine`'s fields, without the enum around them (`ManifestCheck` reads each file line this way).
+    static func devicectlFileFields(_ line: ArraySlice<UInt8>) -> (path: [UInt8], size: UInt64, digest: [UInt8])? {
+        line.withUnsafeBufferPointer { buffer -> (path: [UInt8], size: UInt64, digest: [UInt8])? in
             guard let start = buffer.baseAddress else { return nil }
             let end = start + buffer.count
             var cursor = start
@@ -40,19 +45,19 @@ extension ManifestLine {
             guard digits > 0, digits == 1 || digitsStart.pointee != UInt8(ascii: "0") else { return nil }
             guard take(shaPart, at: &cursor, end: end), end - cursor == 64 + lineEnd.count else { return nil }
             var invalid: UInt8 = 0
-            let digest = [UInt8](unsafeUninitializedCapacity: 32) { out, count in
+            // (Not `init(unsafeUninitializedCapacity:)`: in the release binary that looked up the array's generic
+            // metadata on every call, 5% of a manifest's reading.)
+            var digest = [UInt8](repeating: 0, count: 32)
+            digest.withUnsafeMutableBufferPointer { out in
                 for position in 0..<32 {
                     let high = cursor[2 * position], low = cursor[2 * position + 1]
                     invalid |= notHexDigit(high) | notHexDigit(low)
                     out[position] = hexValue(high) << 4 | hexValue(low)
                 }
-                count = 32
             }
             cursor += 64
             guard invalid == 0, take(lineEnd, at: &cursor, end: end) else { return nil }
-            return .file(
-                path: Array(UnsafeBufferPointer(start: pathStart, count: pathEnd - pathStart)), size: size,
-                digest: digest)
+            return (Array(UnsafeBufferPointer(start: pathStart, count: pathEnd - pathStart)), size, digest)
         }
     }
 
