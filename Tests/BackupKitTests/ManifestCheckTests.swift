@@ -1,6 +1,7 @@
 // ManifestCheckTests: the manifest's grammar (a header, file lines, the totals, the members line, nothing after),
 // enforced alike for devicectl's own file lines (read by the fast path) and any other spelling of them.
 import Foundation
+import SystemKit
 import Testing
 
 @testable import BackupKit
@@ -98,5 +99,65 @@ import Testing
             }
             #expect("\(error)".contains("a line after the members line"), "\(error)")
         }
+    }
+}
+
+extension ManifestCheckTests {
+    /// The files read before the manifest, as restore logs them.
+    static func logged(_ files: [(String, UInt64, String)]) throws -> DigestLog.Reader {
+        let log = DigestLog()
+        for (path, size, hex) in files {
+            try log.append(path: Array(path.utf8), size: size, digest: try #require(Hex.decode(Array(hex.utf8))))
+        }
+        return try log.reader()
+    }
+
+    /// Compares a manifest of `lines` with `files` as restore does; its problems.
+    static func problems(_ lines: [String], against files: [(String, UInt64, String)]) throws -> [String] {
+        var observed = ManifestCheck.Observed()
+        observed.counts.files = UInt64(files.count)
+        observed.counts.bytes = files.reduce(0) { $0 + $1.1 }
+        let check = try ManifestCheck(log: try logged(files), observed: observed)
+        let text = Array(lines.map { $0 + "\n" }.joined().utf8)
+        try text.withUnsafeBytes { try check.feed($0) }
+        return try check.finish().problems
+    }
+
+    /// Each file line in devicectl's own spelling (read in place, matched without copies) finds the same
+    /// mismatches as the general spelling: a changed digest or size, a missing and an extra member.
+    @Test func ownAndOtherSpellingsFindTheSameMismatches() throws {
+        let other = String(repeating: "cd", count: 32)
+        let files: [(String, UInt64, String)] = [
+            ("a", 1, Self.digest), ("b", 2, other), ("c", 3, Self.digest), ("x", 4, Self.digest), ("d", 5, Self.digest),
+            ("e", 6, Self.digest),
+        ]
+        // b's digest and c's size differ; x is not in the manifest; f is not in the archive.
+        let listed: [(String, Int)] = [("a", 1), ("b", 2), ("c", 30), ("d", 5), ("e", 6), ("f", 7)]
+        let expected = [
+            "SHA-256 mismatch for 'b': the data differs from what the manifest recorded",
+            "size mismatch for 'c': 3 bytes in the archive, 30 in the manifest",
+            "extra member 'x': in the archive but not in the manifest",
+            "missing member 'f': in the manifest but not in the archive",
+        ]
+        for spelling in [Self.ownFile, Self.otherFile] {
+            let lines = [Self.header] + listed.map { spelling($0.0, $0.1) } + [Self.totals(files: 6, bytes: 21)]
+            let found = try Self.problems(lines, against: files)
+            #expect(found.filter { !$0.contains("totals say") } == expected, "\(found)")
+        }
+        let same = files.map { ($0.0, $0.1, Self.digest) }
+        let matching = [Self.header] + same.map { Self.ownFile($0.0, Int($0.1)) } + [Self.totals(files: 6, bytes: 21)]
+        #expect(try Self.problems(matching, against: same).isEmpty)
+    }
+
+    /// Enough files that the log spills to its file and records straddle its 256 KiB reads: every line still
+    /// matches its record, and the one changed digest is found.
+    @Test func aSpilledLogIsMatchedAcrossItsReads() throws {
+        let other = String(repeating: "cd", count: 32)
+        let files = (0..<20_000).map { ("Library/Caches/file-\($0)", UInt64($0 % 7), $0 == 19_000 ? other : Self.digest) }
+        let bytes = files.reduce(0) { $0 + Int($1.1) }
+        let lines = [Self.header] + files.map { Self.ownFile($0.0, Int($0.1)) } + [Self.totals(files: 20_000, bytes: bytes)]
+        #expect(try Self.problems(lines, against: files) == [
+            "SHA-256 mismatch for 'Library/Caches/file-19000': the data differs from what the manifest recorded"
+        ])
     }
 }

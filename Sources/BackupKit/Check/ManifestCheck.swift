@@ -128,10 +128,11 @@ final class ManifestCheck {
             throw RestoreError.badManifest(
                 .malformed("line \(lineNumber): a line after the members line (it must be last)"))
         }
-        // Most lines are file lines in devicectl's own spelling, where file lines belong: read without the enum.
-        if section == .files, let file = ManifestLine.devicectlFileFields(bytes) {
+        // Most lines are file lines in devicectl's own spelling, where file lines belong: read in place.
+        if section == .files,
+            try ManifestLine.withDevicectlFileFields(bytes, { try ownFileLine(path: $0, size: $1, digest: $2) }) != nil
+        {
             hashLine(bytes)
-            try fileLine(file)
             return
         }
         // A blank line (only spaces, tabs, CRs) starts with one of them: no need to scan every line for it.
@@ -197,6 +198,19 @@ final class ManifestCheck {
         }
     }
 
+    /// A file line read in place: counted, and consumed with the next logged file when that is exactly it and no
+    /// earlier line waits (almost every line: nothing is copied); otherwise checked as `fileLine` checks it.
+    private func ownFileLine(
+        path: UnsafeBufferPointer<UInt8>, size: UInt64, digest: UnsafeBufferPointer<UInt8>
+    ) throws {
+        if let log, pending == nil, try log.advance(ifExactly: path, size: size, digest: digest) {
+            fileLines += 1
+            fileBytes &+= size
+            return
+        }
+        try fileLine((Array(path), size, Array(digest)))
+    }
+
     /// A file line: counted, and compared with the files read before the manifest (one line behind, for the
     /// lookahead), when there are any.
     private func fileLine(_ current: (path: [UInt8], size: UInt64, digest: [UInt8])) throws {
@@ -225,7 +239,7 @@ final class ManifestCheck {
         if bytes.count >= ManifestCheck.hashChunk {
             bytes.withUnsafeBytes { manifestDigest.update($0) }
         } else {
-            unhashed.append(contentsOf: bytes)
+            bytes.withUnsafeBufferPointer { unhashed.append(contentsOf: $0) }
         }
         unhashed.append(0x0A)
     }
@@ -244,6 +258,11 @@ final class ManifestCheck {
         next: (path: [UInt8], size: UInt64, digest: [UInt8])?
     ) throws {
         guard let log else { return }
+        // The next logged file, exactly as the line says: consumed without a record built.
+        let exact = try expected.path.withUnsafeBufferPointer { path in
+            try expected.digest.withUnsafeBufferPointer { try log.advance(ifExactly: path, size: expected.size, digest: $0) }
+        }
+        if exact { return }
         // Logged paths are normalised member names, and devicectl writes the manifest's the same way: compare
         // as written first, and normalise only when that fails.
         if let actual = try log.peek(), Self.same(actual.path, expected.path) {

@@ -94,6 +94,29 @@ final class DigestLog {
             if !lookahead.isEmpty { lookahead.removeFirst() }
         }
 
+        /// Consumes the next record when it is exactly `path`, `size` and `digest`, without building it (the
+        /// manifest check's common case); consumes nothing and returns false otherwise.
+        func advance(
+            ifExactly path: UnsafeBufferPointer<UInt8>, size: UInt64, digest: UnsafeBufferPointer<UInt8>
+        ) throws -> Bool {
+            guard lookahead.isEmpty, let pathStart = path.baseAddress, path.count <= Int(UInt16.max),
+                let digestStart = digest.baseAddress, digest.count == 32
+            else { return false }
+            let length = 2 + path.count + 40
+            try fill(length)
+            guard data.count - position >= length else { return false }
+            let same = data.withUnsafeBufferPointer { bytes in
+                let record = bytes.baseAddress! + position
+                guard Int(record[0]) | Int(record[1]) << 8 == path.count else { return false }
+                var stored: UInt64 = 0
+                for shift in 0..<8 { stored |= UInt64(record[2 + path.count + shift]) << (8 * shift) }
+                return stored == size && memcmp(record + 2, pathStart, path.count) == 0
+                    && memcmp(record + 10 + path.count, digestStart, 32) == 0
+            }
+            if same { position += length }
+            return same
+        }
+
         private func decode() throws -> Record? {
             try fill(2)
             guard data.count - position >= 2 else { return nil }

@@ -18,9 +18,18 @@ extension ManifestLine {
         devicectlFileFields(line).map { .file(path: $0.path, size: $0.size, digest: $0.digest) }
     }
 
-    /// `devicectlFileLine`'s fields, without the enum around them (`ManifestCheck` reads each file line this way).
+    /// `devicectlFileLine`'s fields, without the enum around them.
     static func devicectlFileFields(_ line: ArraySlice<UInt8>) -> (path: [UInt8], size: UInt64, digest: [UInt8])? {
-        line.withUnsafeBufferPointer { buffer -> (path: [UInt8], size: UInt64, digest: [UInt8])? in
+        withDevicectlFileFields(line) { (Array($0), $1, Array($2)) }
+    }
+
+    /// Reads the file line in devicectl's own spelling in place: `body` gets the path (inside `line`), the size and
+    /// the digest's 32 bytes (valid only during the call). Nil, without calling `body`, for any other spelling.
+    static func withDevicectlFileFields<Result>(
+        _ line: ArraySlice<UInt8>,
+        _ body: (UnsafeBufferPointer<UInt8>, UInt64, UnsafeBufferPointer<UInt8>) throws -> Result
+    ) rethrows -> Result? {
+        try line.withUnsafeBufferPointer { buffer -> Result? in
             guard let start = buffer.baseAddress else { return nil }
             let end = start + buffer.count
             var cursor = start
@@ -44,20 +53,20 @@ extension ManifestLine {
             let digits = cursor - digitsStart
             guard digits > 0, digits == 1 || digitsStart.pointee != UInt8(ascii: "0") else { return nil }
             guard take(shaPart, at: &cursor, end: end), end - cursor == 64 + lineEnd.count else { return nil }
-            var invalid: UInt8 = 0
-            // (Not `init(unsafeUninitializedCapacity:)`: in the release binary that looked up the array's generic
-            // metadata on every call, 5% of a manifest's reading.)
-            var digest = [UInt8](repeating: 0, count: 32)
-            digest.withUnsafeMutableBufferPointer { out in
+            var digest: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+            let invalid = withUnsafeMutableBytes(of: &digest) { out -> UInt8 in
+                var invalid: UInt8 = 0
                 for position in 0..<32 {
                     let high = cursor[2 * position], low = cursor[2 * position + 1]
                     invalid |= notHexDigit(high) | notHexDigit(low)
                     out[position] = hexValue(high) << 4 | hexValue(low)
                 }
+                return invalid
             }
             cursor += 64
             guard invalid == 0, take(lineEnd, at: &cursor, end: end) else { return nil }
-            return (Array(UnsafeBufferPointer(start: pathStart, count: pathEnd - pathStart)), size, digest)
+            let path = UnsafeBufferPointer(start: pathStart, count: pathEnd - pathStart)
+            return try withUnsafeBytes(of: &digest) { try body(path, size, $0.bindMemory(to: UInt8.self)) }
         }
     }
 
