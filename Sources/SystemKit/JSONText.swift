@@ -72,7 +72,8 @@ public enum JSONText {
     }
 
     /// Appends `bytes` as quoted lowercase hex.
-    public static func appendHex(_ bytes: [UInt8], to out: inout [UInt8]) {
+    @inlinable
+    public static func appendHex<Bytes: Sequence<UInt8>>(_ bytes: Bytes, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         Hex.append(bytes, to: &out)
         out.append(UInt8(ascii: "\""))

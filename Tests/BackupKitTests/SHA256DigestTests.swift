@@ -1,6 +1,7 @@
 // SHA256DigestTests: the OpenSSL wrapper against FIPS 180-2 vectors and sha256sum.
 import BackupKit
 import Foundation
+import SystemKit
 import TestSupport
 import Testing
 
@@ -25,6 +26,23 @@ import Testing
         digest.update(Array("abc".utf8))
         #expect(digest.hex == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
     }
+
+    /// The digest written in place (the per-file paths) is the array's, and stays so until `reset()`.
+    @Test func finalizeIntoAndWithFinalDigestGiveTheArraysBytes() throws {
+        let digest = try SHA256Digest()
+        digest.update(Array("abc".utf8))
+        var written = [UInt8](repeating: 0xEE, count: 34)
+        written.withUnsafeMutableBytes { digest.finalize(into: $0.baseAddress! + 1) }
+        let expected = try #require(Hex.decode(Array("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad".utf8)))
+        #expect(Array(written[1...32]) == expected)
+        #expect(written[0] == 0xEE && written[33] == 0xEE)
+        #expect(digest.withFinalDigest { Array($0) } == expected)
+        #expect(digest.finalize() == expected)
+        try digest.reset()
+        #expect(digest.withFinalDigest { Hex.encode(Array($0)) } == SHA256DigestTests.empty)
+    }
+
+    static let empty = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 
     @Test func matchesSha256sum() throws {
         try withTemporaryDirectory { dir in

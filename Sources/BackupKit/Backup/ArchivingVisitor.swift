@@ -320,10 +320,7 @@ final class ArchivingVisitor: TreeVisitor {
         let target = try room(record.metadataSize + SHA256Digest.length)
         let offset = target.used
         target.base.storeBytes(of: record, toByteOffset: offset, as: BatchRecord.self)
-        let bytes = digest.finalize()
-        bytes.withUnsafeBytes {
-            (target.base + offset + record.metadataSize).copyMemory(from: $0.baseAddress!, byteCount: $0.count)
-        }
+        digest.finalize(into: target.base + offset + record.metadataSize)
         target.used = offset + record.metadataSize + SHA256Digest.length
     }
 

@@ -16,8 +16,10 @@ final class BatchConsumer<Sink: FormatSink>: @unchecked Sendable {
     private let hasher: FileHasher
     /// The current file's data goes to `hasher` (false when the reading thread hashed it).
     private var hashingHere = false
-    /// The current reader-hashed file, until its `.digest` record.
-    private var pending: (path: [UInt8], size: UInt64)?
+    /// The current reader-hashed file's size, until its `.digest` record, and its path (the buffer kept for the
+    /// next such file: most files are small, and the reading thread hashes most of them on some machines).
+    private var pendingSize: UInt64?
+    private var pendingPath: [UInt8] = []
     /// Every member's metadata, for the manifest's members line (names, types, modes, owners, times, links, xattrs).
     let members: Manifest.MemberDigest
     /// The first failure; the pipe is cancelled when it is set.
@@ -98,10 +100,12 @@ final class BatchConsumer<Sink: FormatSink>: @unchecked Sendable {
             } else if kind == .hole {
                 try ZeroBytes.forEachChunk(record.size) { try data($0) }
             } else if kind == .digest {
-                guard let file = pending else { throw BackupError.output("internal error: a digest without its file") }
-                pending = nil
-                let digest = Array(UnsafeRawBufferPointer(start: start + record.metadataSize, count: Int(record.dataLength)))
-                try file.path.withUnsafeBufferPointer { try hasher.appendLine(path: $0, size: file.size, sha256: digest) }
+                guard let size = pendingSize else {
+                    throw BackupError.output("internal error: a digest without its file")
+                }
+                pendingSize = nil
+                let digest = UnsafeRawBufferPointer(start: start + record.metadataSize, count: Int(record.dataLength))
+                try pendingPath.withUnsafeBufferPointer { try hasher.appendLine(path: $0, size: size, sha256: digest) }
             } else {
                 let path = cursor.assumingMemoryBound(to: CChar.self)
                 cursor += Int(record.pathLength) + 1
@@ -134,7 +138,9 @@ final class BatchConsumer<Sink: FormatSink>: @unchecked Sendable {
                     if hashingHere {
                         try hasher.begin(path: name, size: record.size)
                     } else {
-                        pending = (Array(name), record.size)
+                        pendingPath.removeAll(keepingCapacity: true)
+                        pendingPath.append(contentsOf: name)
+                        pendingSize = record.size
                     }
                     try data(UnsafeRawBufferPointer(start: start + record.metadataSize, count: Int(record.dataLength)))
                 }

@@ -39,12 +39,17 @@ final class FileHasher {
     }
 
     private func complete() throws {
-        let sha256 = hashes ? digest.finalize() : Self.noDigest
-        try path.withUnsafeBufferPointer { try appendLine(path: $0, size: size, sha256: sha256) }
+        try path.withUnsafeBufferPointer { path in
+            if hashes {
+                try digest.withFinalDigest { try appendLine(path: path, size: size, sha256: $0) }
+            } else {
+                try Self.noDigest.withUnsafeBytes { try appendLine(path: path, size: size, sha256: $0) }
+            }
+        }
     }
 
     /// Appends a file's manifest line with a digest computed elsewhere (by the reading thread) or here.
-    func appendLine(path: UnsafeBufferPointer<UInt8>, size: UInt64, sha256: [UInt8]) throws {
+    func appendLine(path: UnsafeBufferPointer<UInt8>, size: UInt64, sha256: UnsafeRawBufferPointer) throws {
         do { try manifest.appendFile(path: path, size: size, sha256: sha256) } catch { throw BackupError.system(error) }
     }
 }

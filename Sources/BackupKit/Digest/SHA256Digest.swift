@@ -18,7 +18,9 @@ public final class SHA256Digest {
     public static let length = 32
 
     private let context: UnsafeMutablePointer<SHA256_CTX>
-    private var result: [UInt8]?
+    /// The digest once finalized (32 bytes, no allocation: files are hashed one after another in hot loops).
+    private var result: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+    private var finished = false
 
     /// Creates a context ready for `update`. Throws `DigestError` if OpenSSL cannot initialise it.
     public init() throws {
@@ -35,13 +37,13 @@ public final class SHA256Digest {
 
     /// Starts a new message, discarding any state.
     public func reset() throws {
-        result = nil
+        finished = false
         guard SHA256_Init(context) == 1 else { throw DigestError("SHA256_Init") }
     }
 
     /// Feeds `buffer` into the digest. Must not be called after `finalize()` without `reset()`.
     public func update(_ buffer: UnsafeRawBufferPointer) {
-        precondition(result == nil, "SHA256Digest.update after finalize; call reset() first")
+        precondition(!finished, "SHA256Digest.update after finalize; call reset() first")
         guard let base = buffer.baseAddress, buffer.count > 0 else { return }
         // SHA256_Update cannot fail on an initialised context.
         _ = SHA256_Update(context, base, buffer.count)
@@ -54,11 +56,23 @@ public final class SHA256Digest {
 
     /// The 32-byte digest of everything fed so far. Idempotent: later calls return the same bytes.
     public func finalize() -> [UInt8] {
-        if let result { return result }
-        var bytes = [UInt8](repeating: 0, count: SHA256Digest.length)
-        _ = bytes.withUnsafeMutableBufferPointer { SHA256_Final($0.baseAddress, context) }
-        result = bytes
-        return bytes
+        withFinalDigest { Array($0) }
+    }
+
+    /// Writes the 32-byte digest to `out` (room for 32 bytes), as `finalize()` does, without an array.
+    public func finalize(into out: UnsafeMutableRawPointer) {
+        withFinalDigest { out.copyMemory(from: $0.baseAddress!, byteCount: SHA256Digest.length) }
+    }
+
+    /// Calls `body` with the 32-byte digest (finalizing on the first call; valid only during the call).
+    public func withFinalDigest<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        if !finished {
+            _ = withUnsafeMutableBytes(of: &result) {
+                SHA256_Final($0.baseAddress!.assumingMemoryBound(to: UInt8.self), context)
+            }
+            finished = true
+        }
+        return try withUnsafeBytes(of: &result) { try body($0) }
     }
 
     /// The digest as 64 lowercase hex digits (finalizes).

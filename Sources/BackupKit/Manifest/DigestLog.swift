@@ -27,12 +27,21 @@ final class DigestLog {
 
     /// Appends a record (path at most 65535 bytes; member paths are at most 4095).
     func append(path: [UInt8], size: UInt64, digest: [UInt8]) throws {
+        try digest.withUnsafeBytes { try append(path: path, size: size, digest: $0) }
+    }
+
+    /// Appends a record whose digest is `digest`'s 32 bytes (zeros when it has another length).
+    func append(path: [UInt8], size: UInt64, digest: UnsafeRawBufferPointer) throws {
         let length = UInt16(min(path.count, Int(UInt16.max)))
         buffer.append(UInt8(length & 0xFF))
         buffer.append(UInt8(length >> 8))
         buffer.append(contentsOf: path.prefix(Int(length)))
         withUnsafeBytes(of: size.littleEndian) { buffer.append(contentsOf: $0) }
-        buffer.append(contentsOf: digest.count == 32 ? digest : [UInt8](repeating: 0, count: 32))
+        if digest.count == 32 {
+            buffer.append(contentsOf: digest)
+        } else {
+            buffer.append(contentsOf: repeatElement(0, count: 32))
+        }
         count += 1
         if buffer.count >= DigestLog.memoryLimit { try flush() }
     }

@@ -32,7 +32,7 @@ final class ManifestWriter {
     private static let shaKey = Array(#","sha256":"#.utf8)
 
     /// Appends `{"kind":"file","path":...,"size":N,"sha256":hex}`.
-    func appendFile(path: UnsafeBufferPointer<UInt8>, size: UInt64, sha256: [UInt8]) throws(SystemError) {
+    func appendFile(path: UnsafeBufferPointer<UInt8>, size: UInt64, sha256: UnsafeRawBufferPointer) throws(SystemError) {
         if buffer.count + path.count * 6 + 160 > buffer.capacity { try spillBuffer() }
         buffer.append(contentsOf: Self.fileLinePrefix)
         JSONText.appendString(path, to: &buffer)
@@ -40,7 +40,8 @@ final class ManifestWriter {
         JSONText.appendNumber(size, to: &buffer)
         buffer.append(contentsOf: Self.shaKey)
         JSONText.appendHex(sha256, to: &buffer)
-        buffer.append(contentsOf: [UInt8(ascii: "}"), UInt8(ascii: "\n")])
+        buffer.append(UInt8(ascii: "}"))
+        buffer.append(UInt8(ascii: "\n"))
     }
 
     private func spillBuffer() throws(SystemError) {

@@ -23,6 +23,6 @@ struct RestoreDigests {
 
     /// Logs the file just read (`path`, `size` and its digest).
     func logFile(_ path: [UInt8], size: UInt64) throws {
-        try log.append(path: path, size: size, digest: file.finalize())
+        try file.withFinalDigest { try log.append(path: path, size: size, digest: $0) }
     }
 }

@@ -155,6 +155,6 @@ final class VerifyPass {
         } catch let problem as MemberData.Problem {
             refused(member, problem.reason)
         }
-        try log.append(path: path.bytes, size: UInt64(max(0, member.size)), digest: digest.finalize())
+        try digest.withFinalDigest { try log.append(path: path.bytes, size: UInt64(max(0, member.size)), digest: $0) }
     }
 }
