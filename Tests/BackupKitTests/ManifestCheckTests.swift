@@ -29,7 +29,8 @@ import Testing
     }
 
     static func totals(files: Int, bytes: Int) -> String {
-        #"{"kind":"totals","files":\#(files),"bytes":\#(bytes),"directories":0,"symlinks":0,"hardlinks":0,"excluded":{"files":0,"bytes":0,"byReason":{}}}"#
+        #"{"kind":"totals","files":\#(files),"bytes":\#(bytes),"directories":0,"symlinks":0,"hardlinks":0,"#
+            + #""excluded":{"files":0,"bytes":0,"byReason":{}}}"#
     }
 
     /// The lines joined, each with its newline, and a members line after them whose manifestSha256 covers them.

@@ -260,7 +260,9 @@ final class ManifestCheck {
         guard let log else { return }
         // The next logged file, exactly as the line says: consumed without a record built.
         let exact = try expected.path.withUnsafeBufferPointer { path in
-            try expected.digest.withUnsafeBufferPointer { try log.advance(ifExactly: path, size: expected.size, digest: $0) }
+            try expected.digest.withUnsafeBufferPointer { digest in
+                try log.advance(ifExactly: path, size: expected.size, digest: digest)
+            }
         }
         if exact { return }
         // Logged paths are normalised member names, and devicectl writes the manifest's the same way: compare

@@ -32,7 +32,9 @@ final class ManifestWriter {
     private static let shaKey = Array(#","sha256":"#.utf8)
 
     /// Appends `{"kind":"file","path":...,"size":N,"sha256":hex}`.
-    func appendFile(path: UnsafeBufferPointer<UInt8>, size: UInt64, sha256: UnsafeRawBufferPointer) throws(SystemError) {
+    func appendFile(
+        path: UnsafeBufferPointer<UInt8>, size: UInt64, sha256: UnsafeRawBufferPointer
+    ) throws(SystemError) {
         if buffer.count + path.count * 6 + 160 > buffer.capacity { try spillBuffer() }
         buffer.append(contentsOf: Self.fileLinePrefix)
         JSONText.appendString(path, to: &buffer)
