@@ -6,6 +6,7 @@
 // the same framing rules as libarchive 3.6's tar reader and fails on any non-zero padding byte, any non-zero
 // byte after the end mark, and a stream without an end mark, so a flipped byte or a truncation anywhere in
 // the stream is caught (headers by their checksum, data by the manifest's digests, framing here).
+import Glibc
 
 extension ArchiveReader {
     /// The framing state machine, fed every byte of the uncompressed tar stream in order.
@@ -71,7 +72,7 @@ extension ArchiveReader {
                 switch state {
                 case .header, .sparseExtension, .hardLinkBody:
                     let take = min(512 - block.count, bytes.count - index)
-                    block.append(contentsOf: bytes[index..<(index + take)])
+                    block.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[index..<(index + take)]))
                     index += take
                     if block.count == 512 {
                         try completeBlock(at: offset + UInt64(index) - 512)
@@ -85,7 +86,9 @@ extension ArchiveReader {
                         ? after(padding: padding) : .body(remaining: remaining - UInt64(take), padding: padding)
                 case .paxBody(let remaining, let padding):
                     let take = Int(min(remaining, UInt64(bytes.count - index)))
-                    if paxBody.count < 2 << 20 { paxBody.append(contentsOf: bytes[index..<(index + take)]) }
+                    if paxBody.count < 2 << 20 {
+                        paxBody.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[index..<(index + take)]))
+                    }
                     index += take
                     if remaining == UInt64(take), let field = longNameField {
                         // libarchive takes the name up to its first NUL: bytes after it would be hidden.
@@ -241,7 +244,7 @@ extension ArchiveReader {
                 state = .end
                 return
             }
-            let gnuHeader = block[257..<265].elementsEqual("ustar  \0".utf8)
+            let gnuHeader = FramingAudit.hasMagic(block, FramingAudit.gnuMagic)
             // In GNU headers bytes 345..<500 hold times and sparse data, not a name prefix.
             if let (field, position) = FramingAudit.nulInsideName(block, checkPrefix: !gnuHeader) {
                 throw ArchiveReaderError.damaged(
@@ -271,7 +274,7 @@ extension ArchiveReader {
             }
             if gnuHeader {
                 format = .gnu
-            } else if block[257..<262].elementsEqual("ustar".utf8) {
+            } else if FramingAudit.hasMagic(block, FramingAudit.ustarMagic) {
                 if format != .pax { format = .ustar }
             } else if format != .pax {
                 format = .oldTar
@@ -318,11 +321,23 @@ extension ArchiveReader {
             block.withUnsafeBytes { bytes -> (String, Int)? in
                 for (field, start, end) in nameFields {
                     if start == 345 && !checkPrefix { continue }
-                    var index = start
-                    while index < end && bytes[index] != 0 { index += 1 }
+                    // The name runs to its first NUL (memchr: three fields in every header); zeros only after it.
+                    let nul = memchr(bytes.baseAddress! + start, 0, end - start)
+                    let index = nul.map { UnsafeRawPointer($0) - bytes.baseAddress! } ?? end
                     if let position = firstNonZero(bytes, index..<end) { return (field, position) }
                 }
                 return nil
+            }
+        }
+
+        /// GNU's magic and version (`ustar  \0`) and POSIX's magic without its NUL (`ustar`), at byte 257.
+        private static let gnuMagic = Array("ustar  \0".utf8)
+        private static let ustarMagic = Array("ustar".utf8)
+
+        /// Whether the header `block` (512 bytes) holds `magic` at byte 257.
+        private static func hasMagic(_ block: [UInt8], _ magic: [UInt8]) -> Bool {
+            block.withUnsafeBytes { header in
+                magic.withUnsafeBytes { memcmp(header.baseAddress! + 257, $0.baseAddress!, $0.count) == 0 }
             }
         }
 
