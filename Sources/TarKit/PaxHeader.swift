@@ -10,6 +10,9 @@ import SystemKit
 /// One builder is reused for every member (its buffers are kept); a header costs no allocation in the common case.
 struct PaxHeader {
     static let block = 512
+    /// A block of zeros, appended as one copy (a `repeatElement` sequence was appended byte by byte: two headers and
+    /// the extended header's padding, every member).
+    private static let zeroBlock = [UInt8](repeating: 0, count: block)
     /// The pax records of the member being built.
     private var records: [UInt8] = []
     /// A directory's name with its `/`, or a sparse member's placeholder name.
@@ -102,7 +105,7 @@ struct PaxHeader {
                 size: UInt64(records.count), mtime: Self.clampedSeconds(entry.mtimeSeconds), type: UInt8(ascii: "x"),
                 link: [], to: &out)
             out += records
-            out.append(contentsOf: repeatElement(0, count: (Self.block - records.count % Self.block) % Self.block))
+            out.append(contentsOf: Self.zeroBlock[..<((Self.block - records.count % Self.block) % Self.block)])
         }
         let (prefix, field): (ArraySlice<UInt8>, ArraySlice<UInt8>) =
             split.map { $0 == 0 ? ([], name[...]) : (name[..<$0], name[($0 + 1)...]) } ?? ([], name[...])
@@ -233,7 +236,7 @@ struct PaxHeader {
         linkPlaceholder: Bool = false, to out: inout [UInt8]
     ) {
         let start = out.count
-        out.append(contentsOf: repeatElement(0, count: block))
+        out.append(contentsOf: zeroBlock)
         out.withUnsafeMutableBufferPointer { buffer in
             let header = UnsafeMutableBufferPointer(rebasing: buffer[start..<(start + block)])
             func put(_ bytes: ArraySlice<UInt8>, at offset: Int, width: Int, used: Int = 0, ascii: Bool = false) -> Int {
