@@ -1,5 +1,4 @@
 // MonotonicClock: the one reader of CLOCK_MONOTONIC (a vDSO read, no system call).
-import CSupport
 import Glibc
 
 /// Time since an arbitrary fixed point, never going back: for intervals (progress, waits), not for dates.
@@ -13,8 +12,6 @@ public enum MonotonicClock {
 
     /// Now, in seconds.
     public static func seconds() -> Double {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+        Double(nanoseconds()) / 1e9
     }
 }

@@ -330,8 +330,9 @@ extension ArchiveReader {
             }
         }
 
-        /// GNU's magic and version (`ustar  \0`) and POSIX's magic without its NUL (`ustar`), at byte 257.
+        /// GNU's magic and version (`ustar  \0`), POSIX's magic (`ustar\0`) and without its NUL (`ustar`), at byte 257.
         private static let gnuMagic = Array("ustar  \0".utf8)
+        private static let posixMagic = Array("ustar\0".utf8)
         private static let ustarMagic = Array("ustar".utf8)
 
         /// Whether the header `block` (512 bytes) holds `magic` at byte 257.
@@ -360,8 +361,7 @@ extension ArchiveReader {
             let stored = number(block[148..<156])
             var sum: UInt64 = 0
             for (index, byte) in block.enumerated() { sum += (148..<156).contains(index) ? 32 : UInt64(byte) }
-            let magic = Array(block[257..<265])
-            return stored == sum && (magic.prefix(6).elementsEqual("ustar\0".utf8) || magic == Array("ustar  \0".utf8))
+            return stored == sum && (hasMagic(block, posixMagic) || hasMagic(block, gnuMagic))
         }
 
         /// A numeric header field as libarchive reads it: base-256 when the high bit is set, else octal after

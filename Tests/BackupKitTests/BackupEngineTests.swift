@@ -132,8 +132,7 @@ import Testing
                     request(tree.root, archive), progress: nil, warning: { _ in }, afterRead: nil, hashing: placement,
                     formatterGate: { pipe in
                         guard held.first() else { return }
-                        let deadline = MonotonicClock.seconds() + 30
-                        while !pipe.producerIsWaiting && MonotonicClock.seconds() < deadline { usleep(1000) }
+                        waitUntil(seconds: 30) { pipe.producerIsWaiting }
                     })
                 if placement == .byBacklog {
                     #expect(summary.filesHashedByReader > 0)

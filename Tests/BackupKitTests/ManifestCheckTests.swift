@@ -108,7 +108,8 @@ extension ManifestCheckTests {
     static func logged(_ files: [(String, UInt64, String)]) throws -> DigestLog.Reader {
         let log = DigestLog()
         for (path, size, hex) in files {
-            try log.append(path: Array(path.utf8), size: size, digest: try #require(Hex.decode(Array(hex.utf8))))
+            let digest = try #require(Hex.decode(Array(hex.utf8)))
+            try digest.withUnsafeBytes { try log.append(path: Array(path.utf8), size: size, digest: $0) }
         }
         return try log.reader()
     }

@@ -1,5 +1,6 @@
 import Glibc
 import SystemKit
+import TestSupport
 import Testing
 
 /// One item of a test pool: a value the producer writes and the consumer reads.
@@ -119,15 +120,6 @@ private final class Seen: @unchecked Sendable {
         while MonotonicClock.nanoseconds() &- start < nanoseconds {}
     }
 
-    /// Waits until `condition` holds, with a 30 s deadline.
-    private func waitUntil(_ condition: () -> Bool) throws {
-        let deadline = MonotonicClock.seconds() + 30
-        while !condition() {
-            guard MonotonicClock.seconds() < deadline else { throw Stop(code: 408) }
-            sched_yield()
-        }
-    }
-
     /// The side that sleeps on the other (20 ms at least: the test spins that long once it sees it asleep) is counted,
     /// the side that found an item at once is not.
     @Test(arguments: [true, false]) func waitedCountsOnlyTheSideThatSlept(producerSleeps: Bool) throws {
@@ -140,7 +132,7 @@ private final class Seen: @unchecked Sendable {
                 handOff.recycle(item)
             }
         }
-        try waitUntil { producerSleeps ? handOff.producerIsWaiting : handOff.consumerIsWaiting }
+        try #require(waitUntil(seconds: 30) { producerSleeps ? handOff.producerIsWaiting : handOff.consumerIsWaiting })
         spin(20_000_000)
         if producerSleeps {
             handOff.recycle(try #require(handOff.next()))  // ready: no wait

@@ -25,12 +25,8 @@ final class DigestLog {
         self.spillDirectory = spillDirectory
     }
 
-    /// Appends a record (path at most 65535 bytes; member paths are at most 4095).
-    func append(path: [UInt8], size: UInt64, digest: [UInt8]) throws {
-        try digest.withUnsafeBytes { try append(path: path, size: size, digest: $0) }
-    }
-
-    /// Appends a record whose digest is `digest`'s 32 bytes (zeros when it has another length).
+    /// Appends a record (path at most 65535 bytes; member paths are at most 4095) whose digest is `digest`'s 32 bytes
+    /// (zeros when it has another length).
     func append(path: [UInt8], size: UInt64, digest: UnsafeRawBufferPointer) throws {
         let length = UInt16(min(path.count, Int(UInt16.max)))
         buffer.append(UInt8(length & 0xFF))

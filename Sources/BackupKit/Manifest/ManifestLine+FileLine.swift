@@ -15,12 +15,7 @@ extension ManifestLine {
 
     /// The file line in devicectl's own spelling, or nil for anything else.
     static func devicectlFileLine(_ line: ArraySlice<UInt8>) -> ManifestLine? {
-        devicectlFileFields(line).map { .file(path: $0.path, size: $0.size, digest: $0.digest) }
-    }
-
-    /// `devicectlFileLine`'s fields, without the enum around them.
-    static func devicectlFileFields(_ line: ArraySlice<UInt8>) -> (path: [UInt8], size: UInt64, digest: [UInt8])? {
-        withDevicectlFileFields(line) { (Array($0), $1, Array($2)) }
+        withDevicectlFileFields(line) { .file(path: Array($0), size: $1, digest: Array($2)) }
     }
 
     /// Reads the file line in devicectl's own spelling in place: `body` gets the path (inside `line`), the size and

@@ -95,20 +95,20 @@ final class ArchiveFuzzer {
     /// Runs cases `config.first ..< config.first + config.cases` (or only `config.only`).
     func run(progress: (String) -> Void = { _ in }) throws -> FuzzSummary {
         var summary = FuzzSummary()
-        let start = FuzzWatchdog.now()
+        let start = MonotonicClock.seconds()
         let indices = config.only.map { [$0] } ?? Array(config.first..<(config.first + config.cases))
         for index in indices {
-            let caseStart = FuzzWatchdog.now()
+            let caseStart = MonotonicClock.seconds()
             try runCase(index, into: &summary)
-            let elapsed = FuzzWatchdog.now() - caseStart
+            let elapsed = MonotonicClock.seconds() - caseStart
             if elapsed > summary.slowest.seconds { summary.slowest = (index, elapsed) }
             summary.cases += 1
             if summary.cases % 1000 == 0 {
-                summary.seconds = FuzzWatchdog.now() - start
+                summary.seconds = MonotonicClock.seconds() - start
                 progress("fuzz: \(summary)")
             }
         }
-        summary.seconds = FuzzWatchdog.now() - start
+        summary.seconds = MonotonicClock.seconds() - start
         return summary
     }
 
@@ -131,12 +131,12 @@ final class ArchiveFuzzer {
         watchdog.begin("case \(index) (\(seed.name): \(steps.joined(separator: "; "))), input in \(archive)")
         defer { watchdog.end() }
 
-        let verifyStart = FuzzWatchdog.now()
+        let verifyStart = MonotonicClock.seconds()
         let deadline = verifyStart + config.caseBudget
         var verified: VerifyReport?
         do {
             verified = try ArchiveVerification.verify(archive: archive, problemLimit: 20) {
-                FuzzWatchdog.now() > deadline ? SIGALRM : nil
+                MonotonicClock.seconds() > deadline ? SIGALRM : nil
             }
         } catch is ArchiveReaderError {
             // The stream is damaged before its first member: verify reports it by throwing (not valid).
@@ -145,16 +145,16 @@ final class ArchiveFuzzer {
         }
         let verifyValid = verified?.isValid ?? false
         let verifyHasManifest = verified?.hasManifest ?? false
-        if FuzzWatchdog.now() > deadline { problems.append("verify took more than \(config.caseBudget) s") }
+        if MonotonicClock.seconds() > deadline { problems.append("verify took more than \(config.caseBudget) s") }
 
-        let restoreDeadline = FuzzWatchdog.now() + config.caseBudget
+        let restoreDeadline = MonotonicClock.seconds() + config.caseBudget
         var outcome: Result<RestoreReport, any Error>
         do {
             outcome = .success(try restore(deadline: restoreDeadline))
         } catch {
             outcome = .failure(error)
         }
-        if FuzzWatchdog.now() > restoreDeadline { problems.append("restore took more than \(config.caseBudget) s") }
+        if MonotonicClock.seconds() > restoreDeadline { problems.append("restore took more than \(config.caseBudget) s") }
 
         let outsideAfter = try outside()
         if outsideAfter != outsideBefore {
@@ -269,7 +269,7 @@ final class ArchiveFuzzer {
     private func restore(deadline: Double) throws -> RestoreReport {
         var options = RestoreOptions()
         options.syncsBeforeMove = false
-        options.interruption = { FuzzWatchdog.now() > deadline ? SIGALRM : nil }
+        options.interruption = { MonotonicClock.seconds() > deadline ? SIGALRM : nil }
         options.now = FuzzSeeds.created
         return try ArchiveRestore.restore(archive: archive, root: root, options: options)
     }

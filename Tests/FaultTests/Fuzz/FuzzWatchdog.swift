@@ -21,9 +21,6 @@ final class FuzzWatchdog: @unchecked Sendable {
         thread.start()
     }
 
-    /// Monotonic seconds.
-    static func now() -> Double { MonotonicClock.seconds() }
-
     /// Writes a line to the test process's standard error (unbuffered, so it survives an abort).
     static func report(_ line: String) {
         let bytes = Array((line + "\n").utf8)
@@ -33,7 +30,7 @@ final class FuzzWatchdog: @unchecked Sendable {
     func begin(_ label: String) {
         lock.withLock {
             self.label = label
-            started = Self.now()
+            started = MonotonicClock.seconds()
         }
     }
 
@@ -49,7 +46,7 @@ final class FuzzWatchdog: @unchecked Sendable {
     private func tick() -> Bool {
         let (running, label, stopped) = lock.withLock { (started, self.label, self.stopped) }
         if stopped { return false }
-        if let running, Self.now() - running > hardLimit {
+        if let running, MonotonicClock.seconds() - running > hardLimit {
             Self.report("fuzz: HANG: \(label) ran for more than \(hardLimit) s; aborting")
             abort()
         }
