@@ -1,5 +1,5 @@
 // MonotonicClock: the one reader of CLOCK_MONOTONIC (a vDSO read, no system call).
-import CSupport  // `timespec`'s members are visible through the module whose headers define them (MemberImportVisibility)
+import CSupport  // `timespec`'s members: visible through the module whose headers define it (MemberImportVisibility)
 import Glibc
 
 /// Time since an arbitrary fixed point, never going back: for intervals (progress, waits), not for dates.

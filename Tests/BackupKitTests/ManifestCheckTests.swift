@@ -155,9 +155,12 @@ extension ManifestCheckTests {
     /// matches its record, and the one changed digest is found.
     @Test func aSpilledLogIsMatchedAcrossItsReads() throws {
         let other = String(repeating: "cd", count: 32)
-        let files = (0..<20_000).map { ("Library/Caches/file-\($0)", UInt64($0 % 7), $0 == 19_000 ? other : Self.digest) }
+        let files = (0..<20_000).map {
+            ("Library/Caches/file-\($0)", UInt64($0 % 7), $0 == 19_000 ? other : Self.digest)
+        }
         let bytes = files.reduce(0) { $0 + Int($1.1) }
-        let lines = [Self.header] + files.map { Self.ownFile($0.0, Int($0.1)) } + [Self.totals(files: 20_000, bytes: bytes)]
+        let lines =
+            [Self.header] + files.map { Self.ownFile($0.0, Int($0.1)) } + [Self.totals(files: 20_000, bytes: bytes)]
         #expect(try Self.problems(lines, against: files) == [
             "SHA-256 mismatch for 'Library/Caches/file-19000': the data differs from what the manifest recorded"
         ])
