@@ -41,10 +41,64 @@ public enum Timestamp {
     /// `2026-11-29T12:00:00.123456789Z`, or `2026-11-29T12:00:00Z`; a time past any calendar year (an archive
     /// can say anything) as its seconds, `-9223372036854775808`, as GNU tar prints it.
     public static func format(seconds: Int64, nanoseconds: Int32) -> String {
-        guard var text = calendarText(seconds) else { return String(seconds) }
-        if nanoseconds != 0 { text += "." + pad(Int(nanoseconds), 9) }
-        return text + "Z"
+        var text: [UInt8] = []
+        append(seconds: seconds, nanoseconds: nanoseconds, to: &text)
+        return String(decoding: text, as: UTF8.self)
     }
+
+    /// `format(seconds:nanoseconds:)`'s text appended to `out` as UTF-8, without a string (list prints one a
+    /// member). Years 0 to 9999 from the days since 1970 (Howard Hinnant's civil_from_days: no `gmtime_r`, whose
+    /// time zone lock every call takes); the years before and after through `calendarText`.
+    public static func append(seconds: Int64, nanoseconds: Int32, to out: inout [UInt8]) {
+        guard (firstCommonSecond...lastCommonSecond).contains(seconds) else {
+            guard let text = calendarText(seconds) else { return out.append(contentsOf: String(seconds).utf8) }
+            out.append(contentsOf: text.utf8)
+            if nanoseconds != 0 { out.append(contentsOf: ("." + pad(Int(nanoseconds), 9)).utf8) }
+            return out.append(UInt8(ascii: "Z"))
+        }
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let secondOfDay = Int(seconds - days * 86_400)
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = Int(dayOfYear - (153 * monthIndex + 2) / 5 + 1)
+        let month = Int(monthIndex < 10 ? monthIndex + 3 : monthIndex - 9)
+        let year = Int(yearOfEra + era * 400) + (month <= 2 ? 1 : 0)
+        func put(_ value: Int, width: Int, then separator: UInt8?) {
+            var divisor = 1
+            for _ in 1..<width { divisor *= 10 }
+            var rest = value
+            while divisor > 0 {
+                out.append(UInt8(ascii: "0") + UInt8(rest / divisor))
+                rest %= divisor
+                divisor /= 10
+            }
+            if let separator { out.append(separator) }
+        }
+        put(year, width: 4, then: UInt8(ascii: "-"))
+        put(month, width: 2, then: UInt8(ascii: "-"))
+        put(day, width: 2, then: UInt8(ascii: "T"))
+        put(secondOfDay / 3600, width: 2, then: UInt8(ascii: ":"))
+        put(secondOfDay / 60 % 60, width: 2, then: UInt8(ascii: ":"))
+        put(secondOfDay % 60, width: 2, then: nil)
+        if nanoseconds != 0 {
+            out.append(UInt8(ascii: "."))
+            // A hostile archive's nanoseconds can be anything: printf's `%09d`, as before, for those.
+            if (0..<1_000_000_000).contains(nanoseconds) {
+                put(Int(nanoseconds), width: 9, then: nil)
+            } else {
+                out.append(contentsOf: pad(Int(nanoseconds), 9).utf8)
+            }
+        }
+        out.append(UInt8(ascii: "Z"))
+    }
+
+    /// 0000-01-01T00:00:00Z and 9999-12-31T23:59:59Z: the years `append` computes itself.
+    private static let firstCommonSecond: Int64 = -62_167_219_200
+    private static let lastCommonSecond: Int64 = 253_402_300_799
 
     /// `date`'s whole seconds since 1970 (toward zero), clamped to Int64's range; 0 for NaN.
     public static func wholeSeconds(_ date: Date) -> Int64 {

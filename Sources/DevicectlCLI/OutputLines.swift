@@ -19,7 +19,12 @@ final class OutputLines {
     /// Queues `line` and a newline.
     func append(_ line: String) {
         var line = line
-        line.withUTF8 { pending.append(contentsOf: $0) }
+        append { buffer in line.withUTF8 { buffer.append(contentsOf: $0) } }
+    }
+
+    /// Queues the line `build` appends (its bytes, without the newline) and a newline.
+    func append(building build: (inout [UInt8]) -> Void) {
+        build(&pending)
         pending.append(UInt8(ascii: "\n"))
         if lineAtATime || pending.count >= Self.blockSize { flush() }
     }

@@ -55,9 +55,34 @@ import Testing
             #expect(Timestamp.format(seconds: seconds, nanoseconds: nanoseconds) == expected + "Z", "\(seconds)")
         }
         #expect(Timestamp.format(seconds: .max, nanoseconds: 5) == "9223372036854775807")
+        #expect(Timestamp.format(seconds: 0, nanoseconds: -5) == "1970-01-01T00:00:00.-00000005Z")
         #expect(Timestamp.format(seconds: .min, nanoseconds: 0) == "-9223372036854775808")
         #expect(Timestamp.format(Date(timeIntervalSince1970: 1e300)) == "9223372036854775807")
         #expect(Timestamp.format(Date(timeIntervalSince1970: -.infinity)) == "-9223372036854775808")
         #expect(Timestamp.wholeSeconds(Date(timeIntervalSince1970: -1.5)) == -1)
+    }
+
+    /// Years 0 to 9999, which `append` computes without `gmtime_r`: the same text as gmtime_r's fields, at random
+    /// and at the edges of days, eras and the range itself.
+    @Test func fileTimesOfYearsZeroTo9999MatchGmtime() {
+        let first: Int64 = -62_167_219_200  // 0000-01-01T00:00:00Z
+        let last: Int64 = 253_402_300_799  // 9999-12-31T23:59:59Z
+        var generator = SeededGenerator(seed: 11)
+        var cases: [Int64] = [
+            first - 1, first, first + 86_399, first + 86_400, -86_401, -86_400, -86_399, -1, 0, 1, 86_399, 86_400,
+            951_782_400, 951_868_799, 4_107_542_400, -2_203_891_200, 11_045_260_800, last - 86_400, last, last + 1,
+        ]
+        for _ in 0..<4_000 { cases.append(first + Int64(generator.next() % UInt64(last - first + 1))) }
+        for seconds in cases {
+            var value = time_t(seconds)
+            var parts = tm()
+            guard gmtime_r(&value, &parts) != nil else { continue }
+            let expected = String(
+                format: "%04d-%02d-%02dT%02d:%02d:%02d.%09dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
+                Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec), 7)
+            var appended = Array("x".utf8)
+            Timestamp.append(seconds: seconds, nanoseconds: 7, to: &appended)
+            #expect(appended == Array(("x" + expected).utf8), "\(seconds)")
+        }
     }
 }

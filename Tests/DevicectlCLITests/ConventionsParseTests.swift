@@ -170,6 +170,38 @@ import Testing
         #expect(ArchiveFormat.mode(.directory, permissions).dropFirst() == shown.dropFirst())
     }
 
+    /// Member lines as list prints them: owner left-aligned in 9 columns and size right-aligned in 12 (both
+    /// wider when they must be), negative and 64-bit values in full, the link words, escaped names and targets.
+    @Test func memberLinesKeepTheirColumns() {
+        func line(
+            _ kind: ArchiveReader.Kind, _ owner: (Int64, Int64), _ size: some BinaryInteger, _ seconds: Int64,
+            _ nanoseconds: Int32, _ name: String, _ link: String? = nil
+        ) -> String {
+            var out = Array("> ".utf8)
+            ArchiveFormat.appendLine(
+                kind, permissions: 0o4755, owner: owner, size: size, mtime: (seconds, nanoseconds),
+                name: Array(name.utf8), link: link.map { Array($0.utf8) }, to: &out)
+            return String(decoding: out, as: UTF8.self)
+        }
+        #expect(line(.regular, (0, 0), 1234, 1_700_000_000, 0, "a") ==
+            "> -rwsr-xr-x 0/0               1234 2023-11-14T22:13:20Z  a")
+        #expect(line(.regular, (501, 20), Int64(-7), -1, 5, "a") ==
+            "> -rwsr-xr-x 501/20              -7 1969-12-31T23:59:59.000000005Z  a")
+        #expect(line(.directory, (-5, 123_456_789), 0, 0, 0, "d/") ==
+            "> drwsr-xr-x -5/123456789            0 1970-01-01T00:00:00Z  d/")
+        #expect(line(.regular, (Int64.min, 0), UInt64.max, .max, 0, "big") ==
+            "> -rwsr-xr-x -9223372036854775808/0 18446744073709551615 9223372036854775807  big")
+        #expect(line(.symlink, (0, 0), 0, 0, 0, "s\u{1B}[1m", "t\nx") ==
+            "> lrwsr-xr-x 0/0                  0 1970-01-01T00:00:00Z  s\\033[1m -> t\\nx")
+        #expect(line(.hardLink, (0, 0), 0, 0, 0, "h", "名前") ==
+            "> hrwsr-xr-x 0/0                  0 1970-01-01T00:00:00Z  h link to 名前")
+        var invalid = Array("> ".utf8)
+        ArchiveFormat.appendLine(
+            .regular, permissions: 0o644, owner: (0, 0), size: 0, mtime: (0, 0), name: [0x62, 0xFF], link: nil,
+            to: &invalid)
+        #expect(String(decoding: invalid, as: UTF8.self) == "> -rw-r--r-- 0/0                  0 1970-01-01T00:00:00Z  b\\377")
+    }
+
     // MARK: - The progress line fits the terminal
 
     @Test(arguments: [1, 2, 10, 20, 30, 40, 50, 60, 80, 120])

@@ -1,5 +1,6 @@
 // ArchiveFormat: how list prints modes and times (counts and sizes come from ProgressBar).
 import BackupKit
+import DeviceKit
 import Foundation
 import Glibc
 import TarKit
@@ -8,22 +9,83 @@ import TarKit
 enum ArchiveFormat {
     /// `drwxr-xr-x` from a member's kind and permission bits (`h` for a hard link, as `tar -tv` shows it).
     static func mode(_ kind: ArchiveReader.Kind, _ permissions: UInt32) -> String {
-        String(unsafeUninitializedCapacity: 10) { text in
-            text[0] = kind.letter.asciiValue ?? UInt8(ascii: "?")
-            for (index, letter) in "rwxrwxrwx".utf8.enumerated() {
-                text[index + 1] = permissions & (0o400 >> UInt32(index)) != 0 ? letter : UInt8(ascii: "-")
-            }
-            // setuid, setgid, sticky: over the owner's, group's and others' x (capital when x is not set).
-            func special(_ bit: UInt32, at place: Int, _ letter: Character) {
-                guard permissions & bit != 0 else { return }
-                let lower = letter.asciiValue!
-                text[place] = text[place] == UInt8(ascii: "x") ? lower : lower - 0x20
-            }
-            special(0o4000, at: 3, "s")
-            special(0o2000, at: 6, "s")
-            special(0o1000, at: 9, "t")
-            return 10
+        var text: [UInt8] = []
+        appendMode(kind, permissions, to: &text)
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// One member line as list prints it, appended to `out` as bytes (no string a field: list prints one a
+    /// member): `-rw-r--r-- 0/0              69 2026-12-02T04:20:40Z  name`, then ` -> target` for a symlink or
+    /// ` link to target` for a hard link. Owner left-aligned in 9 columns, size right-aligned in 12, as before.
+    static func appendLine(
+        _ kind: ArchiveReader.Kind, permissions: UInt32, owner: (user: Int64, group: Int64), size: some BinaryInteger,
+        mtime: (seconds: Int64, nanoseconds: Int32), name: [UInt8], link: [UInt8]?, to out: inout [UInt8]
+    ) {
+        appendMode(kind, permissions, to: &out)
+        out.append(UInt8(ascii: " "))
+        let ownerStart = out.count
+        appendDecimal(owner.user, to: &out)
+        out.append(UInt8(ascii: "/"))
+        appendDecimal(owner.group, to: &out)
+        for _ in (out.count - ownerStart)..<max(9, out.count - ownerStart) { out.append(UInt8(ascii: " ")) }
+        out.append(UInt8(ascii: " "))
+        let width = decimalWidth(size)
+        for _ in width..<max(12, width) { out.append(UInt8(ascii: " ")) }
+        appendDecimal(size, to: &out)
+        out.append(UInt8(ascii: " "))
+        Timestamp.append(seconds: mtime.seconds, nanoseconds: mtime.nanoseconds, to: &out)
+        out.append(UInt8(ascii: " "))
+        out.append(UInt8(ascii: " "))
+        appendName(bytes: name, to: &out)
+        if let link {
+            out.append(contentsOf: (kind == .hardLink ? " link to " : " -> ").utf8)
+            appendName(bytes: link, to: &out)
         }
+    }
+
+    private static func appendMode(_ kind: ArchiveReader.Kind, _ permissions: UInt32, to out: inout [UInt8]) {
+        let start = out.count
+        out.append(kind.letter.asciiValue ?? UInt8(ascii: "?"))
+        for (index, letter) in "rwxrwxrwx".utf8.enumerated() {
+            out.append(permissions & (0o400 >> UInt32(index)) != 0 ? letter : UInt8(ascii: "-"))
+        }
+        // setuid, setgid, sticky: over the owner's, group's and others' x (capital when x is not set).
+        func special(_ bit: UInt32, at place: Int, _ lower: UInt8) {
+            guard permissions & bit != 0 else { return }
+            out[start + place] = out[start + place] == UInt8(ascii: "x") ? lower : lower - 0x20
+        }
+        special(0o4000, at: 3, UInt8(ascii: "s"))
+        special(0o2000, at: 6, UInt8(ascii: "s"))
+        special(0o1000, at: 9, UInt8(ascii: "t"))
+    }
+
+    /// `value` in decimal (`String(value)`'s digits, a minus sign first for a negative one).
+    private static func appendDecimal(_ value: some BinaryInteger, to out: inout [UInt8]) {
+        if value < 0 { out.append(UInt8(ascii: "-")) }
+        let start = out.count
+        var magnitude = UInt64(value.magnitude)
+        repeat {
+            out.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
+            magnitude /= 10
+        } while magnitude > 0
+        out[start...].reverse()
+    }
+
+    /// How many characters `appendDecimal` writes for `value`.
+    private static func decimalWidth(_ value: some BinaryInteger) -> Int {
+        var width = value < 0 ? 2 : 1
+        var magnitude = UInt64(value.magnitude)
+        while magnitude >= 10 {
+            magnitude /= 10
+            width += 1
+        }
+        return width
+    }
+
+    /// `name(bytes:)` appended to `out`: a name of plain characters (most are) as it is, without a string.
+    static func appendName(bytes: [UInt8], to out: inout [UInt8]) {
+        if bytes.withUnsafeBufferPointer({ $0.allSatisfy(isPlain) }) { return out.append(contentsOf: bytes) }
+        out.append(contentsOf: name(bytes: bytes).utf8)
     }
 
     /// A member name (or link target) as GNU tar's default `escape` quoting prints it, so one member is one

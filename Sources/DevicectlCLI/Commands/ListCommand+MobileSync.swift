@@ -24,12 +24,11 @@ extension ListCommand {
         do {
             summary = try MobileSyncListing.list(path: backup, password: password, progress: { bar.update($0) }) {
                 entry in
-                let name = entry.path.isEmpty ? entry.domain : entry.domain + "/" + entry.path
-                guard filter.selects(name), !summaryOnly else { return }
+                guard filter.selects(name(entry)), !summaryOnly else { return }
                 if json {
                     members.append(MobileSyncMember(entry))
                 } else {
-                    lines.append(line(entry))
+                    lines.append { line(entry, to: &$0) }
                 }
             }
             lines.flush()
@@ -59,15 +58,18 @@ extension ListCommand {
         }
     }
 
-    /// `-rw-r--r--  501/501        69 2026-12-02T04:20:40Z  AppDomainGroup-group.x/Library/Preferences/x.plist`.
-    static func line(_ entry: MobileSyncListing.Entry) -> String {
-        let owner = "\(entry.userID)/\(entry.groupID)"
-        let name = entry.path.isEmpty ? entry.domain : entry.domain + "/" + entry.path
-        var text = ArchiveFormat.mode(kind(entry.kind), entry.mode & 0o7777) + " " + owner.padding(9) + " "
-            + String(entry.size).leftPadding(12) + " "
-            + Timestamp.format(seconds: Timestamp.wholeSeconds(entry.modified), nanoseconds: 0) + "  " + ArchiveFormat.name(name)
-        if let target = entry.target { text += " -> " + ArchiveFormat.name(target) }
-        return text
+    /// A row's name as list shows and selects it: `domain/path`, or the domain for its root row.
+    private static func name(_ entry: MobileSyncListing.Entry) -> String {
+        entry.path.isEmpty ? entry.domain : entry.domain + "/" + entry.path
+    }
+
+    /// `-rw-r--r-- 501/501            69 2026-12-02T04:20:40Z  AppDomainGroup-group.x/Library/Preferences/x.plist`,
+    /// appended to `out`.
+    static func line(_ entry: MobileSyncListing.Entry, to out: inout [UInt8]) {
+        ArchiveFormat.appendLine(
+            kind(entry.kind), permissions: entry.mode & 0o7777, owner: (Int64(entry.userID), Int64(entry.groupID)),
+            size: entry.size, mtime: (Timestamp.wholeSeconds(entry.modified), 0),
+            name: Array(name(entry).utf8), link: entry.target.map { Array($0.utf8) }, to: &out)
     }
 
     static func summaryLines(_ summary: MobileSyncListing.Summary, backup: String) -> [String] {

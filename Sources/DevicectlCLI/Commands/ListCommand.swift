@@ -67,7 +67,7 @@ enum ListCommand: Command {
                     if json {
                         members.append(Member(member))
                     } else {
-                        lines.append(line(member))
+                        lines.append { line(member, to: &$0) }
                     }
                 })
             lines.flush()
@@ -113,18 +113,12 @@ enum ListCommand: Command {
         return 0
     }
 
-    /// `-rw-r--r--  0/0      1234 2026-11-29T12:00:00Z  path -> target`.
-    static func line(_ member: ArchiveReader.Member) -> String {
-        var text = ArchiveFormat.mode(member.kind, member.permissions)
-        text.reserveCapacity(96 + member.pathBytes.count)
-        text += " " + (String(member.uid) + "/" + String(member.gid)).padding(9) + " "
-        text += String(member.size).leftPadding(12) + " "
-        text += Timestamp.format(seconds: member.mtimeSeconds, nanoseconds: member.mtimeNanoseconds)
-        text += "  " + ArchiveFormat.name(bytes: member.pathBytes)
-        if let link = member.linkBytes {
-            text += (member.kind == .hardLink ? " link to " : " -> ") + ArchiveFormat.name(bytes: link)
-        }
-        return text
+    /// `-rw-r--r-- 0/0              1234 2026-11-29T12:00:00Z  path -> target`, appended to `out`.
+    static func line(_ member: ArchiveReader.Member, to out: inout [UInt8]) {
+        ArchiveFormat.appendLine(
+            member.kind, permissions: member.permissions, owner: (member.uid, member.gid), size: member.size,
+            mtime: (member.mtimeSeconds, member.mtimeNanoseconds), name: member.pathBytes, link: member.linkBytes,
+            to: &out)
     }
 
     static func manifestLines(_ summary: ListSummary) -> [String] {

@@ -39,9 +39,10 @@ struct MemberFilter {
     var isActive: Bool { !selectors.isEmpty }
 
     /// Whether the member named `name` (as the archive spells it) is shown; counts it for each PATH it matches.
-    mutating func selects(_ name: String) -> Bool {
+    /// The name is only made when a PATH was given.
+    mutating func selects(_ name: @autoclosure () -> String) -> Bool {
         guard isActive else { return true }
-        let path = Self.normalized(name)
+        let path = Self.normalized(name())
         var selected = false
         for (index, entry) in selectors.enumerated() {
             let matches: Bool
