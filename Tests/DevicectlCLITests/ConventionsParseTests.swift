@@ -199,7 +199,8 @@ import Testing
         ArchiveFormat.appendLine(
             .regular, permissions: 0o644, owner: (0, 0), size: 0, mtime: (0, 0), name: [0x62, 0xFF], link: nil,
             to: &invalid)
-        #expect(String(decoding: invalid, as: UTF8.self) == "> -rw-r--r-- 0/0                  0 1970-01-01T00:00:00Z  b\\377")
+        #expect(
+            String(decoding: invalid, as: UTF8.self) == "> -rw-r--r-- 0/0                  0 1970-01-01T00:00:00Z  b\\377")
     }
 
     // MARK: - The progress line fits the terminal

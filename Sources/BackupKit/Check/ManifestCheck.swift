@@ -30,6 +30,8 @@ final class ManifestCheck {
     }
 
     static let maxLine = 16 << 20
+    private static let alteredProblem =
+        "the manifest's own bytes differ from its members line's manifestSha256 (the manifest was altered)"
     /// The files read before the manifest, or nil when only the manifest itself is read (list).
     private let log: DigestLog.Reader?
     private let observed: Observed?
@@ -49,6 +51,10 @@ final class ManifestCheck {
     private var fileBytes: UInt64 = 0
     /// SHA-256 of the manifest bytes so far (for the members line's `manifestSha256`), fed from `unhashed`.
     private let manifestDigest: SHA256Digest
+    /// The digest comes from `finish(manifestDigest:)` (`ManifestPrefixDigest`), not from the lines.
+    private let digestSupplied: Bool
+    /// The members line's `manifestSha256`, compared with the supplied digest by `finish`.
+    private var expectedDigest: String?
     /// Lines (with their newlines) not yet fed to `manifestDigest`: hashed 64 KiB at a time, not two calls a line.
     private var unhashed: [UInt8] = []
     private(set) var problems: [String] = []
@@ -56,6 +62,7 @@ final class ManifestCheck {
 
     init(log: DigestLog.Reader, observed: Observed, problemLimit: Int = 1000) throws {
         manifestDigest = try SHA256Digest()
+        digestSupplied = false
         self.log = log
         self.observed = observed
         self.problemLimit = problemLimit
@@ -63,8 +70,10 @@ final class ManifestCheck {
 
     /// Reads a manifest by restore's rules without comparing it with the members (`list`): the outcome's
     /// problems are only the manifest's own (its totals against its file lines, its members line's digest).
-    init(problemLimit: Int = 1000) throws {
+    /// `digestSupplied`: the manifest's bytes are not hashed here; `finish(manifestDigest:)` brings their digest.
+    init(problemLimit: Int = 1000, digestSupplied: Bool = false) throws {
         manifestDigest = try SHA256Digest()
+        self.digestSupplied = digestSupplied
         log = nil
         observed = nil
         self.problemLimit = problemLimit
@@ -75,9 +84,14 @@ final class ManifestCheck {
         try splitter.feed(block) { try line($0) }
     }
 
-    /// Ends the manifest: compares what is left and returns the outcome.
-    func finish() throws -> Outcome {
+    /// Ends the manifest: compares what is left and returns the outcome. `manifestDigest`: with `digestSupplied`,
+    /// the digest of the bytes before the last line (`ManifestPrefixDigest`; nil for none), which the members
+    /// line, the last, covers.
+    func finish(manifestDigest supplied: String? = nil) throws -> Outcome {
         try splitter.finish { try line($0) }
+        if let expectedDigest, supplied != expectedDigest.lowercased() {
+            problem(Self.alteredProblem)
+        }
         if let last = pending {
             pending = nil
             try compare(last, next: nil)
@@ -178,10 +192,13 @@ final class ManifestCheck {
                 throw RestoreError.badManifest(
                     .malformed("line \(lineNumber): the members line comes before the totals"))
             }
-            flushHash()
-            if manifestDigest.hex != value.manifestSha256.lowercased() {
-                problem(
-                    "the manifest's own bytes differ from its members line's manifestSha256 (the manifest was altered)")
+            if digestSupplied {
+                expectedDigest = value.manifestSha256
+            } else {
+                flushHash()
+                if manifestDigest.hex != value.manifestSha256.lowercased() {
+                    problem(Self.alteredProblem)
+                }
             }
             members = value
             section = .end
@@ -235,6 +252,7 @@ final class ManifestCheck {
 
     /// Adds a line and its newline to the manifest's own digest.
     private func hashLine(_ bytes: ArraySlice<UInt8>) {
+        guard !digestSupplied else { return }
         if unhashed.count + bytes.count >= ManifestCheck.hashChunk { flushHash() }
         if bytes.count >= ManifestCheck.hashChunk {
             bytes.withUnsafeBytes { manifestDigest.update($0) }

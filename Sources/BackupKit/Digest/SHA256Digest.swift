@@ -35,6 +35,13 @@ public final class SHA256Digest {
         context.deallocate()
     }
 
+    /// Takes `other`'s state: the same bytes fed (or the same digest, when `other` is finalized).
+    public func copy(from other: SHA256Digest) {
+        context.pointee = other.context.pointee
+        result = other.result
+        finished = other.finished
+    }
+
     /// Starts a new message, discarding any state.
     public func reset() throws {
         finished = false

@@ -34,12 +34,14 @@ public enum ArchiveListing {
             try ArchiveSource.open(archive, limit: limit, interruption: interruption, onRead: onRead)
         }
         var members: UInt64 = 0
+        var manifest = ManifestReading()
         while let batch = readAhead.next() {
             do {
                 for member in batch.members {
                     members += 1
                     try each(member)
                 }
+                try manifest.take(batch)
             } catch {
                 readAhead.cancel()
                 throw error
@@ -49,6 +51,52 @@ public enum ArchiveListing {
         }
         var summary = try readAhead.finish()
         summary.members = members
+        try manifest.finish(digest: readAhead.manifestDigest, into: &summary)
         return summary
+    }
+
+    /// The manifest's lines as the batches bring them, checked by restore's rules on the caller's thread (their
+    /// digest comes from the reading thread).
+    private struct ManifestReading {
+        private var check: ManifestCheck?
+        /// The check refused the manifest: the rest of its data is passed over.
+        private var problem: String?
+
+        mutating func take(_ batch: ListReadAhead.Batch) throws {
+            if batch.manifestStarts { check = try ManifestCheck(problemLimit: 1, digestSupplied: true) }
+            guard let check, problem == nil, !batch.manifest.isEmpty else { return }
+            do {
+                try batch.manifest.withUnsafeBytes { try check.feed($0) }
+            } catch {
+                try refuse(error)
+            }
+        }
+
+        /// The header, totals and first problem into `summary`, when the archive had a manifest; `digest`: of its
+        /// bytes before the last line.
+        mutating func finish(digest: String?, into summary: inout ListSummary) throws {
+            guard let check else { return }
+            if problem == nil {
+                do {
+                    let result = try check.finish(manifestDigest: digest)
+                    summary.header = result.header
+                    summary.totals = result.totals
+                    summary.manifestProblem = result.problems.first
+                    return
+                } catch {
+                    try refuse(error)
+                }
+            }
+            summary.manifestProblem = problem
+        }
+
+        /// A manifest restore refuses is the listing's problem; any other failure is the listing's.
+        private mutating func refuse(_ error: any Error) throws {
+            switch error {
+            case RestoreError.badManifest(let refusal): problem = refusal.description
+            case let error as RestoreError: problem = error.message
+            default: throw error
+            }
+        }
     }
 }

@@ -5,17 +5,27 @@ import TarKit
 
 /// Reads a source's members on a worker thread and hands them over in order, a batch at a time, so that what the
 /// caller does with each member (`list` formats and prints a line) overlaps the reading (libarchive's parsing and
-/// name conversion, the framing audit, the manifest). The worker also reads the manifest member, by restore's rules.
+/// name conversion, the framing audit). The manifest member's data (the first member of that name) follows in the
+/// batches, after the member itself: the caller checks its lines (`ManifestCheck`) while the worker reads on and
+/// hashes the bytes (`ManifestPrefixDigest`, `manifestDigest`): the check, hashing included, ran alone at the end of
+/// the read, a seventh of a list.
 ///
 /// A failure of the read (damage, a limit, an interruption) ends the worker after it has handed over every member
 /// read before it: the caller gets those first, then the failure from `finish()`. A caller that stops early
 /// (its own failure) calls `cancel()`. Memory stays at the pool's batches (`HandOff`).
 final class ListReadAhead: @unchecked Sendable {
-    /// Members read, in order, and the progress after the last of them.
+    /// Members read, in order, and the progress after the last of them; then the next bytes of the manifest's data.
     final class Batch {
         var members: [ArchiveReader.Member] = []
         var progress: ReadProgress?
+        /// The manifest member is among `members`: its data starts (in this batch's `manifest` or a later one's).
+        var manifestStarts = false
+        /// The manifest's data in order, `manifestChunk` bytes a batch at most (after the batch's members).
+        var manifest: [UInt8] = []
     }
+
+    /// The manifest's bytes a batch carries at most (the pool's four batches: 1 MiB at most in flight).
+    static let manifestChunk = 256 << 10
 
     /// Members a batch holds at most (1,024: each wake of the caller cost the reading thread about 20 us in this VM,
     /// 2% of a list at 256 a batch; 0.97x the time of 256); a batch older than `batchSeconds` is handed over when its
@@ -39,6 +49,10 @@ final class ListReadAhead: @unchecked Sendable {
     private var bytes: UInt64 = 0
     /// Written by the worker; read by the caller once the worker has ended (`finish`).
     private var outcome = ListSummary()
+    private var prefixDigest: ManifestPrefixDigest?
+    /// The digest of the manifest's bytes before its last line (`ManifestPrefixDigest`), once `finish` has returned;
+    /// nil when there was no manifest or a line was too long to check.
+    private(set) var manifestDigest: String?
     private var failure: (any Error)?
 
     /// Opens the source with `open` and starts reading it on the worker. The source is given, in place of
@@ -70,10 +84,13 @@ final class ListReadAhead: @unchecked Sendable {
     func recycle(_ batch: Batch) {
         batch.members.removeAll(keepingCapacity: true)
         batch.progress = nil
+        batch.manifestStarts = false
+        batch.manifest.removeAll(keepingCapacity: true)
         handOff.recycle(batch)
     }
 
-    /// Waits for the worker and closes the source; the manifest summary, or the read's failure.
+    /// Waits for the worker and closes the source; the format and size (the caller reads the manifest), or the
+    /// read's failure.
     func finish() throws -> ListSummary {
         end()
         if let failure { throw failure }
@@ -122,11 +139,7 @@ final class ListReadAhead: @unchecked Sendable {
         }
         do {
             while let member = try source.next() {
-                if batch == nil {
-                    guard let spare = handOff.takeSpare() else { return }  // cancelled
-                    batch = spare
-                    batchStarted = MonotonicClock.seconds()
-                }
+                guard fillingBatch() else { return }  // cancelled
                 batch!.members.append(member)
                 if member.kind == .regular {
                     files += 1
@@ -135,6 +148,7 @@ final class ListReadAhead: @unchecked Sendable {
                 try readManifest(member)  // reading its data, the source may hand the batch over (`handOverIfDue`)
                 handOverIfDue()
             }
+            manifestDigest = prefixDigest?.finish()
             outcome.format = source.formatName
             outcome.filters = source.filterNames
             outcome.archiveBytes = source.inputBytes
@@ -143,24 +157,34 @@ final class ListReadAhead: @unchecked Sendable {
         }
     }
 
-    /// Reads `member`'s data when it is the manifest (the first one only), by restore's rules.
+    /// The batch being filled, taken from the pool when there is none; false once cancelled.
+    private func fillingBatch() -> Bool {
+        if batch != nil { return true }
+        guard let spare = handOff.takeSpare() else { return false }
+        batch = spare
+        batchStarted = MonotonicClock.seconds()
+        return true
+    }
+
+    /// Hands `member`'s data over, and hashes it, when it is the manifest (the first member of that name),
+    /// `manifestChunk` bytes a batch; the member is already in the batch being filled.
     private func readManifest(_ member: ArchiveReader.Member) throws {
-        guard member.kind == .regular, outcome.header == nil,
+        guard member.kind == .regular, prefixDigest == nil,
             MemberPath.names(member.pathBytes, RestoreSession.manifestName)
         else { return }
-        let check = try ManifestCheck(problemLimit: 1)
-        do {
-            while let block = try source.readBlock() { try check.feed(block.bytes) }
-            let result = try check.finish()
-            outcome.header = result.header
-            outcome.totals = result.totals
-            outcome.manifestProblem = result.problems.first
-        } catch RestoreError.badManifest(let problem) {
-            outcome.manifestProblem = problem.description
-            try source.skipData()
-        } catch let error as RestoreError {
-            outcome.manifestProblem = error.message
-            try source.skipData()
+        let digest = try ManifestPrefixDigest()
+        prefixDigest = digest
+        batch?.manifestStarts = true
+        while let block = try source.readBlock() {
+            digest.update(block.bytes)
+            var rest = block.bytes[...]
+            while !rest.isEmpty {
+                guard fillingBatch() else { return }  // cancelled
+                let take = min(rest.count, Self.manifestChunk - batch!.manifest.count)
+                batch!.manifest.append(contentsOf: UnsafeRawBufferPointer(rebasing: rest.prefix(take)))
+                rest = rest.dropFirst(take)
+                if batch!.manifest.count == Self.manifestChunk { handOver() }
+            }
         }
     }
 }
