@@ -51,7 +51,7 @@ final class ListReadAhead: @unchecked Sendable {
     private var outcome = ListSummary()
     private var prefixDigest: ManifestPrefixDigest?
     /// The digest of the manifest's bytes before its last line (`ManifestPrefixDigest`), once `finish` has returned;
-    /// nil when there was no manifest or a line was too long to check.
+    /// nil when there was no manifest.
     private(set) var manifestDigest: String?
     private var failure: (any Error)?
 
