@@ -58,8 +58,8 @@ import Testing
         #expect(try prefixDigest(Array(bytes.dropLast(9)), block: 4096) == expected(Array(bytes.dropLast(9))))
     }
 
-    /// The check given the digest finds what the check hashing the lines finds: nothing in a good manifest, the
-    /// alteration in an altered one, before any other problem.
+    /// The check given the digest finds what the check hashing on its own thread finds: nothing in a good manifest,
+    /// the alteration in an altered one, before any other problem.
     @Test func aCheckGivenTheDigestFindsWhatAHashingCheckFinds() throws {
         let good = try ManifestCheckTests.withMembers([
             ManifestCheckTests.header, ManifestCheckTests.ownFile("a", 3), "  ",

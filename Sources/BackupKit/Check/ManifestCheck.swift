@@ -49,20 +49,16 @@ final class ManifestCheck {
     private var pending: (path: [UInt8], size: UInt64, digest: [UInt8])?
     private var fileLines: UInt64 = 0
     private var fileBytes: UInt64 = 0
-    /// SHA-256 of the manifest bytes so far (for the members line's `manifestSha256`), fed from `unhashed`.
-    private let manifestDigest: SHA256Digest
-    /// The digest comes from `finish(manifestDigest:)` (`ManifestPrefixDigest`), not from the lines.
-    private let digestSupplied: Bool
-    /// The members line's `manifestSha256`, compared with the supplied digest by `finish`.
+    /// Hashes the manifest's bytes before its last line (what the members line's `manifestSha256` covers) while the
+    /// lines are checked; nil when `finish(manifestDigest:)` brings the digest (`digestSupplied`).
+    private let hashing: ManifestHashingThread?
+    /// The members line's `manifestSha256`, compared with the digest by `finish`.
     private var expectedDigest: String?
-    /// Lines (with their newlines) not yet fed to `manifestDigest`: hashed 64 KiB at a time, not two calls a line.
-    private var unhashed: [UInt8] = []
     private(set) var problems: [String] = []
     private(set) var problemCount = 0
 
     init(log: DigestLog.Reader, observed: Observed, problemLimit: Int = 1000) throws {
-        manifestDigest = try SHA256Digest()
-        digestSupplied = false
+        hashing = try ManifestHashingThread()
         self.log = log
         self.observed = observed
         self.problemLimit = problemLimit
@@ -72,8 +68,7 @@ final class ManifestCheck {
     /// problems are only the manifest's own (its totals against its file lines, its members line's digest).
     /// `digestSupplied`: the manifest's bytes are not hashed here; `finish(manifestDigest:)` brings their digest.
     init(problemLimit: Int = 1000, digestSupplied: Bool = false) throws {
-        manifestDigest = try SHA256Digest()
-        self.digestSupplied = digestSupplied
+        hashing = digestSupplied ? nil : try ManifestHashingThread()
         log = nil
         observed = nil
         self.problemLimit = problemLimit
@@ -81,15 +76,17 @@ final class ManifestCheck {
 
     /// Feeds a block of the manifest member's data.
     func feed(_ block: UnsafeRawBufferPointer) throws {
+        hashing?.feed(block)
         try splitter.feed(block) { try line($0) }
     }
 
     /// Ends the manifest: compares what is left and returns the outcome. `manifestDigest`: with `digestSupplied`,
     /// the digest of the bytes before the last line (`ManifestPrefixDigest`; nil for none), which the members
-    /// line, the last, covers.
+    /// line, the last, covers. (The digest is compared first: where the members line stood in the problems.)
     func finish(manifestDigest supplied: String? = nil) throws -> Outcome {
         try splitter.finish { try line($0) }
-        if let expectedDigest, supplied != expectedDigest.lowercased() {
+        let digest = hashing?.finish() ?? supplied
+        if let expectedDigest, digest != expectedDigest.lowercased() {
             problem(Self.alteredProblem)
         }
         if let last = pending {
@@ -146,22 +143,17 @@ final class ManifestCheck {
         if section == .files,
             try ManifestLine.withDevicectlFileFields(bytes, { try ownFileLine(path: $0, size: $1, digest: $2) }) != nil
         {
-            hashLine(bytes)
             return
         }
         // A blank line (only spaces, tabs, CRs) starts with one of them: no need to scan every line for it.
         let blank = { (byte: UInt8) in byte == 0x20 || byte == 0x0D || byte == 0x09 }
-        if bytes.first.map(blank) ?? true, bytes.allSatisfy(blank) {
-            hashLine(bytes)
-            return
-        }
+        if bytes.first.map(blank) ?? true, bytes.allSatisfy(blank) { return }
         let parsed: ManifestLine
         do {
             parsed = try ManifestLine.parse(bytes)
         } catch {
             throw RestoreError.badManifest(.unparsable(line: lineNumber, error))
         }
-        if case .members = parsed {} else { hashLine(bytes) }
         if section == .header {
             guard case .header(let value) = parsed else {
                 throw RestoreError.badManifest(.malformed("line \(lineNumber) is not the header"))
@@ -192,14 +184,7 @@ final class ManifestCheck {
                 throw RestoreError.badManifest(
                     .malformed("line \(lineNumber): the members line comes before the totals"))
             }
-            if digestSupplied {
-                expectedDigest = value.manifestSha256
-            } else {
-                flushHash()
-                if manifestDigest.hex != value.manifestSha256.lowercased() {
-                    problem(Self.alteredProblem)
-                }
-            }
+            expectedDigest = value.manifestSha256
             members = value
             section = .end
         case .totals(let value):
@@ -248,26 +233,6 @@ final class ManifestCheck {
         } catch {
             throw RestoreError.badManifest(.header(error))
         }
-    }
-
-    /// Adds a line and its newline to the manifest's own digest.
-    private func hashLine(_ bytes: ArraySlice<UInt8>) {
-        guard !digestSupplied else { return }
-        if unhashed.count + bytes.count >= ManifestCheck.hashChunk { flushHash() }
-        if bytes.count >= ManifestCheck.hashChunk {
-            bytes.withUnsafeBytes { manifestDigest.update($0) }
-        } else {
-            bytes.withUnsafeBufferPointer { unhashed.append(contentsOf: $0) }
-        }
-        unhashed.append(0x0A)
-    }
-
-    private static let hashChunk = 64 << 10
-
-    /// Feeds the lines kept in `unhashed` to the digest.
-    private func flushHash() {
-        unhashed.withUnsafeBytes { manifestDigest.update($0) }
-        unhashed.removeAll(keepingCapacity: true)
     }
 
     /// Compares manifest line `expected` with the next logged file, using one line of lookahead each side.
