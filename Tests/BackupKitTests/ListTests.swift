@@ -36,6 +36,28 @@ import Testing
         }
     }
 
+    /// A second member named as the manifest is not read as one: list names the first manifest's problem, as
+    /// verify does (list once named the second's).
+    @Test func aSecondManifestMemberIsNotReadAsTheManifest() throws {
+        try withTemporaryDirectory { base in
+            var builder = TarBuilder()
+            for member in RestoreTests.members { builder.add(member) }
+            let garbage = Array("garbage\n".utf8)
+            builder.header(name: Array(Manifest.memberName.utf8), type: UInt8(ascii: "0"), size: garbage.count)
+            builder.data(garbage)
+            builder.manifest()
+            builder.end()
+            let scratch = try RestoreScratch(base: base)
+            try scratch.write(builder.bytes)
+            let summary = try ArchiveListing.list(archive: scratch.archive) { _ in }
+            let report = try ArchiveVerification.verify(archive: scratch.archive)
+            let problem = try #require(summary.manifestProblem)
+            #expect(problem.contains("line 1"), "\(problem)")
+            #expect(report.problems.contains { $0.contains(problem) }, "\(report.problems)")
+            #expect(summary.header == nil)
+        }
+    }
+
     /// list reads the manifest by restore's rules (ManifestCheck): what restore accepts (blank lines before the
     /// header, issue 13 finding 9: list refused them) list reads, and what restore refuses list names.
     @Test(arguments: [
