@@ -167,8 +167,10 @@ final class StagingPipeline: @unchecked Sendable {
                 try execute(batch, file: &file)
             } catch {
                 handOff.fail(error)
+                batch.reset()
             }
-            batch.reset()
+            // The reader empties the batch when it takes it again (`submit`): what it allocated for the batch's
+            // operations is freed on its own thread, not here (a free from another thread's arena took its lock).
             handOff.recycle(batch)
         }
         try? file.take()?.close()
