@@ -81,11 +81,9 @@ final class ListReadAhead: @unchecked Sendable {
         handOff.next()
     }
 
+    /// Gives `batch` back to the worker, which empties it when it takes it again: the members' memory, which the
+    /// worker allocated, is freed on its thread (into its own malloc arena, without that arena's lock).
     func recycle(_ batch: Batch) {
-        batch.members.removeAll(keepingCapacity: true)
-        batch.progress = nil
-        batch.manifestStarts = false
-        batch.manifest.removeAll(keepingCapacity: true)
         handOff.recycle(batch)
     }
 
@@ -161,6 +159,10 @@ final class ListReadAhead: @unchecked Sendable {
     private func fillingBatch() -> Bool {
         if batch != nil { return true }
         guard let spare = handOff.takeSpare() else { return false }
+        spare.members.removeAll(keepingCapacity: true)
+        spare.progress = nil
+        spare.manifestStarts = false
+        spare.manifest.removeAll(keepingCapacity: true)
         batch = spare
         batchStarted = MonotonicClock.seconds()
         return true
