@@ -28,13 +28,16 @@ public enum Timestamp {
         // A date read from a file can be anything a Double holds (1e300; NaN if a reader let it through): no
         // calendar date for those.
         if whole.isNaN { return "nan" }
-        guard abs(whole) < 0x1p62, var text = calendarText(Int64(whole) + Int64(referenceOffset)) else {
+        var text: [UInt8] = []
+        guard abs(whole) < 0x1p62, appendCalendar(Int64(whole) + Int64(referenceOffset), to: &text) else {
             return format(seconds: wholeSeconds(date), nanoseconds: 0)
         }
         if since1970.rounded(.down) != since1970 {
-            text += "." + pad(min(Int((reference - whole) * 1000), 999), 3)
+            text.append(UInt8(ascii: "."))
+            appendDigits(min(Int((reference - whole) * 1000), 999), width: 3, to: &text)
         }
-        return text + "Z"
+        text.append(UInt8(ascii: "Z"))
+        return String(decoding: text, as: UTF8.self)
     }
 
     /// A file time (`list`'s mtimes) in UTC with its nanoseconds when there are any:
@@ -47,14 +50,34 @@ public enum Timestamp {
     }
 
     /// `format(seconds:nanoseconds:)`'s text appended to `out` as UTF-8, without a string (list prints one a
-    /// member). Years 0 to 9999 from the days since 1970 (Howard Hinnant's civil_from_days: no `gmtime_r`, whose
-    /// time zone lock every call takes); the years before and after through `calendarText`.
+    /// member).
     public static func append(seconds: Int64, nanoseconds: Int32, to out: inout [UInt8]) {
+        guard appendCalendar(seconds, to: &out) else { return out.append(contentsOf: String(seconds).utf8) }
+        if nanoseconds != 0 {
+            out.append(UInt8(ascii: "."))
+            // A hostile archive's nanoseconds can be anything: printf's `%09d`, as before, for those.
+            if (0..<1_000_000_000).contains(nanoseconds) {
+                appendDigits(Int(nanoseconds), width: 9, to: &out)
+            } else {
+                out.append(contentsOf: pad(Int(nanoseconds), 9).utf8)
+            }
+        }
+        out.append(UInt8(ascii: "Z"))
+    }
+
+    /// Appends `YYYY-MM-DDTHH:MM:SS` in UTC, `seconds` after 1970; false (nothing appended) past the years
+    /// `gmtime_r` can name. Years 0 to 9999 from the days since 1970 (Howard Hinnant's civil_from_days: no
+    /// `gmtime_r`, whose time-zone lock every call takes); the years before and after through `gmtime_r`,
+    /// printf's `%04d` and `%02d`.
+    private static func appendCalendar(_ seconds: Int64, to out: inout [UInt8]) -> Bool {
         guard (firstCommonSecond...lastCommonSecond).contains(seconds) else {
-            guard let text = calendarText(seconds) else { return out.append(contentsOf: String(seconds).utf8) }
-            out.append(contentsOf: text.utf8)
-            if nanoseconds != 0 { out.append(contentsOf: ("." + pad(Int(nanoseconds), 9)).utf8) }
-            return out.append(UInt8(ascii: "Z"))
+            var value = time_t(seconds)
+            var parts = tm()
+            guard gmtime_r(&value, &parts) != nil else { return false }
+            var text = pad(Int(parts.tm_year) + 1900, 4) + "-" + pad(Int(parts.tm_mon) + 1, 2) + "-"
+            text += pad(Int(parts.tm_mday), 2) + "T" + pad(Int(parts.tm_hour), 2) + ":" + pad(Int(parts.tm_min), 2)
+            out.append(contentsOf: (text + ":" + pad(Int(parts.tm_sec), 2)).utf8)
+            return true
         }
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = Int(seconds - days * 86_400)
@@ -67,36 +90,33 @@ public enum Timestamp {
         let day = Int(dayOfYear - (153 * monthIndex + 2) / 5 + 1)
         let month = Int(monthIndex < 10 ? monthIndex + 3 : monthIndex - 9)
         let year = Int(yearOfEra + era * 400) + (month <= 2 ? 1 : 0)
-        func put(_ value: Int, width: Int, then separator: UInt8?) {
-            var divisor = 1
-            for _ in 1..<width { divisor *= 10 }
-            var rest = value
-            while divisor > 0 {
-                out.append(UInt8(ascii: "0") + UInt8(rest / divisor))
-                rest %= divisor
-                divisor /= 10
-            }
-            if let separator { out.append(separator) }
-        }
-        put(year, width: 4, then: UInt8(ascii: "-"))
-        put(month, width: 2, then: UInt8(ascii: "-"))
-        put(day, width: 2, then: UInt8(ascii: "T"))
-        put(secondOfDay / 3600, width: 2, then: UInt8(ascii: ":"))
-        put(secondOfDay / 60 % 60, width: 2, then: UInt8(ascii: ":"))
-        put(secondOfDay % 60, width: 2, then: nil)
-        if nanoseconds != 0 {
-            out.append(UInt8(ascii: "."))
-            // A hostile archive's nanoseconds can be anything: printf's `%09d`, as before, for those.
-            if (0..<1_000_000_000).contains(nanoseconds) {
-                put(Int(nanoseconds), width: 9, then: nil)
-            } else {
-                out.append(contentsOf: pad(Int(nanoseconds), 9).utf8)
-            }
-        }
-        out.append(UInt8(ascii: "Z"))
+        appendDigits(year, width: 4, to: &out)
+        out.append(UInt8(ascii: "-"))
+        appendDigits(month, width: 2, to: &out)
+        out.append(UInt8(ascii: "-"))
+        appendDigits(day, width: 2, to: &out)
+        out.append(UInt8(ascii: "T"))
+        appendDigits(secondOfDay / 3600, width: 2, to: &out)
+        out.append(UInt8(ascii: ":"))
+        appendDigits(secondOfDay / 60 % 60, width: 2, to: &out)
+        out.append(UInt8(ascii: ":"))
+        appendDigits(secondOfDay % 60, width: 2, to: &out)
+        return true
     }
 
-    /// 0000-01-01T00:00:00Z and 9999-12-31T23:59:59Z: the years `append` computes itself.
+    /// `value` (0 or more, fewer than `width` digits) zero-padded to `width` digits.
+    private static func appendDigits(_ value: Int, width: Int, to out: inout [UInt8]) {
+        var divisor = 1
+        for _ in 1..<width { divisor *= 10 }
+        var rest = value
+        while divisor > 0 {
+            out.append(UInt8(ascii: "0") + UInt8(rest / divisor))
+            rest %= divisor
+            divisor /= 10
+        }
+    }
+
+    /// 0000-01-01T00:00:00Z and 9999-12-31T23:59:59Z: the years `appendCalendar` computes itself.
     private static let firstCommonSecond: Int64 = -62_167_219_200
     private static let lastCommonSecond: Int64 = 253_402_300_799
 
@@ -107,37 +127,6 @@ public enum Timestamp {
         if seconds >= 0x1p63 { return .max }
         if seconds < -0x1p63 { return .min }
         return Int64(seconds)
-    }
-
-    /// `YYYY-MM-DDTHH:MM:SS` in UTC, `seconds` after 1970 (`gmtime_r`); nil past the years it can name.
-    private static func calendarText(_ seconds: Int64) -> String? {
-        var value = time_t(seconds)
-        var parts = tm()
-        guard gmtime_r(&value, &parts) != nil else { return nil }
-        let year = Int(parts.tm_year) + 1900
-        if (0...9999).contains(year) {
-            // The common case without allocating a string a field (list prints one a member).
-            return String(unsafeUninitializedCapacity: 19) { buffer in
-                func put(_ value: Int, at start: Int, width: Int, then separator: Character?) {
-                    var rest = value
-                    for place in stride(from: start + width - 1, through: start, by: -1) {
-                        buffer[place] = UInt8(ascii: "0") + UInt8(rest % 10)
-                        rest /= 10
-                    }
-                    if let separator { buffer[start + width] = separator.asciiValue! }
-                }
-                put(year, at: 0, width: 4, then: "-")
-                put(Int(parts.tm_mon) + 1, at: 5, width: 2, then: "-")
-                put(Int(parts.tm_mday), at: 8, width: 2, then: "T")
-                put(Int(parts.tm_hour), at: 11, width: 2, then: ":")
-                put(Int(parts.tm_min), at: 14, width: 2, then: ":")
-                put(Int(parts.tm_sec), at: 17, width: 2, then: nil)
-                return 19
-            }
-        }
-        var text = pad(Int(parts.tm_year) + 1900, 4) + "-" + pad(Int(parts.tm_mon) + 1, 2) + "-"
-        text += pad(Int(parts.tm_mday), 2)
-        return text + "T" + pad(Int(parts.tm_hour), 2) + ":" + pad(Int(parts.tm_min), 2) + ":" + pad(Int(parts.tm_sec), 2)
     }
 
     /// The two forms `format` writes (`2026-12-01T09:00:00Z`, `2026-12-01T09:00:00.123Z`), years 1600 to 9999,

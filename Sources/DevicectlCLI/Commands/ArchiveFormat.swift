@@ -3,6 +3,7 @@ import BackupKit
 import DeviceKit
 import Foundation
 import Glibc
+import SystemKit
 import TarKit
 
 /// Text formatting for archive members.
@@ -62,13 +63,7 @@ enum ArchiveFormat {
     /// `value` in decimal (`String(value)`'s digits, a minus sign first for a negative one).
     private static func appendDecimal(_ value: some BinaryInteger, to out: inout [UInt8]) {
         if value < 0 { out.append(UInt8(ascii: "-")) }
-        let start = out.count
-        var magnitude = UInt64(value.magnitude)
-        repeat {
-            out.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
-            magnitude /= 10
-        } while magnitude > 0
-        out[start...].reverse()
+        NumberText.appendDecimal(UInt64(value.magnitude), to: &out)
     }
 
     /// How many characters `appendDecimal` writes for `value`.
