@@ -6,7 +6,7 @@ APT_PACKAGES := libarchive-dev libzstd-dev liblzma-dev lzip libarchive-tools lib
 	strace util-linux zlib1g-dev libsqlite3-dev python3-venv file mount groff-base zsh fish
 RELEASE_BIN := .build/release/devicectl
 
-.PHONY: all deps build release test test-release demo bench bench-smoke fuzz clean install install-files uninstall oracles
+.PHONY: all deps build release test test-release demo bench bench-smoke fuzz fuzz-mobilesync clean install install-files uninstall oracles
 
 all: build
 
@@ -109,3 +109,11 @@ fuzz: deps
 	$(SWIFT) build --build-tests
 	FUZZ_CASES=$(N) FUZZ_SEED=$(SEED) FUZZ_ARTIFACTS=$(CURDIR)/.build/fuzz-artifacts \
 	  $(SWIFT) test --skip-build --filter 'ArchiveFuzzTests/mutatedArchivesFailCleanlyOrRestoreExactly'
+
+# MobileSync fuzzer (Tests/FaultTests/Fuzz/MobileSyncFuzzer.swift): `make test` runs 300 cases of a fixed seed through
+# the binary; long runs: `make fuzz-mobilesync N=5000 SEED=7` (FUZZ_CASE=i runs case i alone). Each finding's backup
+# directory and description are saved in .build/fuzz-artifacts (mobilesync-case-i).
+fuzz-mobilesync: deps
+	$(SWIFT) build --build-tests
+	FUZZ_CASES=$(N) FUZZ_SEED=$(SEED) FUZZ_ARTIFACTS=$(CURDIR)/.build/fuzz-artifacts \
+	  $(SWIFT) test --skip-build --filter 'MobileSyncFuzzTests/mutatedBackupsFailCleanlyOrRestoreInsideRoot'

@@ -74,7 +74,10 @@ let package = Package(
         // Faults (signals, full disks, locks, bad input) and the archive fuzzer: `make fuzz N=...` for long runs.
         .testTarget(
             name: "FaultTests",
-            dependencies: ["devicectl", "TestSupport", "BackupKit", "TarKit", "DeviceKit", "SystemKit", "DevicectlCLI"]
+            dependencies: [
+                "devicectl", "TestSupport", "BackupKit", "TarKit", "DeviceKit", "SystemKit", "DevicectlCLI",
+                "MobileSyncKit", "CSQLite",
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -50,6 +50,9 @@ enum ForeignBackup {
             ('AppDomainGroup-group.x', 'Library/Preferences/group.x.plist'): plistlib.dumps({'FeatureEnabled': True}, fmt=B),
             ('AppDomain-com.example.app', 'Documents/notes.txt'): b'hello\n',
         }
+        if mutation == 'iconstate-garbage':
+            good = files[('HomeDomain', 'Library/SpringBoard/IconState.plist')]
+            files[('HomeDomain', 'Library/SpringBoard/IconState.plist')] = b'bplist00' + b'\xff' * (len(good) - 8)
         rows = []
         for domain, dirs in [('HomeDomain', ['', 'Library', 'Library/SpringBoard']),
                              ('AppDomainGroup-group.x', ['', 'Library', 'Library/Preferences']),
@@ -97,6 +100,10 @@ enum ForeignBackup {
             for path, target in [('Library/SpringBoard/home-link', '/var/mobile/Library/SpringBoard/IconState.plist'),
                                  ('Library/etc-link', '/etc/passwd'), ('Library/up-link', '../../etc/passwd')]:
                 rows.append([fid('HomeDomain', path), 'HomeDomain', path, 4, blob(path, L, 0, target=target)])
+        if mutation == 'domains-collide':
+            # MediaDomain shares ROOT with HomeDomain: its file stands where HomeDomain's directory is.
+            for d in ['', 'Library']: rows.append([fid('MediaDomain', d), 'MediaDomain', d, 2, blob(d, D, 0)])
+            bad('MediaDomain', 'Library/SpringBoard', data=b'in the way')
         db = sqlite3.connect(os.path.join(out, 'Manifest.db'))
         db.execute('PRAGMA auto_vacuum=INCREMENTAL'); db.execute('PRAGMA user_version=2')
         db.execute('PRAGMA journal_mode=WAL')

@@ -77,6 +77,8 @@ import Testing
         ("db-wal", "-wal file beside it", true), ("db-symlink", "not a regular file", true),
         ("manifest-garbage", "Manifest.plist is unusable", true), ("manifest-huge", "larger than", true),
         ("info-entity", "declares entities", true),
+        ("iconstate-garbage", "HomeDomain/Library/SpringBoard/IconState.plist: malformed property list", false),
+        ("domains-collide", "MediaDomain/Library/SpringBoard: a file at a path an earlier member already created", false),
     ])
     func aHostileBackupFailsCleanlyAndStaysUnchanged(_ mutation: String, _ message: String, _ listFails: Bool) throws {
         try withTemporaryDirectory { scratch in

@@ -46,6 +46,9 @@ final class MobileSyncMemberReader: FormatSource {
     private var notPlaced: [String: UInt64] = [:]
     /// The domain of the rows being read.
     private var domain = DomainState(name: "")
+    /// The domain and path of the row the members `next()` returns come from (verify names a member by it: the
+    /// member's path holds a container's new UUID).
+    private(set) var currentRow: (domain: String, path: String) = ("", "")
 
     /// What the reader knows of the domain whose rows it reads.
     private struct DomainState {
@@ -235,6 +238,7 @@ final class MobileSyncMemberReader: FormatSource {
     /// path) only for a message.
     private func place(_ checked: MobileSyncRowPrefetch.CheckedRow) throws {
         let row = checked.row
+        currentRow = (row.domain, row.relativePath)  // every member queued below comes from this row
         func shown() -> String { MobileSyncVerification.display(row.domain, row.relativePath) }
         let record: BackupFileRecord
         switch checked.record {

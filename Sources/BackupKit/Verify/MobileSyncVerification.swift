@@ -3,6 +3,7 @@ import DeviceKit
 import Glibc
 import MobileSyncKit
 import SystemKit
+import TarKit
 
 /// Checks a MobileSync backup without changing anything in it: the plists are well formed and the snapshot is
 /// finished, every row passes `MobileSyncRowRules` (what a restore would refuse), every directory and file has its
@@ -110,7 +111,66 @@ public enum MobileSyncVerification {
             report.problem("\(error)")
         }
         checkDirectory(source, fileRows: fileRows, &report)
+        if report.isValid { checkMembers(source, interruption: interruption, &report) }
         return report
+    }
+
+    /// What only restore's own reading of the rows shows: the members a restore would stage, from the reader it
+    /// stages them from (`MobileSyncMemberReader`), judged as verify judges a tar's (`MemberRules`, and a device
+    /// plist restore parses parsed as restore parses it, `StagedNames` for what its staging tree refuses), and the
+    /// apps' list restore reinstalls from. The reader
+    /// refuses a row where restore does (a domain identifier iOS does not allow, a domain root that is not a
+    /// directory, a name devicectl reserves) and stops there, as restore does: run once the rows passed, so a
+    /// problem found here is the first one restore would meet.
+    private static func checkMembers(
+        _ source: MobileSyncSource, interruption: @escaping @Sendable () -> Int32?, _ report: inout Report
+    ) {
+        func refused(_ reader: MobileSyncMemberReader, _ reason: String) {
+            report.problem("\(display(reader.currentRow.domain, reader.currentRow.path)): \(reason) (restore refuses it)")
+        }
+        var names = StagedNames()
+        do {
+            let reader = try MobileSyncMemberReader(source: source, limit: .reading, interruption: interruption)
+            defer { try? reader.close() }
+            while let member = try reader.next() {
+                let path: MemberPath
+                do {
+                    path = try MemberPath(member.pathBytes)
+                } catch {
+                    refused(reader, error.description)
+                    continue
+                }
+                if let refusal = MemberRules.refusal(member, path) { refused(reader, refusal) }
+                if let refusal = names.place(member.path, kind: member.kind) { refused(reader, refusal) }
+                guard member.kind == .regular, let plist = RestoreSession.devicePlist(path) else { continue }
+                guard member.size <= DevicePlist.maxBytes else {
+                    refused(reader, RestoreSession.plistProblem(size: UInt64(member.size)))
+                    continue
+                }
+                var bytes: [UInt8]? = []
+                do {
+                    _ = try MemberData.read(
+                        member, size: UInt64(max(0, member.size)), from: reader, digest: nil, collecting: &bytes,
+                        drain: true, interruption: { () throws(RestoreError) in
+                            if let signal = interruption() { throw .interrupted(signal: signal) }
+                        })
+                } catch let problem as MemberData.Problem {
+                    refused(reader, problem.reason)
+                    continue
+                }
+                if let bytes, let problem = RestoreSession.plistProblem(plist, bytes, member: member) {
+                    refused(reader, problem)
+                }
+            }
+        } catch RestoreError.interrupted(let signal) {
+            report.interruptedBy = signal
+        } catch RestoreError.refusedMember(let name, let reason, _) {
+            report.problem("\(name): \(reason) (restore refuses it)")
+        } catch let error as RestoreError {
+            report.problem(error.message)
+        } catch {
+            report.problem("\(error)")
+        }
     }
 
     private struct Interrupted: Error {
