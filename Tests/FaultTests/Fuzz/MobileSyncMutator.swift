@@ -13,6 +13,9 @@ struct MobileSyncMutator {
     enum Operator: String, CaseIterable {
         case rowDomain, rowPath, rowFlags, rowFileID, rowBlobBytes, rowRecord, rowBlobSwap, rowDelete, rowAdd
         case schema, databaseBytes, plist, contentFile, contentDirectory, stray
+        /// A value rewritten in a well-formed plist or devicectl's manifest header: the apps (hostile bundle ids, odd
+        /// types, thousands), the device's identity, the encryption flag, the snapshot state, a widget's settings.
+        case properties
         /// A well-formed row (its fileID, record, parent rows and content file all right) in an awkward place: the
         /// home screen as a directory or a symlink, containermanagerd's metadata, devicectl's manifest name, two
         /// domains that share a directory, a symlink to a device path that leaves /var/mobile.
@@ -21,7 +24,7 @@ struct MobileSyncMutator {
         /// Operators that read or write Manifest.db as SQLite (not possible once it is encrypted).
         var needsDatabase: Bool {
             switch self {
-            case .databaseBytes, .plist, .contentFile, .contentDirectory, .stray: false
+            case .databaseBytes, .plist, .contentFile, .contentDirectory, .stray, .properties: false
             default: true
             }
         }
@@ -86,6 +89,8 @@ struct MobileSyncMutator {
             let target = Bool.random(using: &rng) ? copy : "../" + (outside as NSString).lastPathComponent + "/" + sub
             symlink(target, directory + "/" + sub)
             note("\(sub): a symlink to \(target)")
+        case .properties:
+            try rewriteProperties(directory)
         case .stray:
             let choices = ["ab/ab" + String(repeating: "1", count: 38), "zz", "Manifest.db-wal", "Manifest.db-journal",
                            "Manifest.db-shm", "Snapshot", "00", ".hidden"]
@@ -197,6 +202,125 @@ struct MobileSyncMutator {
         default:
             break
         }
+    }
+
+    static let hostileIdentifiers = [
+        "../x", "com.example.news/../../x", "", String(repeating: "a", count: 300), "com.example.news\n",
+        "com.apple.springboard", ".", "..", "com.example.news.NudgeWidget", "group.com.example.news", "com.example.other",
+        "a b", "com.example.ñews", "x\u{0}y", "com.example.news", "/etc", "com..example",
+    ]
+
+    /// Rewrites one value of a plist or of devicectl's manifest header, keeping the file well formed.
+    private mutating func rewriteProperties(_ directory: String) throws {
+        let id = Self.hostileIdentifiers.randomElement(using: &rng)!
+        let odd: [Any] = [id, 7, ["x"], ["k": "v"], Data([1, 2]), true, Date(timeIntervalSince1970: -1e12)]
+        let value = odd.randomElement(using: &rng)!
+        switch Int.random(in: 0..<4, using: &rng) {
+        case 0:
+            try editPlist(directory + "/Manifest.plist") { plist, rng in
+                switch Int.random(in: 0..<6, using: &rng) {
+                case 0:
+                    var apps = plist["Applications"] as? [String: Any] ?? [:]
+                    apps[id] = ["CFBundleIdentifier": Bool.random(using: &rng) ? id : "com.example.other", "Path": value]
+                    plist["Applications"] = apps
+                    return "Manifest.plist Applications[\(id.debugDescription)]"
+                case 1:
+                    plist["Applications"] = Bool.random(using: &rng)
+                        ? value : Dictionary(uniqueKeysWithValues: (0..<3000).map { ("com.example.app\($0)", ["CFBundleIdentifier": "com.example.app\($0)"]) })
+                    return "Manifest.plist Applications = \(type(of: plist["Applications"]!))"
+                case 2:
+                    var lockdown = plist["Lockdown"] as? [String: Any] ?? [:]
+                    let key = ["UniqueDeviceID", "ProductVersion", "DeviceName", "ProductType"].randomElement(using: &rng)!
+                    lockdown[key] = [value, "9.0", "10.2", "99.99.99", "abc", id].randomElement(using: &rng)!
+                    plist["Lockdown"] = lockdown
+                    return "Manifest.plist Lockdown.\(key) = \(lockdown[key]!)"
+                case 3:
+                    plist["IsEncrypted"] = !(plist["IsEncrypted"] as? Bool ?? false)
+                    return "Manifest.plist IsEncrypted = \(plist["IsEncrypted"]!)"
+                case 4:
+                    let key = ["Lockdown", "Applications", "BackupKeyBag", "IsEncrypted", "ManifestKey"].randomElement(using: &rng)!
+                    plist[key] = nil
+                    return "Manifest.plist without \(key)"
+                default:
+                    guard var bag = plist["BackupKeyBag"] as? Data, bag.count > 12 else { return "Manifest.plist: no keybag" }
+                    let at = Int.random(in: 0..<bag.count, using: &rng)
+                    let cut = Bool.random(using: &rng)
+                    if cut { bag = bag.prefix(at) } else { bag[at] = [0x00, 0xFF, 0x7F].randomElement(using: &rng)! }
+                    plist["BackupKeyBag"] = bag
+                    return "Manifest.plist BackupKeyBag \(cut ? "cut to" : "byte set at") \(at)"
+                }
+            }
+        case 1:
+            try editPlist(directory + "/Info.plist") { plist, rng in
+                let apps: Any = [[id, "com.example.news", id], value, (0..<5000).map { "com.example.app\($0)" }]
+                    .randomElement(using: &rng)!
+                plist["Installed Applications"] = apps
+                return "Info.plist Installed Applications = \(String(describing: apps).prefix(80))"
+            }
+        case 2:
+            try editPlist(directory + "/Status.plist") { plist, rng in
+                plist["SnapshotState"] = ["finished", "new", "uploading", value].randomElement(using: &rng)!
+                return "Status.plist SnapshotState = \(plist["SnapshotState"]!)"
+            }
+        default:
+            try editHeader(directory + "/devicectl-manifest.jsonl", value: value, id: id)
+        }
+    }
+
+    /// Reads the plist at `path`, lets `edit` change it (returning the step's description), writes it back binary or
+    /// (a third of the time) XML; a file that is not a readable plist is left as it is.
+    private mutating func editPlist(
+        _ path: String, _ edit: (inout [String: Any], inout SeededGenerator) -> String
+    ) throws {
+        guard let bytes = Self.regularFile(path),
+            var plist = try? PropertyListSerialization.propertyList(from: Data(bytes), format: nil) as? [String: Any]
+        else { return note("\((path as NSString).lastPathComponent): not a plist, left as it is") }
+        let step = edit(&plist, &rng)
+        let format: PropertyListSerialization.PropertyListFormat = Int.random(in: 0..<3, using: &rng) == 0 ? .xml : .binary
+        guard let data = try? PropertyListSerialization.data(fromPropertyList: plist, format: format, options: 0) else {
+            return note("\(step): not writable as a plist")
+        }
+        try data.write(to: URL(fileURLWithPath: path))
+        note(step + (format == .xml ? " (XML)" : ""))
+    }
+
+    /// Rewrites a value of the first line (the header) of devicectl's manifest, as JSON.
+    private mutating func editHeader(_ path: String, value: Any, id: String) throws {
+        guard let bytes = Self.regularFile(path), let newline = bytes.firstIndex(of: 0x0A),
+            var header = try? JSONSerialization.jsonObject(with: Data(bytes[..<newline])) as? [String: Any],
+            var apps = header["apps"] as? [[String: Any]], !apps.isEmpty
+        else { return note("devicectl-manifest.jsonl: no header, left as it is") }
+        let json: Any = value is Data || value is Date ? id : value
+        var app = apps[0]
+        var widget = app["widget"] as? [String: Any] ?? [:]
+        let step: String
+        switch Int.random(in: 0..<5, using: &rng) {
+        case 0:
+            app["bundleId"] = json
+            step = "bundleId = \(json)"
+        case 1:
+            app["groups"] = [json]
+            header["groups"] = [json]
+            step = "groups = [\(json)]"
+        case 2:
+            let key = ["policy", "delaySeconds", "flagKey", "markerFileName", "title", "body"].randomElement(using: &rng)!
+            widget[key] = [json, -1, Int64.max, "../../x", "", String(repeating: "w", count: 100_000)].randomElement(using: &rng)!
+            app["widget"] = widget
+            step = "widget \(key) = \(String(describing: widget[key]!).prefix(60))"
+        case 3:
+            apps = (0..<2000).map { ["bundleId": "com.example.app\($0)", "name": "App", "groups": []] }
+            step = "2000 apps"
+        default:
+            header["widgets"] = [["app": json]]
+            step = "widgets = [\(json)]"
+        }
+        if apps.count < 2000 { apps[0] = app }
+        header["apps"] = apps
+        guard let line = try? JSONSerialization.data(withJSONObject: header, options: [.sortedKeys]) else {
+            return note("devicectl-manifest.jsonl header \(step): not writable as JSON")
+        }
+        try (line + Data(bytes[newline...])).write(to: URL(fileURLWithPath: path))
+        note("devicectl-manifest.jsonl header \(step)")
     }
 
     /// Adds one well-formed row (see `Operator.validRow`), with the directory rows above it that are missing, and
