@@ -61,6 +61,21 @@ public final class ContainedRoot: Sendable {
         return FileDescriptor(rawValue: fd, path: shown)
     }
 
+    /// `open(_:flags:)` for a path given as bytes (a name in the tree need not be UTF-8); no `O_CREAT`.
+    public func open(bytes relative: [UInt8], flags: Int32) throws(SystemError) -> FileDescriptor {
+        let shown = display(String(decoding: relative, as: UTF8.self))
+        let name = (relative.isEmpty ? Array(".".utf8) : relative) + [0]
+        let resolve = CSUPPORT_RESOLVE_BENEATH | CSUPPORT_RESOLVE_NO_SYMLINKS | CSUPPORT_RESOLVE_NO_MAGICLINKS
+        let fd = try SystemError.check("openat2", path: shown) {
+            name.withUnsafeBufferPointer { buffer in
+                buffer.withMemoryRebound(to: CChar.self) {
+                    csupport_openat2(descriptor, $0.baseAddress!, UInt64(UInt32(bitPattern: flags | O_CLOEXEC)), 0, resolve)
+                }
+            }
+        }
+        return FileDescriptor(rawValue: fd, path: shown)
+    }
+
     /// Opens `relative` as a regular file (created with `mode` under `O_CREAT`) without ever blocking: a FIFO,
     /// a device or a directory planted there fails (EINVAL, EISDIR) instead of waiting for a partner.
     public func openRegular(_ relative: String, flags: Int32, mode: mode_t = 0o644) throws(SystemError) -> FileDescriptor {

@@ -1,5 +1,6 @@
 // ExcludeEndToEndTests: `devicectl exclude add|remove` set and clear Apple's exclusion xattr, byte for byte.
 import Foundation
+import Glibc
 import TestSupport
 import Testing
 
@@ -31,6 +32,38 @@ import Testing
             // Adding again changes nothing.
             try phone.ok(["exclude", "add", file])
             #expect(try PhoneScratch.exclusionHex(file) == PhoneScratch.exclusionHex)
+        }
+    }
+
+    /// A directory of the device replaced by a symlink out of it (the device's files are someone else's): add, remove
+    /// and check refuse the path before anything is read or set, and the file outside keeps no flag; the same file
+    /// named by its own path, or through a symlink above the device root, is flagged.
+    @Test func aPathThroughASymlinkInTheDeviceIsRefused() throws {
+        try withTemporaryDirectory { dir in
+            let phone = PhoneScratch(dir: dir)
+            try phone.ok(["init", phone.root])
+            try phone.ok(["install", phone.root, "--app", "com.example.news"])
+            let data = try phone.ok(["container", phone.root, "--app", "com.example.news", "data"]).stdout
+                .trimmingCharacters(in: .newlines)
+            let outside = dir + "/outside"
+            try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
+            try Data("x".utf8).write(to: URL(fileURLWithPath: outside + "/notes.txt"))
+            try? FileManager.default.removeItem(atPath: data + "/Documents")
+            #expect(symlink(outside, data + "/Documents") == 0)
+            let before = try TreeSnapshot.take(outside)
+            for command in [["exclude", "add"], ["exclude", "remove"], ["exclude", "check"]] {
+                let result = try phone.fails(command + [data + "/Documents/notes.txt"])
+                #expect(result.stderr.contains("a directory on its way is a symbolic link inside the device root"))
+            }
+            #expect(try TreeSnapshot.take(outside) == before)
+            // Its own path, and a path through a symlink above the device root, are the user's to name.
+            try phone.ok(["exclude", "add", outside + "/notes.txt"])
+            #expect(try PhoneScratch.exclusionHex(outside + "/notes.txt") == PhoneScratch.exclusionHex)
+            #expect(symlink(dir, dir + "-link") == 0)
+            defer { unlink(dir + "-link") }
+            let file = "\(dir)-link/phone/Library/SpringBoard/IconState.plist"
+            try phone.ok(["exclude", "add", file])
+            #expect(try PhoneScratch.exclusionHex(phone.root + "/Library/SpringBoard/IconState.plist") == PhoneScratch.exclusionHex)
         }
     }
 

@@ -29,8 +29,15 @@ enum ExcludeCommand {
     }
 
     /// The file the user named by `path`, opened by its bytes (a name need not be UTF-8) without following a
-    /// final symlink (`FileDescriptor.locateOnly`); `path` (tar-escaped when not UTF-8) names it in errors.
+    /// final symlink (`FileDescriptor.locateOnly`); `path` (tar-escaped when not UTF-8) names it in errors. Inside a
+    /// device root (the outermost directory on the path's own components that is one) the rest of the path is
+    /// opened beneath that root by the kernel (`ContainedRoot`): a symlink on the way, which a device's files may
+    /// hold and which may lead out of it, is refused (ELOOP), never followed.
     static func open(_ path: String, _ context: CommandContext) throws -> FileDescriptor {
+        if let (root, relative) = deviceRoot(around: context.bytes(of: path)) {
+            return try ContainedRoot(opening: try RootPath.resolve(root)).open(
+                bytes: relative, flags: FileDescriptor.locateOnly)
+        }
         let fd = try (context.bytes(of: path) + [0]).withUnsafeBufferPointer { buffer throws(SystemError) in
             try SystemError.check("open", path: path) {
                 buffer.withMemoryRebound(to: CChar.self) {
@@ -41,11 +48,42 @@ enum ExcludeCommand {
         return FileDescriptor(rawValue: fd, path: path)
     }
 
+    /// The outermost device root among the directories `path` names above its last component, taken lexically
+    /// (from the working directory for a relative path; `.` and `..` applied to the names), and the rest of the path
+    /// below it; nil when none is a device root. Outermost: a symlink planted inside a device can lead to another
+    /// device, never the other way round.
+    static func deviceRoot(around path: [UInt8]) -> (root: String, relative: [UInt8])? {
+        var components: [[UInt8]] = []
+        if path.first != UInt8(ascii: "/") {
+            components = FileManager.default.currentDirectoryPath.utf8.split(separator: UInt8(ascii: "/")).map(Array.init)
+        }
+        for part in path.split(separator: UInt8(ascii: "/")) {
+            if part.elementsEqual(".".utf8) { continue }
+            if part.elementsEqual("..".utf8) {
+                _ = components.popLast()
+                continue
+            }
+            components.append(Array(part))
+        }
+        guard !components.isEmpty else { return nil }
+        for depth in 1..<components.count {
+            let directory = components[..<depth]
+            guard directory.allSatisfy({ String(validating: $0, as: UTF8.self) != nil }) else { return nil }
+            let root = "/" + directory.map { String(decoding: $0, as: UTF8.self) }.joined(separator: "/")
+            if Device.isDevice(at: root) {
+                return (root, Array(components[depth...].joined(separator: [UInt8(ascii: "/")])))
+            }
+        }
+        return nil
+    }
+
     /// `exclude check`'s verdict on `path`, examined by its bytes; shown as `list` shows names.
     static func check(
         _ path: String, _ context: CommandContext, engine: AppleBackupEngine = .default
     ) throws -> ExclusionVerdict {
-        try ExclusionCheck.check(bytes: context.bytes(of: path), display: ArchiveFormat.name(bytes:), engine: engine)
+        // Inside a device, a path through a symlink is refused as `add` refuses it, before anything is read.
+        if deviceRoot(around: context.bytes(of: path)) != nil { _ = try open(path, context) }
+        return try ExclusionCheck.check(bytes: context.bytes(of: path), display: ArchiveFormat.name(bytes:), engine: engine)
     }
 
     /// A user-facing message: missing paths and symlinks said plainly, the rest as the error says.
@@ -58,6 +96,9 @@ enum ExcludeCommand {
                     + "run the command from inside that directory (cd there) and name the file from it"
             case EPERM where (try? FileStatus.of(path).kind) == .symlink:
                 return "\(path): is a symbolic link; Linux allows no user extended attributes on symlinks"
+            case ELOOP, EXDEV:
+                return "\(path): a directory on its way is a symbolic link inside the device root; devicectl follows "
+                    + "no symlink in a device (one can lead out of it): name the file by its own path"
             default: break
             }
         }

@@ -156,8 +156,8 @@ struct MobileSyncMutator {
             note("\(shown): fileID = \(value)")
             database.set("fileID", of: row.rowID, to: value)
         case .rowBlobBytes:
-            let blob = damaged(row.file)
-            note("\(shown): file blob \(steps.removeLast())")
+            let (blob, step) = FuzzBytes.damaged(row.file, using: &rng)
+            note("\(shown): file blob \(step)")
             database.set("file", of: row.rowID, to: .blob(blob))
         case .rowRecord:
             guard let value = rewrittenRecord(row, other) else { return note("\(shown): no record to rewrite") }
@@ -272,7 +272,7 @@ struct MobileSyncMutator {
     private mutating func editPlist(
         _ path: String, _ edit: (inout [String: Any], inout SeededGenerator) -> String
     ) throws {
-        guard let bytes = Self.regularFile(path),
+        guard let bytes = FuzzBytes.regularFile(path),
             var plist = try? PropertyListSerialization.propertyList(from: Data(bytes), format: nil) as? [String: Any]
         else { return note("\((path as NSString).lastPathComponent): not a plist, left as it is") }
         let step = edit(&plist, &rng)
@@ -286,7 +286,7 @@ struct MobileSyncMutator {
 
     /// Rewrites a value of the first line (the header) of devicectl's manifest, as JSON.
     private mutating func editHeader(_ path: String, value: Any, id: String) throws {
-        guard let bytes = Self.regularFile(path), let newline = bytes.firstIndex(of: 0x0A),
+        guard let bytes = FuzzBytes.regularFile(path), let newline = bytes.firstIndex(of: 0x0A),
             var header = try? JSONSerialization.jsonObject(with: Data(bytes[..<newline])) as? [String: Any],
             var apps = header["apps"] as? [[String: Any]], !apps.isEmpty
         else { return note("devicectl-manifest.jsonl: no header, left as it is") }
@@ -346,7 +346,7 @@ struct MobileSyncMutator {
         var target: String?
         switch kind {
         case .file:
-            let plists = contentFiles(directory).compactMap { Self.regularFile($0.1) }
+            let plists = contentFiles(directory).compactMap { FuzzBytes.regularFile($0.1) }
                 .filter { $0.starts(with: Array("bplist00".utf8)) }
             data = Bool.random(using: &rng) ? (plists.randomElement(using: &rng) ?? []) : random(0...200)
         case .symlink:
@@ -462,88 +462,29 @@ struct MobileSyncMutator {
 
     /// Replaces the file at `path` (a symlink out of the backup, a directory, a FIFO, nothing) or damages its bytes.
     private mutating func replaceOrDamage(_ path: String, name: String) throws {
-        switch Int.random(in: 0..<8, using: &rng) {
-        case 0:
-            removeTree(path)
-            let target = Bool.random(using: &rng) ? outside + "/" + Self.secretName : "/proc/self/environ"
-            symlink(target, path)
-            note("\(name): a symlink to \(target)")
-        case 1:
-            removeTree(path)
-            mkdir(path, 0o755)
-            note("\(name): a directory")
-        case 2:
-            removeTree(path)
-            mkfifo(path, 0o644)
-            note("\(name): a FIFO")
-        case 3:
-            removeTree(path)
-            note("\(name): removed")
-        default:
-            try damageBytes(of: path, name: name, header: false)
+        if Int.random(in: 0..<2, using: &rng) == 0 {
+            let what = FuzzBytes.replace(
+                path, symlinkTargets: [outside + "/" + Self.secretName, "/proc/self/environ"], using: &rng)
+            return note("\(name): \(what)")
         }
+        try damageBytes(of: path, name: name, header: false)
     }
 
-    /// Flips, sets, cuts or grows the bytes of the file at `path`.
+    /// Flips, sets, cuts or grows the bytes of the file at `path` (Manifest.db's: perhaps its WAL mode bytes too).
     private mutating func damageBytes(of path: String, name: String, header: Bool) throws {
-        guard let bytes = Self.regularFile(path) else { return note("\(name): not a regular file, left as it is") }
-        var changed = damaged(bytes)
+        guard let bytes = FuzzBytes.regularFile(path) else { return note("\(name): not a regular file, left as it is") }
+        var (changed, step) = FuzzBytes.damaged(bytes, using: &rng)
         if header && changed.count > 19 && Int.random(in: 0..<6, using: &rng) == 0 {
             changed[18] = 2
             changed[19] = 2
-            steps[steps.count - 1] += ", WAL header"
+            step += ", WAL header"
         }
-        note("\(name): \(steps.removeLast())")
+        note("\(name): \(step)")
         try Data(changed).write(to: URL(fileURLWithPath: path))
     }
 
-    /// `bytes` with bits flipped, bytes set, cut, grown or with bytes inserted; the change is the last step noted.
-    private mutating func damaged(_ bytes: [UInt8]) -> [UInt8] {
-        var bytes = bytes
-        switch Int.random(in: 0..<5, using: &rng) {
-        case 0 where !bytes.isEmpty:
-            var flips: [String] = []
-            for _ in 0..<Int.random(in: 1...8, using: &rng) {
-                let at = Int.random(in: 0..<bytes.count, using: &rng)
-                let bit = UInt8(1) << UInt8.random(in: 0...7, using: &rng)
-                bytes[at] ^= bit
-                flips.append("\(at)^\(bit)")
-            }
-            note("flip " + flips.joined(separator: ","))
-        case 1 where !bytes.isEmpty:
-            var sets: [String] = []
-            for _ in 0..<Int.random(in: 1...6, using: &rng) {
-                let at = Int.random(in: 0..<bytes.count, using: &rng)
-                bytes[at] = [0x00, 0xFF, 0x7F, 0x80, 0x0F, 0xF0].randomElement(using: &rng)!
-                sets.append("\(at)=\(bytes[at])")
-            }
-            note("set " + sets.joined(separator: ","))
-        case 2 where !bytes.isEmpty:
-            let count = Int.random(in: 0..<bytes.count, using: &rng)
-            bytes.removeSubrange(count...)
-            note("cut to \(count) bytes")
-        case 3:
-            let extra = random(1...300)
-            bytes += extra
-            note("\(extra.count) bytes appended")
-        default:
-            let at = Int.random(in: 0...bytes.count, using: &rng)
-            let extra = random(1...40)
-            bytes.insert(contentsOf: extra, at: at)
-            note("\(extra.count) bytes inserted at \(at)")
-        }
-        return bytes
-    }
-
-    /// The bytes of the regular file at `path`; nil for anything else (a FIFO an earlier step made is never opened).
-    private static func regularFile(_ path: String) -> [UInt8]? {
-        var status = stat()
-        guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
-        return try? FileDescriptor.open(path, flags: O_RDONLY | O_NOFOLLOW | O_NONBLOCK).readAll()
-    }
-
     private mutating func random(_ counts: ClosedRange<Int>) -> [UInt8] {
-        (0..<Int.random(in: counts, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        FuzzBytes.random(counts, using: &rng)
     }
 
     /// The backup's content files (name for messages, path), sorted.

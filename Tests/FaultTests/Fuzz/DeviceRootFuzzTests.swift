@@ -1,0 +1,44 @@
+// DeviceRootFuzzTests: the device-root fuzzer with a fixed seed (CI).
+// Long runs: `make fuzz-device N=3000 SEED=7` (see FuzzConfig for the FUZZ_* variables).
+import Foundation
+import TestSupport
+import Testing
+
+@Suite(.serialized) struct DeviceRootFuzzTests {
+    @Test func commandsOnMutatedDevicesStayInsideRoot() throws {
+        var config = FuzzConfig.fromEnvironment()
+        if ProcessInfo.processInfo.environment["FUZZ_CASES"] == nil { config.cases = 150 }
+        let fuzzer = try DeviceRootFuzzer(config: config)
+        let summary = try fuzzer.run { FuzzWatchdog.report($0) }
+        FuzzWatchdog.report(
+            "fuzz (device roots, seed \(config.seed)): \(summary.cases) cases in \(Int(summary.seconds)) s: "
+                + "\(summary.verifiedRestores) commands succeeded, \(summary.cleanFailures) failed with a message; "
+                + "slowest case \(summary.slowest.index) (\(String(format: "%.2f", summary.slowest.seconds)) s); "
+                + "\(summary.findings.count) findings")
+        for finding in summary.findings.prefix(20) {
+            Issue.record(
+                "\(finding)\nreproduce: FUZZ_SEED=\(config.seed) FUZZ_CASE=\(finding.index) swift test --filter DeviceRootFuzzTests"
+            )
+        }
+        #expect(summary.cases == (config.only == nil ? config.cases : 1))
+        // Both outcomes, or the mutations are too weak (or too strong) to test anything.
+        if config.only == nil && config.cases >= 100 {
+            #expect(summary.verifiedRestores > config.cases / 2)
+            #expect(summary.cleanFailures > config.cases / 4)
+        }
+    }
+
+    @Test func theSameSeedGivesTheSameDevice() throws {
+        var config = FuzzConfig()
+        config.cases = 0
+        let fuzzer = try DeviceRootFuzzer(config: config)
+        for index in [5, 23] {
+            let first = try fuzzer.prepare(index)
+            let tree = try TreeSnapshot(fuzzer.root).ignoringMtimes { _ in true }
+            let again = try fuzzer.prepare(index)
+            #expect(first.steps == again.steps)
+            #expect(first.commands == again.commands)
+            #expect(try TreeSnapshot(fuzzer.root).ignoringMtimes { _ in true } == tree, "case \(index): \(first.steps)")
+        }
+    }
+}
