@@ -6,7 +6,7 @@ APT_PACKAGES := libarchive-dev libzstd-dev liblzma-dev lzip libarchive-tools lib
 	strace util-linux zlib1g-dev libsqlite3-dev python3-venv file mount groff-base zsh fish
 RELEASE_BIN := .build/release/devicectl
 
-.PHONY: all deps build release test test-release demo bench bench-smoke fuzz fuzz-mobilesync clean install install-files uninstall oracles
+.PHONY: all deps build release test test-release demo bench bench-smoke fuzz fuzz-mobilesync fuzz-device clean install install-files uninstall oracles
 
 all: build
 
@@ -117,3 +117,10 @@ fuzz-mobilesync: deps
 	$(SWIFT) build --build-tests
 	FUZZ_CASES=$(N) FUZZ_SEED=$(SEED) FUZZ_ARTIFACTS=$(CURDIR)/.build/fuzz-artifacts \
 	  $(SWIFT) test --skip-build --filter 'MobileSyncFuzzTests/mutatedBackupsFailCleanlyOrRestoreInsideRoot'
+
+# Device-root fuzzer (Tests/FaultTests/Fuzz/DeviceRootFuzzer.swift): `make test` runs 150 cases; long runs:
+# `make fuzz-device N=3000 SEED=7`. Each finding's ROOT and description are saved in .build/fuzz-artifacts.
+fuzz-device: deps
+	$(SWIFT) build --build-tests
+	FUZZ_CASES=$(N) FUZZ_SEED=$(SEED) FUZZ_ARTIFACTS=$(CURDIR)/.build/fuzz-artifacts \
+	  $(SWIFT) test --skip-build --filter 'DeviceRootFuzzTests/commandsOnMutatedDevicesStayInsideRoot'

@@ -147,7 +147,7 @@ final class DeviceRootFuzzer {
         }
         for file in try outputFiles() {
             guard let bytes = FuzzBytes.regularFile(file) else { continue }
-            if bytes.contains(MobileSyncMutator.secret) { problems.append("\(file) holds bytes read outside ROOT") }
+            if FuzzBytes.contains(bytes, MobileSyncMutator.secret) { problems.append("\(file) holds bytes read outside ROOT") }
         }
         if !problems.isEmpty {
             summary.findings.append(FuzzFinding(index: index, seed: "device", steps: steps, problem: problems.joined(separator: " | ")))

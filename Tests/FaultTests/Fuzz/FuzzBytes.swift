@@ -41,6 +41,12 @@ enum FuzzBytes {
         }
     }
 
+    /// Whether `needle` occurs in `haystack`, searched by Foundation (an optimised library: a backup can hold
+    /// hundreds of megabytes, which the tests' own debug build would search a thousand times slower).
+    static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+        Data(haystack).range(of: Data(needle)) != nil
+    }
+
     static func random(_ counts: ClosedRange<Int>, using rng: inout SeededGenerator) -> [UInt8] {
         (0..<Int.random(in: counts, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
     }

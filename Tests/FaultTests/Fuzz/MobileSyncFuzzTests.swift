@@ -45,6 +45,14 @@ import Testing
         }
     }
 
+    @Test func theSecretIsFoundWhereverItIs() {
+        let secret = MobileSyncMutator.secret
+        #expect(FuzzBytes.contains(secret, secret))
+        #expect(FuzzBytes.contains([0, 1] + secret + [2], secret))
+        #expect(!FuzzBytes.contains([0, 1] + secret.dropLast(), secret))
+        #expect(!FuzzBytes.contains([], secret))
+    }
+
     @Test func aSymlinkLeavingRootIsTold() {
         #expect(MobileSyncFuzzer.escapes(link: "a/b/link", target: "../c") == nil)
         #expect(MobileSyncFuzzer.escapes(link: "a/b/link", target: "../../c") == nil)

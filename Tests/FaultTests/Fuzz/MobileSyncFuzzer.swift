@@ -182,7 +182,7 @@ final class MobileSyncFuzzer {
             switch entry.kind {
             case .regular:
                 let bytes = try FileDescriptor.open(root + "/" + path, flags: O_RDONLY).readAll()
-                for marker in forbidden where bytes.contains(marker) {
+                for marker in forbidden where FuzzBytes.contains(bytes, marker) {
                     problems.append("\(path) holds bytes from outside the backup (\(String(decoding: marker, as: UTF8.self)))")
                 }
             case .directory:
