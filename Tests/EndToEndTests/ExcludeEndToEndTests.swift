@@ -64,6 +64,12 @@ import Testing
             let file = "\(dir)-link/phone/Library/SpringBoard/IconState.plist"
             try phone.ok(["exclude", "add", file])
             #expect(try PhoneScratch.exclusionHex(phone.root + "/Library/SpringBoard/IconState.plist") == PhoneScratch.exclusionHex)
+            // DeviceLocal (the identity) replaced by a symlink out of the device: still a device here.
+            #expect(rename(phone.root + "/DeviceLocal", dir + "/DeviceLocal") == 0)
+            #expect(symlink(dir + "/DeviceLocal", phone.root + "/DeviceLocal") == 0)
+            let refused = try phone.fails(["exclude", "remove", data + "/Documents/notes.txt"])
+            #expect(refused.stderr.contains("a directory on its way is a symbolic link inside the device root"))
+            #expect(try PhoneScratch.exclusionHex(outside + "/notes.txt") == PhoneScratch.exclusionHex)
         }
     }
 

@@ -48,7 +48,8 @@ enum ExcludeCommand {
         return FileDescriptor(rawValue: fd, path: path)
     }
 
-    /// The outermost device root among the directories `path` names above its last component, taken lexically
+    /// The outermost device root (a directory holding `DeviceLocal`, whatever it is) among the directories `path`
+    /// names above its last component, taken lexically
     /// (from the working directory for a relative path; `.` and `..` applied to the names), and the rest of the path
     /// below it; nil when none is a device root. Outermost: a symlink planted inside a device can lead to another
     /// device, never the other way round.
@@ -70,7 +71,10 @@ enum ExcludeCommand {
             let directory = components[..<depth]
             guard directory.allSatisfy({ String(validating: $0, as: UTF8.self) != nil }) else { return nil }
             let root = "/" + directory.map { String(decoding: $0, as: UTF8.self) }.joined(separator: "/")
-            if Device.isDevice(at: root) {
+            // A device whose DeviceLocal was replaced (by a symlink out of it, say) is still one here: its other
+            // files are as hostile.
+            var status = stat()
+            if Device.isDevice(at: root) || lstat(root + "/" + DeviceLayout.deviceLocal, &status) == 0 {
                 return (root, Array(components[depth...].joined(separator: [UInt8(ascii: "/")])))
             }
         }

@@ -10,8 +10,9 @@ import TestSupport
 
 final class DeviceRootFuzzer {
     let config: FuzzConfig
-    /// The scratch area (tmpfs): `seed/` (the device), `sentinel/`, `outside/` (the mutator's), `out/` (backups),
-    /// `phone` (the case's ROOT).
+    /// The scratch area (tmpfs): `seed/` (the device), `fresh/` (a device just made, as a restore takes it),
+    /// `archives/` (a tar and a MobileSync backup of the seed, to restore onto a mutated fresh device), `sentinel/`,
+    /// `outside/` (the mutator's), `out/` (backups), `phone` (the case's ROOT).
     let base: String
     var root: String { base + "/phone" }
     var outside: String { base + "/outside" }
@@ -39,6 +40,14 @@ final class DeviceRootFuzzer {
         }
         try DevicectlBinary.run(["widget-refresh", seed], environment: Self.environment.merging(
             ["DEVICECTL_NOW": "2026-12-03T09:00:00Z"]) { $1 })
+        try FileManager.default.createDirectory(atPath: base + "/archives", withIntermediateDirectories: true)
+        for command in [
+            ["init", base + "/fresh"], ["backup", seed, "-o", base + "/archives/a.tar"],
+            ["backup", seed, "--format", "mobilesync", "-o", base + "/archives/ms"],
+        ] {
+            let made = try DevicectlBinary.run(command, environment: Self.environment)
+            guard made.status == 0 else { throw FuzzSetupError("\(command[0]): \(made.stderr)") }
+        }
     }
 
     deinit {
@@ -47,6 +56,13 @@ final class DeviceRootFuzzer {
     }
 
     static let environment = ["DEVICECTL_NOW": "2026-12-01T10:00:00Z", "DEVICECTL_LOCK_TIMEOUT": "5"]
+
+    /// What a case on the fresh device runs: restores of the seed's backups onto it (the archives' directory
+    /// substituted for `$`), and the commands that read a fresh device.
+    static let freshCommands: [[String]] = [
+        ["restore", "$/a.tar", "@"], ["restore", "$/ms", "@"], ["status", "@"], ["events", "@"],
+        ["install", "@", "--app", "com.example.other"], ["backup", "@", "-o", "%/a.tar"],
+    ]
 
     /// The commands a case picks from (ROOT's path substituted for `@`, the out directory's for `%`, the app data
     /// container's for `&`).
@@ -89,18 +105,21 @@ final class DeviceRootFuzzer {
         for path in [root, outside, out] { removeTree(path) }
         for path in [outside, out] { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) }
         try Data(MobileSyncMutator.secret).write(to: URL(fileURLWithPath: outside + "/" + MobileSyncMutator.secretName))
-        let copied = try Shell.run("cp", ["-a", base + "/seed", root])
-        guard copied.status == 0 else { throw FuzzSetupError("cp: \(copied.stderr)") }
         var rng = SeededGenerator(seed: config.seed &* 0x9E37_79B9_7F4A_7C15 ^ UInt64(index) ^ 0x4452)
+        // A third of the cases mutate a fresh device and restore onto it.
+        let fresh = Int.random(in: 0..<3, using: &rng) == 0
+        let copied = try Shell.run("cp", ["-a", base + (fresh ? "/fresh" : "/seed"), root])
+        guard copied.status == 0 else { throw FuzzSetupError("cp: \(copied.stderr)") }
         var mutator = DeviceRootMutator(seed: rng.next(), outside: outside)
         try mutator.mutate(root)
         let commands = (0..<4).map { _ in
-            Self.commands.randomElement(using: &rng)!.map {
+            (fresh ? Self.freshCommands : Self.commands).randomElement(using: &rng)!.map {
                 $0.replacingOccurrences(of: "@", with: root).replacingOccurrences(of: "%", with: out)
                     .replacingOccurrences(of: "&", with: dataContainer)
+                    .replacingOccurrences(of: "$", with: base + "/archives")
             }
         }
-        return (mutator.steps, commands)
+        return ((fresh ? ["fresh device"] : []) + mutator.steps, commands)
     }
 
     private func runCase(_ index: Int, into summary: inout FuzzSummary) throws {
@@ -161,9 +180,11 @@ final class DeviceRootFuzzer {
         }
     }
 
-    /// Everything in the scratch area but ROOT, the backups' directory and the seed; the top's mtime left out.
+    /// Everything in the scratch area but ROOT, the backups' directory and the seeds (the archives a restore reads
+    /// included); the top's mtime left out.
     private func outsideSnapshot() throws -> TreeSnapshot {
-        try TreeSnapshot(base) { $0 == "phone" || $0 == "out" || $0 == "seed" }.ignoringMtimes { $0 == "." }
+        try TreeSnapshot(base) { $0 == "phone" || $0 == "out" || $0 == "seed" || $0 == "fresh" }
+            .ignoringMtimes { $0 == "." }
     }
 
     /// The regular files the backups wrote.
