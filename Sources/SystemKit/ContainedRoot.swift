@@ -49,27 +49,22 @@ public final class ContainedRoot: Sendable {
     /// Opens `relative` beneath the root. `O_CLOEXEC` is always added; with `O_CREAT`, only the last
     /// component is created. A symlink anywhere on the way (the last component included) fails with ELOOP.
     public func open(_ relative: String, flags: Int32, mode: mode_t = 0o644) throws(SystemError) -> FileDescriptor {
-        let shown = display(relative)
-        let name = relative.isEmpty ? "." : relative
+        try open(bytes: Array(relative.utf8), flags: flags, mode: mode)
+    }
+
+    /// `open(_:flags:mode:)` for a path given as bytes (a name in the tree need not be UTF-8).
+    public func open(bytes relative: [UInt8], flags: Int32, mode: mode_t = 0o644) throws(SystemError) -> FileDescriptor {
+        let shown = display(String(decoding: relative, as: UTF8.self))
+        let name = (relative.isEmpty ? Array(".".utf8) : relative) + [0]
         let resolve = CSUPPORT_RESOLVE_BENEATH | CSUPPORT_RESOLVE_NO_SYMLINKS | CSUPPORT_RESOLVE_NO_MAGICLINKS
         // openat2 refuses a mode without O_CREAT (EINVAL), unlike openat.
         let creates = flags & O_CREAT != 0 || flags & CSUPPORT_O_TMPFILE == CSUPPORT_O_TMPFILE
         let fd = try SystemError.check("openat2", path: shown) {
-            csupport_openat2(
-                descriptor, name, UInt64(UInt32(bitPattern: flags | O_CLOEXEC)), creates ? UInt64(mode) : 0, resolve)
-        }
-        return FileDescriptor(rawValue: fd, path: shown)
-    }
-
-    /// `open(_:flags:)` for a path given as bytes (a name in the tree need not be UTF-8); no `O_CREAT`.
-    public func open(bytes relative: [UInt8], flags: Int32) throws(SystemError) -> FileDescriptor {
-        let shown = display(String(decoding: relative, as: UTF8.self))
-        let name = (relative.isEmpty ? Array(".".utf8) : relative) + [0]
-        let resolve = CSUPPORT_RESOLVE_BENEATH | CSUPPORT_RESOLVE_NO_SYMLINKS | CSUPPORT_RESOLVE_NO_MAGICLINKS
-        let fd = try SystemError.check("openat2", path: shown) {
             name.withUnsafeBufferPointer { buffer in
                 buffer.withMemoryRebound(to: CChar.self) {
-                    csupport_openat2(descriptor, $0.baseAddress!, UInt64(UInt32(bitPattern: flags | O_CLOEXEC)), 0, resolve)
+                    csupport_openat2(
+                        descriptor, $0.baseAddress!, UInt64(UInt32(bitPattern: flags | O_CLOEXEC)),
+                        creates ? UInt64(mode) : 0, resolve)
                 }
             }
         }

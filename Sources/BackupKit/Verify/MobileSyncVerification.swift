@@ -117,11 +117,10 @@ public enum MobileSyncVerification {
 
     /// What only restore's own reading of the rows shows: the members a restore would stage, from the reader it
     /// stages them from (`MobileSyncMemberReader`), judged as verify judges a tar's (`MemberRules`, and a device
-    /// plist restore parses parsed as restore parses it, `StagedNames` for what its staging tree refuses), and the
-    /// apps' list restore reinstalls from. The reader
-    /// refuses a row where restore does (a domain identifier iOS does not allow, a domain root that is not a
-    /// directory, a name devicectl reserves) and stops there, as restore does: run once the rows passed, so a
-    /// problem found here is the first one restore would meet.
+    /// plist restore parses parsed as restore parses it), `StagedNames` for what restore's staging tree refuses, and
+    /// the apps' list restore reinstalls from. The reader refuses a row where restore does (a domain identifier iOS
+    /// does not allow, a domain root that is not a directory, a name devicectl reserves) and stops there, as restore
+    /// does: this runs once the rows passed, so what it finds is what restore would meet first.
     private static func checkMembers(
         _ source: MobileSyncSource, interruption: @escaping @Sendable () -> Int32?, _ report: inout Report
     ) {

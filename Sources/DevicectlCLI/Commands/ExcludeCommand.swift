@@ -30,8 +30,7 @@ enum ExcludeCommand {
 
     /// The file the user named by `path`, opened by its bytes (a name need not be UTF-8) without following a
     /// final symlink (`FileDescriptor.locateOnly`); `path` (tar-escaped when not UTF-8) names it in errors. Inside a
-    /// device root (the outermost directory on the path's own components that is one) the rest of the path is
-    /// opened beneath that root by the kernel (`ContainedRoot`): a symlink on the way, which a device's files may
+    /// device root (`deviceRoot(around:)`) the rest of the path is opened beneath that root by the kernel (`ContainedRoot`): a symlink on the way, which a device's files may
     /// hold and which may lead out of it, is refused (ELOOP), never followed.
     static func open(_ path: String, _ context: CommandContext) throws -> FileDescriptor {
         if let (root, relative) = deviceRoot(around: context.bytes(of: path)) {
@@ -49,10 +48,9 @@ enum ExcludeCommand {
     }
 
     /// The outermost device root (a directory holding `DeviceLocal`, whatever it is) among the directories `path`
-    /// names above its last component, taken lexically
-    /// (from the working directory for a relative path; `.` and `..` applied to the names), and the rest of the path
-    /// below it; nil when none is a device root. Outermost: a symlink planted inside a device can lead to another
-    /// device, never the other way round.
+    /// names above its last component, taken lexically (from the working directory for a relative path; `.` and
+    /// `..` applied to the names), and the rest of the path below it; nil when none is a device root. Outermost: a
+    /// symlink planted inside a device can lead to another device, never the other way round.
     static func deviceRoot(around path: [UInt8]) -> (root: String, relative: [UInt8])? {
         var components: [[UInt8]] = []
         if path.first != UInt8(ascii: "/") {
@@ -101,6 +99,7 @@ enum ExcludeCommand {
             case EPERM where (try? FileStatus.of(path).kind) == .symlink:
                 return "\(path): is a symbolic link; Linux allows no user extended attributes on symlinks"
             case ELOOP, EXDEV:
+                guard deviceRoot(around: Array(path.utf8)) != nil else { break }
                 return "\(path): a directory on its way is a symbolic link inside the device root; devicectl follows "
                     + "no symlink in a device (one can lead out of it): name the file by its own path"
             default: break
