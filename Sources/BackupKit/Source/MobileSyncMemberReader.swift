@@ -46,6 +46,7 @@ final class MobileSyncMemberReader: FormatSource {
     private var notPlaced: [String: UInt64] = [:]
     /// The domain of the rows being read.
     private var domain = DomainState(name: "")
+    private let contentNeeded: ((String) -> Bool)?
     /// The domain and path of the row the members `next()` returns come from (verify names a member by it: the
     /// member's path holds a container's new UUID).
     private(set) var currentRow: (domain: String, path: String) = ("", "")
@@ -121,7 +122,14 @@ final class MobileSyncMemberReader: FormatSource {
         }
     }
 
-    init(source: MobileSyncSource, limit: ExpansionLimit, interruption: @escaping () -> Int32?) throws {
+    /// Opens `source`'s rows as members. `contentNeeded` (verify's) says which files' content files are opened and
+    /// read, by their path in ROOT; the others come as members of no data (verify checked every content file on the
+    /// rows). Nil (a restore): every one.
+    init(
+        source: MobileSyncSource, limit: ExpansionLimit, interruption: @escaping () -> Int32?,
+        contentNeeded: ((String) -> Bool)? = nil
+    ) throws {
+        self.contentNeeded = contentNeeded
         self.source = source
         self.limit = limit
         self.interruption = interruption
@@ -350,6 +358,11 @@ final class MobileSyncMemberReader: FormatSource {
     private func file(_ row: ManifestDatabaseReader.Row, _ record: BackupFileRecord, path: String, key: [UInt8]?) throws
         -> (ArchiveReader.Member, Content)?
     {
+        if let contentNeeded, !contentNeeded(path) {
+            var member = member(path, .regular, record)
+            member.xattrs = record.extendedAttributes.map { ("user." + $0.0, $0.1) }
+            return (member, .none)
+        }
         let name = RowName(domain: row.domain, path: row.relativePath, fileID: row.fileID)
         let fd = source.openContent(row.fileID)
         guard fd >= 0 else {

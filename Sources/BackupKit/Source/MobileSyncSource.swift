@@ -75,6 +75,30 @@ final class MobileSyncSource {
         }
     }
 
+    /// A second reader of the same open backup, for another thread: the backup directory's and the decrypted
+    /// Manifest.db's descriptors duplicated, a database connection of its own (read-only and immutable, as the
+    /// first), the plists and class keys as `other` read them (no password asked again).
+    init(sibling other: MobileSyncSource) throws {
+        path = other.path
+        let fd = fcntl(other.directory, F_DUPFD_CLOEXEC, 0)
+        guard fd >= 0 else { throw MobileSyncReadError.open(path: path, SystemError("fcntl", path: path)) }
+        directoryFile = FileDescriptor(rawValue: fd, path: path)
+        info = other.info
+        classKeys = other.classKeys
+        do {
+            if let decrypted = other.decryptedDatabase?.rawValue {
+                let copy = fcntl(decrypted, F_DUPFD_CLOEXEC, 0)
+                guard copy >= 0 else { throw MobileSyncReadError.open(path: path, SystemError("fcntl", path: path)) }
+                decryptedDatabase = FileDescriptor(rawValue: copy, path: "")
+                database = try ManifestDatabaseReader(descriptor: copy, shown: "\(path)/Manifest.db")
+            } else {
+                database = try ManifestDatabaseReader(directory: fd, shown: "\(path)/Manifest.db")
+            }
+        } catch let error as MobileSyncError {
+            throw MobileSyncReadError.database(path: path, error)
+        }
+    }
+
     deinit {
         if var keys = classKeys {
             for number in keys.keys { BackupEncryption.clear(&keys[number]!) }

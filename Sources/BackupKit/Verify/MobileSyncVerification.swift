@@ -42,6 +42,8 @@ public enum MobileSyncVerification {
         progress: ((ReadProgress) -> Void)? = nil
     ) throws -> Report {
         let source = try MobileSyncSource(path: path, password: password)
+        // Restore's reading of the rows runs beside the row checks, on a connection of its own.
+        let members = try MemberPass(source: MobileSyncSource(sibling: source), interruption: interruption)
         var rows = try RowProgress(source, progress)
         var report = Report()
         report.info = source.info
@@ -111,8 +113,30 @@ public enum MobileSyncVerification {
             report.problem("\(error)")
         }
         checkDirectory(source, fileRows: fileRows, &report)
-        if report.isValid { checkMembers(source, interruption: interruption, &report) }
+        let found = members.finish()
+        if report.isValid {
+            for problem in found.problems { report.problem(problem) }
+            if let signal = found.interruptedBy { report.interruptedBy = signal }
+        }
         return report
+    }
+
+    /// `checkMembers` on a thread of its own; `finish()` joins it and gives what it found.
+    private final class MemberPass: @unchecked Sendable {
+        private var thread: WorkerThread?
+        /// Used by the thread alone (the report read after the join).
+        private let source: MobileSyncSource
+        private var found = Report()
+
+        init(source: MobileSyncSource, interruption: @escaping @Sendable () -> Int32?) throws {
+            self.source = source
+            thread = try WorkerThread { [self] in checkMembers(self.source, interruption: interruption, &found) }
+        }
+
+        func finish() -> Report {
+            thread.take()?.join()
+            return found
+        }
     }
 
     /// What only restore's own reading of the rows shows: the members a restore would stage, from the reader it
@@ -120,7 +144,7 @@ public enum MobileSyncVerification {
     /// plist restore parses parsed as restore parses it), `StagedNames` for what restore's staging tree refuses, and
     /// the apps' list restore reinstalls from. The reader refuses a row where restore does (a domain identifier iOS
     /// does not allow, a domain root that is not a directory, a name devicectl reserves) and stops there, as restore
-    /// does: this runs once the rows passed, so what it finds is what restore would meet first.
+    /// does: its problems count when the rows passed, so what it finds is what restore would meet first.
     private static func checkMembers(
         _ source: MobileSyncSource, interruption: @escaping @Sendable () -> Int32?, _ report: inout Report
     ) {
@@ -129,7 +153,13 @@ public enum MobileSyncVerification {
         }
         var names = StagedNames()
         do {
-            let reader = try MobileSyncMemberReader(source: source, limit: .reading, interruption: interruption)
+            // Content files were checked on the rows: only the device plists' are read again, to parse them.
+            let reader = try MobileSyncMemberReader(
+                source: source, limit: .reading, interruption: interruption,
+                contentNeeded: { path in
+                    path.hasSuffix(".plist")
+                        && (try? MemberPath(Array(path.utf8))).flatMap(RestoreSession.devicePlist) != nil
+                })
             defer { try? reader.close() }
             while let member = try reader.next() {
                 let path: MemberPath
