@@ -94,22 +94,9 @@ final class ArchiveFuzzer {
 
     /// Runs cases `config.first ..< config.first + config.cases` (or only `config.only`).
     func run(progress: (String) -> Void = { _ in }) throws -> FuzzSummary {
-        var summary = FuzzSummary()
-        let start = MonotonicClock.seconds()
-        let indices = config.only.map { [$0] } ?? Array(config.first..<(config.first + config.cases))
-        for index in indices {
-            let caseStart = MonotonicClock.seconds()
+        try FuzzCases.run(config, reportEvery: 1000, progress: progress) { index, summary in
             try runCase(index, into: &summary)
-            let elapsed = MonotonicClock.seconds() - caseStart
-            if elapsed > summary.slowest.seconds { summary.slowest = (index, elapsed) }
-            summary.cases += 1
-            if summary.cases % 1000 == 0 {
-                summary.seconds = MonotonicClock.seconds() - start
-                progress("fuzz: \(summary)")
-            }
         }
-        summary.seconds = MonotonicClock.seconds() - start
-        return summary
     }
 
     /// The mutation of case `index`: the seed it starts from and the steps taken.
@@ -215,18 +202,7 @@ final class ArchiveFuzzer {
                 continue
             }
             let stderr = child.stderr
-            if let signal = child.killedBy {
-                problems.append("devicectl \(command[0]) was killed by signal \(signal): \(stderr)")
-            }
-            if stderr.contains("Fatal error") || stderr.contains("Stack dump") {
-                problems.append("devicectl \(command[0]) crashed: \(stderr)")
-            }
-            if child.status != 0 && child.status != 1 {
-                problems.append("devicectl \(command[0]) exited \(child.status): \(stderr)")
-            }
-            if child.status == 1 && !stderr.hasPrefix("devicectl: ") {
-                problems.append("devicectl \(command[0]) failed without a message: \(stderr)")
-            }
+            problems += FuzzCases.problems(of: child, command[0])
             if let expectSuccess, (child.status == 0) != expectSuccess {
                 problems.append(
                     "devicectl \(command[0]) exited \(child.status) but the engine \(expectSuccess ? "succeeded" : "failed"): \(stderr)"

@@ -82,22 +82,9 @@ final class DeviceRootFuzzer {
     // MARK: - Running
 
     func run(progress: (String) -> Void = { _ in }) throws -> FuzzSummary {
-        var summary = FuzzSummary()
-        let start = MonotonicClock.seconds()
-        let indices = config.only.map { [$0] } ?? Array(config.first..<(config.first + config.cases))
-        for index in indices {
-            let caseStart = MonotonicClock.seconds()
+        try FuzzCases.run(config, reportEvery: 100, progress: progress) { index, summary in
             try runCase(index, into: &summary)
-            let elapsed = MonotonicClock.seconds() - caseStart
-            if elapsed > summary.slowest.seconds { summary.slowest = (index, elapsed) }
-            summary.cases += 1
-            if summary.cases % 100 == 0 {
-                summary.seconds = MonotonicClock.seconds() - start
-                progress("fuzz: \(summary)")
-            }
         }
-        summary.seconds = MonotonicClock.seconds() - start
-        return summary
     }
 
     /// Case `index`'s ROOT (a copy of the seed, mutated) and the commands it runs; returns the steps and commands.
@@ -140,19 +127,7 @@ final class DeviceRootFuzzer {
             }
             let stderr = child.stderr
             let stdout = child.stdout
-            if let signal = child.killedBy { problems.append("devicectl \(name) was killed by signal \(signal): \(stderr.prefix(2000))") }
-            if stderr.contains("Fatal error") || stderr.contains("Stack dump") || stderr.contains("internal error") {
-                problems.append("devicectl \(name) crashed: \(stderr.prefix(2000))")
-            }
-            if child.killedBy == nil && child.status != 0 && child.status != 1 {
-                problems.append("devicectl \(name) exited \(child.status): \(stderr.prefix(2000))")
-            }
-            // With --json a failure is one JSON object on stderr (`"type":"error"`).
-            let message = command.contains("--json") ? stderr.hasPrefix("{") && stderr.contains("\"type\":\"error\"")
-                : stderr.hasPrefix("devicectl: ")
-            if child.status == 1 && !message {
-                problems.append("devicectl \(name) failed without a message: \(stderr.prefix(2000))")
-            }
+            problems += FuzzCases.problems(of: child, name, json: command.contains("--json"))
             child.status == 0 ? (summary.verifiedRestores += 1) : (summary.cleanFailures += 1)
             let secret = String(decoding: MobileSyncMutator.secret.dropLast(), as: UTF8.self)
             if stdout.contains(secret) || stderr.contains(secret) {

@@ -79,22 +79,9 @@ final class MobileSyncFuzzer {
 
     /// Runs cases `config.first ..< config.first + config.cases` (or only `config.only`).
     func run(progress: (String) -> Void = { _ in }) throws -> FuzzSummary {
-        var summary = FuzzSummary()
-        let start = MonotonicClock.seconds()
-        let indices = config.only.map { [$0] } ?? Array(config.first..<(config.first + config.cases))
-        for index in indices {
-            let caseStart = MonotonicClock.seconds()
+        try FuzzCases.run(config, reportEvery: 200, progress: progress) { index, summary in
             try runCase(index, into: &summary)
-            let elapsed = MonotonicClock.seconds() - caseStart
-            if elapsed > summary.slowest.seconds { summary.slowest = (index, elapsed) }
-            summary.cases += 1
-            if summary.cases % 200 == 0 {
-                summary.seconds = MonotonicClock.seconds() - start
-                progress("fuzz: \(summary)")
-            }
         }
-        summary.seconds = MonotonicClock.seconds() - start
-        return summary
     }
 
     /// Case `index`'s backup at `backup`: a copy of its seed, mutated. Returns the seed and the steps taken.
@@ -135,18 +122,8 @@ final class MobileSyncFuzzer {
             if MonotonicClock.seconds() - started > config.caseBudget {
                 problems.append("devicectl \(command[0]) took more than \(config.caseBudget) s")
             }
-            let stderr = child.stderr
             statuses[command[0]] = child.killedBy == nil ? child.status : -1
-            if let signal = child.killedBy { problems.append("devicectl \(command[0]) was killed by signal \(signal): \(stderr)") }
-            if stderr.contains("Fatal error") || stderr.contains("Stack dump") || stderr.contains("internal error") {
-                problems.append("devicectl \(command[0]) crashed: \(stderr.prefix(2000))")
-            }
-            if child.killedBy == nil && child.status != 0 && child.status != 1 {
-                problems.append("devicectl \(command[0]) exited \(child.status): \(stderr.prefix(2000))")
-            }
-            if child.status == 1 && !stderr.hasPrefix("devicectl: ") {
-                problems.append("devicectl \(command[0]) failed without a message: \(stderr.prefix(2000))")
-            }
+            problems += FuzzCases.problems(of: child, command[0])
         }
         if statuses["verify"] == 0 {
             summary.verifiedRestores += 1
