@@ -10,11 +10,7 @@ import Testing
         if ProcessInfo.processInfo.environment["FUZZ_CASES"] == nil { config.cases = 150 }
         let fuzzer = try DeviceRootFuzzer(config: config)
         let summary = try fuzzer.run { FuzzWatchdog.report($0) }
-        FuzzWatchdog.report(
-            "fuzz (device roots, seed \(config.seed)): \(summary.cases) cases in \(Int(summary.seconds)) s: "
-                + "\(summary.verifiedRestores) commands succeeded, \(summary.cleanFailures) failed with a message; "
-                + "slowest case \(summary.slowest.index) (\(String(format: "%.2f", summary.slowest.seconds)) s); "
-                + "\(summary.findings.count) findings")
+        FuzzWatchdog.report("fuzz (device roots, seed \(config.seed)): \(DeviceRootFuzzer.describe(summary))")
         for finding in summary.findings.prefix(20) {
             Issue.record(
                 "\(finding)\nreproduce: FUZZ_SEED=\(config.seed) FUZZ_CASE=\(finding.index) swift test --filter DeviceRootFuzzTests"

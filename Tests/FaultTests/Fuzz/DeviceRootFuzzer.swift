@@ -82,9 +82,16 @@ final class DeviceRootFuzzer {
     // MARK: - Running
 
     func run(progress: (String) -> Void = { _ in }) throws -> FuzzSummary {
-        try FuzzCases.run(config, reportEvery: 100, progress: progress) { index, summary in
+        try FuzzCases.run(config, reportEvery: 100, progress: progress, describe: Self.describe) { index, summary in
             try runCase(index, into: &summary)
         }
+    }
+
+    /// A run's summary in this fuzzer's terms (its counts: commands that succeeded, that failed with a message).
+    static func describe(_ summary: FuzzSummary) -> String {
+        "\(summary.cases) cases in \(Int(summary.seconds)) s: \(summary.verifiedRestores) commands succeeded, "
+            + "\(summary.cleanFailures) failed with a message; slowest case \(summary.slowest.index) "
+            + "(\(String(format: "%.2f", summary.slowest.seconds)) s); \(summary.findings.count) findings"
     }
 
     /// Case `index`'s ROOT (a copy of the seed, mutated) and the commands it runs; returns the steps and commands.

@@ -4,10 +4,10 @@ import TestSupport
 
 enum FuzzCases {
     /// Runs `body` for cases `config.first ..< config.first + config.cases` (or only `config.only`), timing each;
-    /// `progress` gets the summary every `reportEvery` cases.
+    /// `progress` gets the summary (as `describe` words it) every `reportEvery` cases.
     static func run(
         _ config: FuzzConfig, reportEvery: Int, progress: (String) -> Void,
-        _ body: (Int, inout FuzzSummary) throws -> Void
+        describe: (FuzzSummary) -> String = { $0.description }, _ body: (Int, inout FuzzSummary) throws -> Void
     ) rethrows -> FuzzSummary {
         var summary = FuzzSummary()
         let start = MonotonicClock.seconds()
@@ -20,7 +20,7 @@ enum FuzzCases {
             summary.cases += 1
             if summary.cases % reportEvery == 0 {
                 summary.seconds = MonotonicClock.seconds() - start
-                progress("fuzz: \(summary)")
+                progress("fuzz: \(describe(summary))")
             }
         }
         summary.seconds = MonotonicClock.seconds() - start

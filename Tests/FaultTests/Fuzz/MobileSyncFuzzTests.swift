@@ -10,12 +10,7 @@ import Testing
         if ProcessInfo.processInfo.environment["FUZZ_CASES"] == nil { config.cases = 300 }
         let fuzzer = try MobileSyncFuzzer(config: config)
         let summary = try fuzzer.run { FuzzWatchdog.report($0) }
-        FuzzWatchdog.report(
-            "fuzz (MobileSync, seed \(config.seed)): \(summary.cases) cases in \(Int(summary.seconds)) s: "
-                + "\(summary.verifiedRestores) passed verify, \(summary.cleanFailures) restores refused, "
-                + "\(summary.unverifiedRestores) restored with problems verify names; slowest case "
-                + "\(summary.slowest.index) (\(String(format: "%.2f", summary.slowest.seconds)) s); "
-                + "\(summary.findings.count) findings")
+        FuzzWatchdog.report("fuzz (MobileSync, seed \(config.seed)): \(MobileSyncFuzzer.describe(summary))")
         for finding in summary.findings.prefix(20) {
             Issue.record(
                 "\(finding)\nreproduce: FUZZ_SEED=\(config.seed) FUZZ_CASE=\(finding.index) swift test --filter MobileSyncFuzzTests"

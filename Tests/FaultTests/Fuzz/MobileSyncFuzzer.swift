@@ -79,9 +79,17 @@ final class MobileSyncFuzzer {
 
     /// Runs cases `config.first ..< config.first + config.cases` (or only `config.only`).
     func run(progress: (String) -> Void = { _ in }) throws -> FuzzSummary {
-        try FuzzCases.run(config, reportEvery: 200, progress: progress) { index, summary in
+        try FuzzCases.run(config, reportEvery: 200, progress: progress, describe: Self.describe) { index, summary in
             try runCase(index, into: &summary)
         }
+    }
+
+    /// A run's summary in this fuzzer's terms (its counts: verify passed, restore refused, restored with problems).
+    static func describe(_ summary: FuzzSummary) -> String {
+        "\(summary.cases) cases in \(Int(summary.seconds)) s: \(summary.verifiedRestores) passed verify, "
+            + "\(summary.cleanFailures) restores refused, \(summary.unverifiedRestores) restored with problems verify "
+            + "names; slowest case \(summary.slowest.index) (\(String(format: "%.2f", summary.slowest.seconds)) s); "
+            + "\(summary.findings.count) findings"
     }
 
     /// Case `index`'s backup at `backup`: a copy of its seed, mutated. Returns the seed and the steps taken.
