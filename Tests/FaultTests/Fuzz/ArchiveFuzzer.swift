@@ -43,7 +43,7 @@ struct FuzzSummary: CustomStringConvertible {
     }
 }
 
-final class ArchiveFuzzer {
+final class ArchiveFuzzer: CaseFuzzer {
     let config: FuzzConfig
     let seeds: [FuzzSeed]
     /// The scratch area (tmpfs): `sentinel/`, `outer/root` (a fresh device), `archive.tar`.
@@ -92,12 +92,9 @@ final class ArchiveFuzzer {
 
     // MARK: - Running
 
-    /// Runs cases `config.first ..< config.first + config.cases` (or only `config.only`).
-    func run(progress: (String) -> Void = { _ in }) throws -> FuzzSummary {
-        try FuzzCases.run(config, reportEvery: 1000, progress: progress) { index, summary in
-            try runCase(index, into: &summary)
-        }
-    }
+    static let reportEvery = 1000
+
+    static func describe(_ summary: FuzzSummary) -> String { summary.description }
 
     /// The mutation of case `index`: the seed it starts from and the steps taken.
     func mutation(_ index: Int) -> (seed: FuzzSeed, bytes: [UInt8], steps: [String]) {
@@ -108,7 +105,7 @@ final class ArchiveFuzzer {
         return (seed, bytes, mutator.steps)
     }
 
-    private func runCase(_ index: Int, into summary: inout FuzzSummary) throws {
+    func runCase(_ index: Int, into summary: inout FuzzSummary) throws {
         let (seed, bytes, steps) = mutation(index)
         if config.only != nil {
             FuzzWatchdog.report("fuzz: case \(index): \(seed.name): \(steps.joined(separator: "; "))")

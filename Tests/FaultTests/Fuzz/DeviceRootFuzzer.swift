@@ -8,7 +8,7 @@ import Glibc
 import SystemKit
 import TestSupport
 
-final class DeviceRootFuzzer {
+final class DeviceRootFuzzer: CaseFuzzer {
     let config: FuzzConfig
     /// The scratch area (tmpfs): `seed/` (the device), `fresh/` (a device just made, as a restore takes it),
     /// `archives/` (a tar and a MobileSync backup of the seed, to restore onto a mutated fresh device), `sentinel/`,
@@ -81,11 +81,7 @@ final class DeviceRootFuzzer {
 
     // MARK: - Running
 
-    func run(progress: (String) -> Void = { _ in }) throws -> FuzzSummary {
-        try FuzzCases.run(config, reportEvery: 100, progress: progress, describe: Self.describe) { index, summary in
-            try runCase(index, into: &summary)
-        }
-    }
+    static let reportEvery = 100
 
     /// A run's summary in this fuzzer's terms (its counts: commands that succeeded, that failed with a message).
     static func describe(_ summary: FuzzSummary) -> String {
@@ -116,7 +112,7 @@ final class DeviceRootFuzzer {
         return ((fresh ? ["fresh device"] : []) + mutator.steps, commands)
     }
 
-    private func runCase(_ index: Int, into summary: inout FuzzSummary) throws {
+    func runCase(_ index: Int, into summary: inout FuzzSummary) throws {
         watchdog.begin("case \(index), while it was being prepared")
         defer { watchdog.end() }
         let (steps, commands) = try prepare(index)

@@ -2,6 +2,24 @@
 import SystemKit
 import TestSupport
 
+/// A fuzzer: cases run one by one (`runCase`), its summary worded its own way.
+protocol CaseFuzzer {
+    var config: FuzzConfig { get }
+    /// Cases between two progress lines.
+    static var reportEvery: Int { get }
+    static func describe(_ summary: FuzzSummary) -> String
+    func runCase(_ index: Int, into summary: inout FuzzSummary) throws
+}
+
+extension CaseFuzzer {
+    /// Runs cases `config.first ..< config.first + config.cases` (or only `config.only`).
+    func run(progress: (String) -> Void = { _ in }) throws -> FuzzSummary {
+        try FuzzCases.run(config, reportEvery: Self.reportEvery, progress: progress, describe: Self.describe) {
+            try runCase($0, into: &$1)
+        }
+    }
+}
+
 enum FuzzCases {
     /// Runs `body` for cases `config.first ..< config.first + config.cases` (or only `config.only`), timing each;
     /// `progress` gets the summary (as `describe` words it) every `reportEvery` cases.

@@ -19,7 +19,7 @@ struct MobileSyncFuzzSeed {
     let password: String?
 }
 
-final class MobileSyncFuzzer {
+final class MobileSyncFuzzer: CaseFuzzer {
     let config: FuzzConfig
     /// The scratch area (tmpfs): `seeds/`, `sentinel/`, `outside/` (the mutator's symlink targets), `backup` (the
     /// case's DIR) and `outer/root` (the restore's ROOT, absent before each restore).
@@ -77,12 +77,7 @@ final class MobileSyncFuzzer {
 
     // MARK: - Running
 
-    /// Runs cases `config.first ..< config.first + config.cases` (or only `config.only`).
-    func run(progress: (String) -> Void = { _ in }) throws -> FuzzSummary {
-        try FuzzCases.run(config, reportEvery: 200, progress: progress, describe: Self.describe) { index, summary in
-            try runCase(index, into: &summary)
-        }
-    }
+    static let reportEvery = 200
 
     /// A run's summary in this fuzzer's terms (its counts: verify passed, restore refused, restored with problems).
     static func describe(_ summary: FuzzSummary) -> String {
@@ -106,7 +101,7 @@ final class MobileSyncFuzzer {
         return (seed, mutator.steps)
     }
 
-    private func runCase(_ index: Int, into summary: inout FuzzSummary) throws {
+    func runCase(_ index: Int, into summary: inout FuzzSummary) throws {
         watchdog.begin("case \(index), while it was being prepared")
         let (seed, steps) = try prepare(index)
         let label = "case \(index) (\(seed.name): \(steps.joined(separator: "; ")))"
