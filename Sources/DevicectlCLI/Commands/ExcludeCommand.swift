@@ -30,13 +30,9 @@ enum ExcludeCommand {
 
     /// The file the user named by `path`, opened by its bytes (a name need not be UTF-8) without following a
     /// final symlink (`FileDescriptor.locateOnly`); `path` (tar-escaped when not UTF-8) names it in errors. Inside a
-    /// device root (`deviceRoot(around:)`) the rest of the path is opened beneath that root by the kernel (`ContainedRoot`): a symlink on the way, which a device's files may
-    /// hold and which may lead out of it, is refused (ELOOP), never followed.
+    /// device root it is opened as `openInDevice` opens it.
     static func open(_ path: String, _ context: CommandContext) throws -> FileDescriptor {
-        if let (root, relative) = deviceRoot(around: context.bytes(of: path)) {
-            return try ContainedRoot(opening: try RootPath.resolve(root)).open(
-                bytes: relative, flags: FileDescriptor.locateOnly)
-        }
+        if let contained = try openInDevice(path, context) { return contained }
         let fd = try (context.bytes(of: path) + [0]).withUnsafeBufferPointer { buffer throws(SystemError) in
             try SystemError.check("open", path: path) {
                 buffer.withMemoryRebound(to: CChar.self) {
@@ -45,6 +41,15 @@ enum ExcludeCommand {
             }
         }
         return FileDescriptor(rawValue: fd, path: path)
+    }
+
+    /// `path` opened beneath its device root (`deviceRoot(around:)`) by the kernel (`ContainedRoot`): a symlink on
+    /// the way, which a device's files may hold and which may lead out of it, is refused (ELOOP), never followed.
+    /// Nil when `path` is in no device.
+    static func openInDevice(_ path: String, _ context: CommandContext) throws -> FileDescriptor? {
+        guard let (root, relative) = deviceRoot(around: context.bytes(of: path)) else { return nil }
+        return try ContainedRoot(opening: try RootPath.resolve(root)).open(
+            bytes: relative, flags: FileDescriptor.locateOnly)
     }
 
     /// The outermost device root (a directory holding `DeviceLocal`, whatever it is) among the directories `path`
@@ -84,7 +89,7 @@ enum ExcludeCommand {
         _ path: String, _ context: CommandContext, engine: AppleBackupEngine = .default
     ) throws -> ExclusionVerdict {
         // Inside a device, a path through a symlink is refused as `add` refuses it, before anything is read.
-        if deviceRoot(around: context.bytes(of: path)) != nil { _ = try open(path, context) }
+        _ = try openInDevice(path, context)
         return try ExclusionCheck.check(bytes: context.bytes(of: path), display: ArchiveFormat.name(bytes:), engine: engine)
     }
 

@@ -9,13 +9,7 @@ import Testing
         let config = FuzzConfig.fromEnvironment()
         let fuzzer = try ArchiveFuzzer(config: config)
         let summary = try fuzzer.run { FuzzWatchdog.report($0) }
-        FuzzWatchdog.report("fuzz (seed \(config.seed)): \(summary)")
-        for finding in summary.findings.prefix(20) {
-            Issue.record(
-                "\(finding)\nreproduce: FUZZ_SEED=\(config.seed) FUZZ_CASE=\(finding.index) swift test --filter ArchiveFuzzTests"
-            )
-        }
-        #expect(summary.cases == (config.only == nil ? config.cases : 1))
+        FuzzCases.report(summary, config, name: "", describe: ArchiveFuzzer.describe, suite: "ArchiveFuzzTests")
         // The run must reach both outcomes, or the mutations are too weak (or too strong) to test anything.
         if config.only == nil && config.cases >= 1000 {
             #expect(summary.cleanFailures > config.cases / 2)

@@ -10,13 +10,7 @@ import Testing
         if ProcessInfo.processInfo.environment["FUZZ_CASES"] == nil { config.cases = 150 }
         let fuzzer = try DeviceRootFuzzer(config: config)
         let summary = try fuzzer.run { FuzzWatchdog.report($0) }
-        FuzzWatchdog.report("fuzz (device roots, seed \(config.seed)): \(DeviceRootFuzzer.describe(summary))")
-        for finding in summary.findings.prefix(20) {
-            Issue.record(
-                "\(finding)\nreproduce: FUZZ_SEED=\(config.seed) FUZZ_CASE=\(finding.index) swift test --filter DeviceRootFuzzTests"
-            )
-        }
-        #expect(summary.cases == (config.only == nil ? config.cases : 1))
+        FuzzCases.report(summary, config, name: "device roots, ", describe: DeviceRootFuzzer.describe, suite: "DeviceRootFuzzTests")
         // Both outcomes, or the mutations are too weak (or too strong) to test anything.
         if config.only == nil && config.cases >= 100 {
             #expect(summary.verifiedRestores > config.cases / 2)

@@ -1,6 +1,7 @@
 // FuzzCases: what the fuzzers share: the loop over a run's cases, and the checks on how a devicectl child ended.
 import SystemKit
 import TestSupport
+import Testing
 
 /// A fuzzer: cases run one by one (`runCase`), its summary worded its own way.
 protocol CaseFuzzer {
@@ -43,6 +44,21 @@ enum FuzzCases {
         }
         summary.seconds = MonotonicClock.seconds() - start
         return summary
+    }
+
+    /// Reports a finished run (`name` and its seed, then `describe`'s words) and records its first 20 findings as
+    /// issues, each with the command that reproduces it (`suite`: the test suite's name); expects every case ran.
+    static func report(
+        _ summary: FuzzSummary, _ config: FuzzConfig, name: String, describe: (FuzzSummary) -> String, suite: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        FuzzWatchdog.report("fuzz (\(name)seed \(config.seed)): \(describe(summary))")
+        for finding in summary.findings.prefix(20) {
+            Issue.record(
+                "\(finding)\nreproduce: FUZZ_SEED=\(config.seed) FUZZ_CASE=\(finding.index) swift test --filter \(suite)",
+                sourceLocation: sourceLocation)
+        }
+        #expect(summary.cases == (config.only == nil ? config.cases : 1), sourceLocation: sourceLocation)
     }
 
     /// What is wrong with how the finished devicectl `child` (`devicectl name`) ended: a signal, a crash, an exit

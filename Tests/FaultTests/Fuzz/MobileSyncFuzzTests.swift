@@ -10,13 +10,7 @@ import Testing
         if ProcessInfo.processInfo.environment["FUZZ_CASES"] == nil { config.cases = 300 }
         let fuzzer = try MobileSyncFuzzer(config: config)
         let summary = try fuzzer.run { FuzzWatchdog.report($0) }
-        FuzzWatchdog.report("fuzz (MobileSync, seed \(config.seed)): \(MobileSyncFuzzer.describe(summary))")
-        for finding in summary.findings.prefix(20) {
-            Issue.record(
-                "\(finding)\nreproduce: FUZZ_SEED=\(config.seed) FUZZ_CASE=\(finding.index) swift test --filter MobileSyncFuzzTests"
-            )
-        }
-        #expect(summary.cases == (config.only == nil ? config.cases : 1))
+        FuzzCases.report(summary, config, name: "MobileSync, ", describe: MobileSyncFuzzer.describe, suite: "MobileSyncFuzzTests")
         // The run must reach every outcome, or the mutations are too weak (or too strong) to test anything.
         if config.only == nil && config.cases >= 300 {
             #expect(summary.cleanFailures > config.cases / 4)
