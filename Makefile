@@ -34,9 +34,15 @@ release: deps
 # Independent readers the interop tests compare against, from PyPI into a venv (pinned versions).
 ORACLES := .build/oracles
 ORACLE_PACKAGES := pyiosbackup==0.2.4 iOSbackup==0.9.925 iphone-backup-decrypt==0.11.2
+# mvt pins its own iphone-backup-decrypt (0.10.0): a venv of its own.
+ORACLES_MVT := .build/oracles-mvt
+MVT_PACKAGE := mvt==2026.10.26
 oracles:
 	@if ! $(ORACLES)/bin/python -c 'import pyiosbackup, iOSbackup, iphone_backup_decrypt' 2>/dev/null; then \
 	  python3 -m venv $(ORACLES) && $(ORACLES)/bin/pip install --quiet --disable-pip-version-check $(ORACLE_PACKAGES); \
+	fi
+	@if ! $(ORACLES_MVT)/bin/python -c 'import mvt' 2>/dev/null; then \
+	  python3 -m venv $(ORACLES_MVT) && $(ORACLES_MVT)/bin/pip install --quiet --disable-pip-version-check $(MVT_PACKAGE); \
 	fi
 
 test: deps oracles
