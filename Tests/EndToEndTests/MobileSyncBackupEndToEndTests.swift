@@ -45,6 +45,14 @@ import Testing
             #expect(report.productVersion.compare("10.2", options: .numeric) == .orderedDescending)
             #expect(!report.isEncrypted && report.snapshotState == "finished")
             #expect(report.applications == [Self.news] && report.installedApplications == [Self.news])
+            // devicectl's manifest is its header alone (the apps, their groups and widgets, for restore): no per-file
+            // lines, whose digests no reader of this format checks.
+            let sidecar = try String(contentsOfFile: backup + "/devicectl-manifest.jsonl", encoding: .utf8)
+            #expect(sidecar.hasSuffix("}\n") && sidecar.filter { $0 == "\n" }.count == 1, "\(sidecar)")
+            let header = try #require(
+                try JSONSerialization.jsonObject(with: Data(sidecar.utf8)) as? [String: Any])
+            #expect(header["kind"] as? String == "header" && header["groups"] as? [String] == [Self.group])
+            #expect((header["widgets"] as? [[String: Any]])?.first?["app"] as? String == Self.news)
             // Domains: the app's data, its group, its widget's extension, and the rest of /var/mobile.
             #expect(report.domains == [
                 "HomeDomain", "AppDomain-\(Self.news)", "AppDomainGroup-\(Self.group)",

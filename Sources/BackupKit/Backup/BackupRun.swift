@@ -37,13 +37,15 @@ struct BackupRun {
 
     /// Archives the tree into `sink`, then the manifest; `commit` runs once the sink has written everything.
     func archive<Sink: FormatSink>(into sink: Sink, commit: () throws -> Void) throws -> BackupSummary {
-        let manifest = ManifestWriter(spillDirectory: spillDirectory)
+        // No digest anywhere (a MobileSync backup): the manifest is its header alone.
+        let headerOnly = placement == .nowhere
+        let manifest = ManifestWriter(spillDirectory: spillDirectory, headerOnly: headerOnly)
         let inline = BackupEngine.formatsInline(request.compression)
         let pipe = BatchPipe(
             count: inline ? 1 : BackupEngine.batchCount, size: BackupEngine.batchSize,
             wakeAfter: BackupEngine.batchWake)
-        let hasher = try FileHasher(manifest: manifest, hashes: placement != .nowhere)
-        let members = try Manifest.MemberDigest()
+        let hasher = try FileHasher(manifest: manifest, hashes: !headerOnly)
+        let members = headerOnly ? nil : try Manifest.MemberDigest()
         let consumer = BatchConsumer(
             sink: sink, hasher: hasher, pipe: pipe, members: members, gate: formatterGate,
             watchesRunQueue: placement == .byBacklog)

@@ -20,8 +20,9 @@ final class BatchConsumer<Sink: FormatSink>: @unchecked Sendable {
     /// next such file: most files are small, and the reading thread hashes most of them on some machines).
     private var pendingSize: UInt64?
     private var pendingPath: [UInt8] = []
-    /// Every member's metadata, for the manifest's members line (names, types, modes, owners, times, links, xattrs).
-    let members: Manifest.MemberDigest
+    /// Every member's metadata, for the manifest's members line (names, types, modes, owners, times, links, xattrs);
+    /// nil when the manifest is its header alone.
+    let members: Manifest.MemberDigest?
     /// The first failure; the pipe is cancelled when it is set.
     private(set) var error: Error?
 
@@ -36,7 +37,7 @@ final class BatchConsumer<Sink: FormatSink>: @unchecked Sendable {
     static var watchInterval: Int { 16 }
 
     init(
-        sink: Sink, hasher: FileHasher, pipe: BatchPipe, members: Manifest.MemberDigest,
+        sink: Sink, hasher: FileHasher, pipe: BatchPipe, members: Manifest.MemberDigest?,
         gate: (@Sendable (BatchPipe) -> Void)? = nil, watchesRunQueue: Bool = false
     ) {
         self.gate = gate
@@ -131,7 +132,7 @@ final class BatchConsumer<Sink: FormatSink>: @unchecked Sendable {
                     member.dataRegions = UnsafeBufferPointer(start: regions, count: count)
                 }
                 try sink.begin(member)
-                addToMembers(member, link: link)
+                if members != nil { addToMembers(member, link: link) }
                 if kind == .file {
                     let name = UnsafeRawBufferPointer(start: path, count: Int(record.pathLength))
                     hashingHere = record.flags & BatchRecord.readerHashed == 0
@@ -177,7 +178,7 @@ final class BatchConsumer<Sink: FormatSink>: @unchecked Sendable {
         member.forEachAttribute { name, value in
             xattrs.append((String(decoding: UnsafeRawBufferPointer(name), as: UTF8.self), Array(value)))
         }
-        members.add(
+        members?.add(
             kind: letter.asciiValue!, path: Array(UnsafeRawBufferPointer(member.path)),
             permissions: member.mode & 0o7777, uid: Int64(member.uid), gid: Int64(member.gid), size: member.size,
             mtimeSeconds: member.mtimeSeconds, mtimeNanoseconds: Int32(truncatingIfNeeded: member.mtimeNanoseconds),

@@ -16,9 +16,14 @@ final class ManifestWriter {
     private var spilledBytes = 0
     private let spillDirectory: String
 
-    /// `spillDirectory` is where the unlinked spill file is created (the archive's directory, or /tmp).
-    init(spillDirectory: String) {
+    /// True when the manifest is its header line alone: no file lines are kept, no totals or members line written.
+    private let headerOnly: Bool
+
+    /// `spillDirectory` is where the unlinked spill file is created (the archive's directory, or /tmp); `headerOnly`
+    /// for a format that keeps no per-file digests (MobileSync: see `HashPlacement.nowhere`).
+    init(spillDirectory: String, headerOnly: Bool = false) {
         self.spillDirectory = spillDirectory
+        self.headerOnly = headerOnly
         // Room for the limit plus one more line: the buffer never reallocates.
         buffer.reserveCapacity(Self.memoryLimit + 64 * 1024)
     }
@@ -35,6 +40,7 @@ final class ManifestWriter {
     func appendFile(
         path: UnsafeBufferPointer<UInt8>, size: UInt64, sha256: UnsafeRawBufferPointer
     ) throws(SystemError) {
+        if headerOnly { return }
         if buffer.count + path.count * 6 + 160 > buffer.capacity { try spillBuffer() }
         buffer.append(contentsOf: Self.fileLinePrefix)
         JSONText.appendString(path, to: &buffer)
@@ -75,31 +81,28 @@ final class ManifestWriter {
     }
 
     /// Writes the manifest member to `sink`: header line, the file lines, totals line, and the members line (the
-    /// members digest, and the SHA-256 of every manifest byte before it: see `Manifest.Members`).
+    /// members digest, and the SHA-256 of every manifest byte before it: see `Manifest.Members`); a header-only
+    /// manifest, the header line alone (`members` is nil for it).
     /// `created` is also the member's mtime; it is owned by uid/gid 0 with mode 0644.
     func finish(
-        header: Manifest.Header, totals: Manifest.Totals, members: Manifest.MemberDigest, created: Date,
+        header: Manifest.Header, totals: Manifest.Totals, members: Manifest.MemberDigest?, created: Date,
         to sink: some FormatSink
     ) throws {
         let headerLine = try header.jsonLine() + [0x0A]
+        guard !headerOnly, let members else {
+            try begin(size: headerLine.count, created: created, in: sink)
+            try headerLine.withUnsafeBytes { try sink.write($0) }
+            return
+        }
         let totalsLine = totals.jsonLine() + [0x0A]
         // One pass: the members line ends with the SHA-256 of the bytes before it, so those are hashed as they
         // are written, and the member's size comes from a members line of the same length (a digest is always
         // 64 hex digits).
         let placeholder = String(repeating: "0", count: 2 * SHA256Digest.length)
         let membersLength = members.line(manifestSha256: placeholder).jsonLine().count + 1
-        let size = headerLine.count + spilledBytes + buffer.count + totalsLine.count + membersLength
-
-        let seconds = created.timeIntervalSince1970.rounded(.down)
-        let nanoseconds = UInt32(((created.timeIntervalSince1970 - seconds) * 1e9).rounded(.down))
-        try Manifest.memberName.withCString { name in
-            try sink.begin(
-                SinkMember(
-                    kind: .file, path: UnsafeBufferPointer(start: name, count: strlen(name)), link: nil,
-                    mode: UInt32(S_IFREG) | 0o644, uid: 0, gid: 0, mtimeSeconds: Int64(seconds),
-                    mtimeNanoseconds: min(nanoseconds, 999_999_999), size: UInt64(size),
-                    attributes: UnsafeRawBufferPointer(start: nil, count: 0)))
-        }
+        try begin(
+            size: headerLine.count + spilledBytes + buffer.count + totalsLine.count + membersLength, created: created,
+            in: sink)
         let manifestDigest = try SHA256Digest()
         let write = { (bytes: UnsafeRawBufferPointer) throws in
             manifestDigest.update(bytes)
@@ -114,6 +117,20 @@ final class ManifestWriter {
             throw BackupError.output("internal error: the manifest's members line changed length")
         }
         try membersLine.withUnsafeBytes { try sink.write($0) }
+    }
+
+    /// Starts the manifest member of `size` bytes: mtime `created`, owned by uid/gid 0, mode 0644.
+    private func begin(size: Int, created: Date, in sink: some FormatSink) throws {
+        let seconds = created.timeIntervalSince1970.rounded(.down)
+        let nanoseconds = UInt32(((created.timeIntervalSince1970 - seconds) * 1e9).rounded(.down))
+        try Manifest.memberName.withCString { name in
+            try sink.begin(
+                SinkMember(
+                    kind: .file, path: UnsafeBufferPointer(start: name, count: strlen(name)), link: nil,
+                    mode: UInt32(S_IFREG) | 0o644, uid: 0, gid: 0, mtimeSeconds: Int64(seconds),
+                    mtimeNanoseconds: min(nanoseconds, 999_999_999), size: UInt64(size),
+                    attributes: UnsafeRawBufferPointer(start: nil, count: 0)))
+        }
     }
 
     /// Reads the spilled file lines back in 1 MiB chunks.
