@@ -54,6 +54,9 @@ import Testing
         ("invalid", Data("*.log\n# fine\na[\n".utf8), Int32(64), ["invalid pattern 'a['", "line 3"]),
         ("latin1", Data([0x2A, 0x0A, 0x66, 0xE9, 0x0A]), 64, ["line 2 is not UTF-8"]),
         ("huge", Data(repeating: UInt8(ascii: "a"), count: (1 << 20) + 1), 1, ["larger than 1 MiB"]),
+        // A pattern is shown escaped (a terminal control sequence stays text) and cut after 80 characters.
+        ("control", Data("\u{1B}]0;x\u{07}[\n".utf8), 64, ["invalid pattern '\\u{1B}]0;x\\u{7}['", "line 1"]),
+        ("long", Data((String(repeating: "*a", count: 3000) + "\n").utf8), 64, ["...(6000 bytes)' in", "longer than 4096"]),
     ] as [(String, Data, Int32, [String])])
     func aBadPatternFileNamesItselfAndWritesNothing(_ name: String, _ content: Data, _ status: Int32, _ words: [String])
         throws

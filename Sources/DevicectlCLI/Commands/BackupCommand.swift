@@ -163,7 +163,7 @@ enum BackupCommand: Command {
             do {
                 return try ExclusionPattern(glob)
             } catch {
-                throw UsageError("invalid --exclude '\(glob)': \(error)", command: spec.name)
+                throw UsageError("invalid --exclude '\(DeviceValueError.display(glob))': \(error)", command: spec.name)
             }
         }
         let patternFiles = arguments.all("--exclude-from")

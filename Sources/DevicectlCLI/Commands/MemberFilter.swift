@@ -1,5 +1,6 @@
 // MemberFilter: `list ARCHIVE PATH...`: which members to show, by path or by pattern, as `tar -tf ARCHIVE PATH`.
 import BackupKit
+import DeviceKit
 
 /// The PATH arguments of `list`. A PATH without `*`, `?` or `[` selects the member of that name and everything
 /// below it (`Library` selects `Library/` and `Library/Preferences/a.plist`); one with them is a glob in the
@@ -20,12 +21,12 @@ struct MemberFilter {
         var selectors: [(String, Selector)] = []
         for given in paths {
             let path = Self.normalized(given)
-            guard !path.isEmpty else { throw UsageError("PATH '\(given)' names no member", command: command) }
+            guard !path.isEmpty else { throw UsageError("PATH '\(DeviceValueError.display(given))' names no member", command: command) }
             if path.contains(where: { "*?[".contains($0) }) {
                 do {
                     selectors.append((given, .pattern(try ExclusionPattern(path))))
                 } catch {
-                    throw UsageError("invalid PATH pattern '\(given)': \(error)", command: command)
+                    throw UsageError("invalid PATH pattern '\(DeviceValueError.display(given))': \(error)", command: command)
                 }
             } else {
                 selectors.append((given, .path(path)))

@@ -1,5 +1,6 @@
 // PatternFile: `--exclude-from FILE`: exclusion patterns one a line, as GNU tar's --exclude-from reads them.
 import BackupKit
+import DeviceKit
 import Glibc
 import SystemKit
 
@@ -33,7 +34,7 @@ enum PatternFile {
             do {
                 patterns.append(try ExclusionPattern(text))
             } catch {
-                throw UsageError("invalid pattern '\(text)' in \(shown) line \(index + 1): \(error)", command: command)
+                throw UsageError("invalid pattern '\(DeviceValueError.display(text))' in \(shown) line \(index + 1): \(error)", command: command)
             }
         }
         return patterns
