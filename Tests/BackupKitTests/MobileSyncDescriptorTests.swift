@@ -27,13 +27,14 @@ import Testing
     static func sink(_ device: Device, backup: String, directory: Int32) throws -> MobileSyncSink {
         let (_, description, applications, map) = try DeviceInventory.mobileSync(
             root: device.root, created: "2026-12-02T09:00:00Z", tool: "test", engine: .computer)
-        let iterations = BackupEngine.unencryptedKeyBagIterations
-        let keyBag = try BackupKeyBag.make(password: [], iterations: iterations, passwordStage: nil).0
-        let properties = BackupProperties(
-            device: description, applications: applications, date: TestPhone.start, keyBag: keyBag, manifestKey: nil,
-            host: "test")
+        let properties = { (keyBag: BackupKeyBag) in
+            BackupProperties(
+                device: description, applications: applications, date: TestPhone.start, keyBag: keyBag,
+                manifestKey: nil, host: "test")
+        }
         return try MobileSyncSink(
             directory: directory, shown: backup, map: map, properties: properties,
+            keyBag: try PendingKeyBag(unencryptedIterations: BackupEngine.unencryptedKeyBagIterations),
             rootStatus: try FileStatus.of(device.root), interruption: { nil })
     }
 

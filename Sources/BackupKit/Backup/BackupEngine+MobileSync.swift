@@ -32,27 +32,35 @@ extension BackupEngine {
         defer { try? lock?.release() }
         let (header, device, applications, map) = try DeviceInventory.mobileSync(
             root: request.root, created: Timestamp.format(request.created), tool: request.tool, engine: request.engine)
-        let keyBag: BackupKeyBag
+        let keyBag: PendingKeyBag
         var encryption: BackupEncryption?
         do {
             if let password = request.password {
                 // The key derivation runs once, here: 10,000,000 SHA-256 rounds take seconds.
                 encryption = try BackupEncryption(
                     password: password.bytes, iterations: (password.sha256Iterations, password.sha1Iterations))
-                keyBag = encryption!.keyBag
+                keyBag = PendingKeyBag(ready: encryption!.keyBag)
             } else {
-                keyBag = try BackupKeyBag.make(password: [], iterations: unencryptedKeyBagIterations, passwordStage: nil).0
+                keyBag = try PendingKeyBag(unencryptedIterations: unencryptedKeyBagIterations)
             }
-        } catch { throw BackupError.format(error) }
-        let properties = BackupProperties(
-            device: device, applications: applications, date: request.created, keyBag: keyBag,
-            manifestKey: encryption?.wrappedManifestKey, host: request.tool)
+        } catch let error as MobileSyncError {
+            throw BackupError.format(error)
+        } catch let error as SystemError {
+            throw BackupError.system(error)
+        }
+        let manifestKey = encryption?.wrappedManifestKey
+        let properties = { (keyBag: BackupKeyBag) in
+            BackupProperties(
+                device: device, applications: applications, date: request.created, keyBag: keyBag,
+                manifestKey: manifestKey, host: request.tool)
+        }
 
         let output = try BackupDirectory(destination: path)
         var made: MobileSyncSink?
         do {
             let sink = try MobileSyncSink(
-                directory: output.descriptor, shown: path, map: map, properties: properties, rootStatus: rootStatus,
+                directory: output.descriptor, shown: path, map: map, properties: properties, keyBag: keyBag,
+                rootStatus: rootStatus,
                 encryption: encryption, interruption: { ProcessSignals.received })
             made = sink
             var own = [IgnoredFile(device: output.identity.0, inode: output.identity.1, reason: .ownArchive)]

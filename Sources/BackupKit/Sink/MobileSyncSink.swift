@@ -25,7 +25,9 @@ final class MobileSyncSink: FormatSink {
     private let map: DomainMap
     /// Manifest.db's rows, encoded and inserted on their own thread.
     private let rows: ManifestRowWriter
-    private let properties: BackupProperties
+    /// The plists' contents, given the keybag (made on a thread of its own: `PendingKeyBag`).
+    private let properties: (BackupKeyBag) -> BackupProperties
+    private let keyBag: PendingKeyBag
     private let interruption: () -> Int32?
     /// An encrypted backup's keys; nil for a plain backup.
     private let encryption: BackupEncryption?
@@ -58,14 +60,16 @@ final class MobileSyncSink: FormatSink {
     /// Starts a backup in `directory` (borrowed, empty, named `shown`): creates Manifest.db and HomeDomain's root
     /// row from ROOT's `rootStatus`.
     init(
-        directory: Int32, shown: String, map: DomainMap, properties: BackupProperties, rootStatus: FileStatus,
-        encryption: BackupEncryption? = nil, interruption: @escaping () -> Int32?
+        directory: Int32, shown: String, map: DomainMap, properties: @escaping (BackupKeyBag) -> BackupProperties,
+        keyBag: PendingKeyBag, rootStatus: FileStatus, encryption: BackupEncryption? = nil,
+        interruption: @escaping () -> Int32?
     ) throws(BackupError) {
         self.encryption = encryption
         self.directory = directory
         self.shown = shown
         self.map = map
         self.properties = properties
+        self.keyBag = keyBag
         self.interruption = interruption
         let database: ManifestDatabaseWriter
         do {
@@ -162,6 +166,8 @@ final class MobileSyncSink: FormatSink {
         } catch { throw .format(error) }
         if let encryption { try encryptDatabase(with: encryption.manifestKey) }
         let uuid = UUID().uuidString
+        let properties: BackupProperties
+        do { properties = self.properties(try keyBag.value()) } catch { throw .format(error) }
         // Status.plist last: until it says `finished`, nothing here is a complete backup.
         for (name, bytes) in [
             ("Manifest.plist", properties.manifestPlist()), ("Info.plist", properties.infoPlist()),
