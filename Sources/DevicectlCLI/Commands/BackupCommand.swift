@@ -63,8 +63,8 @@ enum BackupCommand: Command {
             empty or a MobileSync backup. No compression, no -o -.
             --encrypt (mobilesync) encrypts as a device does: every file under its own key, Manifest.db under class 4,
             the keys in a keybag unlocked by the password (PBKDF2-SHA256 10,000,000 rounds, then PBKDF2-SHA1 10,000:
-            seconds, once). The password comes from --password-file FILE, DEVICECTL_BACKUP_PASSWORD, or a prompt on
-            the terminal, never from the command line. The engine defaults to computer-encrypted. An encrypted
+            over a second, once). The password comes from --password-file FILE, DEVICECTL_BACKUP_PASSWORD, or a
+            prompt on the terminal, never from the command line. The engine defaults to computer-encrypted. An encrypted
             backup keeps no devicectl-manifest.jsonl (it would list the paths in the clear).
             -v lists each stored path as 'tar -cv' does (relative to ROOT, directories ending in '/', escaped as
             'list' shows names), in archive order, on stdout (on stderr with -o -); not with --json. -q prints
@@ -188,7 +188,7 @@ enum BackupCommand: Command {
         if context.showsProgress(arguments) {
             context.console.err(
                 "devicectl: deriving the backup's keys from the password "
-                    + "(\(password.sha256Iterations) rounds of PBKDF2-SHA256: a few seconds)")
+                    + "(\(password.sha256Iterations) rounds of PBKDF2-SHA256: a second or more)")
         }
         return password
     }
