@@ -99,7 +99,7 @@ final class MobileSyncSink: FormatSink {
         try closeCurrent()
         let path = String(decoding: UnsafeRawBufferPointer(member.path), as: UTF8.self)
         if path == Manifest.memberName {
-            // An encrypted backup keeps no plain list of its paths and digests beside it.
+            // An encrypted backup keeps nothing of devicectl's in the clear beside its encrypted files.
             if encryption == nil { try create(Self.manifestName, in: directory, size: member.size) }
             return
         }

@@ -65,7 +65,7 @@ enum BackupCommand: Command {
             the keys in a keybag unlocked by the password (PBKDF2-SHA256 10,000,000 rounds, then PBKDF2-SHA1 10,000:
             over a second, once). The password comes from --password-file FILE, DEVICECTL_BACKUP_PASSWORD, or a
             prompt on the terminal, never from the command line. The engine defaults to computer-encrypted. An encrypted
-            backup keeps no devicectl-manifest.jsonl (it would list the paths in the clear).
+            backup keeps no devicectl-manifest.jsonl (nothing of devicectl's in the clear beside the encrypted files).
             -v lists each stored path as 'tar -cv' does (relative to ROOT, directories ending in '/', escaped as
             'list' shows names), in archive order, on stdout (on stderr with -o -); not with --json. -q prints
             only errors. -v and -q draw no progress bar.
