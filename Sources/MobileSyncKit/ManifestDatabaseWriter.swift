@@ -7,7 +7,12 @@ import SystemKit
 /// auto-vacuum, `user_version` 2, WAL mode in bytes 18/19), one row per `insert`. Rows go in one transaction with
 /// no rollback journal (a failed backup discards the whole directory), and `finish()` commits, switches the
 /// file to WAL mode and closes it, which checkpoints and removes the `-wal` and `-shm` files: a single, closed
-/// file is left. The secondary indexes are created at the end. Used on one thread.
+/// file is left. The secondary indexes are created with the table and kept up to date row by row, on the thread
+/// that inserts (`ManifestRowWriter`), beside the backup's other threads: built once from the rows at the end they
+/// cost less CPU (about 40 against 70 ms for the bench tree's 28,000 rows) but were the backup's last 40 ms, on one
+/// core alone (alternating rounds on the bench tree: a plain backup 0.977x and 0.961x the time, an encrypted one
+/// 0.950x and 0.975x; at 200,000 files 1.85 against 1.90 s and a peak RSS of 35 against 42 MiB, the sorter's).
+/// Used on one thread.
 public final class ManifestDatabaseWriter {
     private var database: OpaquePointer?
     private var insertStatement: OpaquePointer?
@@ -44,6 +49,9 @@ public final class ManifestDatabaseWriter {
             PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-8192;
             BEGIN;
             CREATE TABLE Files (fileID TEXT PRIMARY KEY, domain TEXT, relativePath TEXT, flags INTEGER, file BLOB);
+            CREATE INDEX FilesDomainIdx ON Files(domain);
+            CREATE INDEX FilesRelativePathIdx ON Files(relativePath);
+            CREATE INDEX FilesFlagsIdx ON Files(flags);
             """)
         let sql = "INSERT INTO Files (fileID, domain, relativePath, flags, file) VALUES (?1, ?2, ?3, ?4, ?5)"
         let prepared = sqlite3_prepare_v3(database, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &insertStatement, nil)
@@ -128,12 +136,8 @@ public final class ManifestDatabaseWriter {
         guard database != nil else { throw closed("sqlite3_close") }
         sqlite3_finalize(insertStatement)
         insertStatement = nil
-        // The secondary indexes are built once from the sorted rows (cheaper than keeping three B-trees up to date
-        // row by row), before Properties, so the schema lists everything in the phone's order.
+        // Properties after the indexes, so the schema lists everything in the phone's order.
         try execute("""
-            CREATE INDEX FilesDomainIdx ON Files(domain);
-            CREATE INDEX FilesRelativePathIdx ON Files(relativePath);
-            CREATE INDEX FilesFlagsIdx ON Files(flags);
             CREATE TABLE Properties (key TEXT PRIMARY KEY, value BLOB);
             COMMIT; PRAGMA journal_mode=WAL; PRAGMA wal_checkpoint(TRUNCATE);
             """)
