@@ -36,7 +36,7 @@ extension BackupEngine {
         var encryption: BackupEncryption?
         do {
             if let password = request.password {
-                // The key derivation runs once, here: 10,000,000 SHA-256 rounds take seconds.
+                // The key derivation runs once, here: 10,000,000 SHA-256 rounds take over a second.
                 encryption = try BackupEncryption(
                     password: password.bytes, iterations: (password.sha256Iterations, password.sha1Iterations))
                 keyBag = PendingKeyBag(ready: encryption!.keyBag)
