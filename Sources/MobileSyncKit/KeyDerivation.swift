@@ -36,12 +36,12 @@ public enum KeyDerivation {
         var u = [UInt8](repeating: 0, count: length), t = [UInt8](repeating: 0, count: length)
         var output: [UInt8] = []
         defer {
-            clear(&key)
-            clear(&u)
-            clear(&t)
-            inner = Hash.empty
-            outer = Hash.empty
-            round = Hash.empty
+            BackupEncryption.clear(&key)
+            BackupEncryption.clear(&u)
+            BackupEncryption.clear(&t)
+            withUnsafeMutableBytes(of: &inner) { OPENSSL_cleanse($0.baseAddress, $0.count) }
+            withUnsafeMutableBytes(of: &outer) { OPENSSL_cleanse($0.baseAddress, $0.count) }
+            withUnsafeMutableBytes(of: &round) { OPENSSL_cleanse($0.baseAddress, $0.count) }
         }
         if secret.count > 64 {
             Hash.start(&round)
@@ -53,7 +53,7 @@ public enum KeyDerivation {
         // The HMAC's states after the key block XOR ipad (inner) and opad (outer).
         func keyed(_ pad: UInt8) -> Hash.Context {
             var padded = key.map { $0 ^ pad }
-            defer { clear(&padded) }
+            defer { BackupEncryption.clear(&padded) }
             var context = Hash.empty
             Hash.start(&context)
             padded.withUnsafeBytes { Hash.update(&context, $0) }
@@ -92,19 +92,13 @@ public enum KeyDerivation {
         }
         return output
     }
-
-    private static func clear(_ bytes: inout [UInt8]) {
-        bytes.withUnsafeMutableBytes { buffer in
-            for index in buffer.indices { buffer[index] = 0 }
-        }
-    }
 }
 
 /// A hash the derivation runs rounds of: its context (a C struct, copied by value) and the one-algorithm calls.
 private protocol RoundHash {
     associatedtype Context
     static var length: Int { get }
-    /// A zeroed context (also what a used one is overwritten with).
+    /// A zeroed context.
     static var empty: Context { get }
     static func start(_ context: inout Context)
     static func update(_ context: inout Context, _ bytes: UnsafeRawBufferPointer)

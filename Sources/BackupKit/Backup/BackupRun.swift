@@ -37,9 +37,9 @@ struct BackupRun {
 
     /// Archives the tree into `sink`, then the manifest; `commit` runs once the sink has written everything.
     func archive<Sink: FormatSink>(into sink: Sink, commit: () throws -> Void) throws -> BackupSummary {
-        // No digest anywhere (a MobileSync backup): the manifest is its header alone.
+        // No digest anywhere (a MobileSync backup): no file line, no members digest; the manifest is its header alone.
         let headerOnly = placement == .nowhere
-        let manifest = ManifestWriter(spillDirectory: spillDirectory, headerOnly: headerOnly)
+        let manifest = ManifestWriter(spillDirectory: spillDirectory)
         let inline = BackupEngine.formatsInline(request.compression)
         let pipe = BatchPipe(
             count: inline ? 1 : BackupEngine.batchCount, size: BackupEngine.batchSize,

@@ -9,9 +9,9 @@ final class FileHasher {
     private var path: [UInt8] = []
     private var size: UInt64 = 0
     private var remaining: UInt64 = 0
-    /// False when no digest is wanted (`HashPlacement.nowhere`): the lines get zeros and no byte is hashed.
+    /// False when no digest is wanted (`HashPlacement.nowhere`): no byte is hashed and no line appended (the
+    /// manifest is its header alone).
     private let hashes: Bool
-    private static let noDigest = [UInt8](repeating: 0, count: SHA256Digest.length)
 
     init(manifest: ManifestWriter, hashes: Bool = true) throws {
         self.manifest = manifest
@@ -39,12 +39,9 @@ final class FileHasher {
     }
 
     private func complete() throws {
+        guard hashes else { return }
         try path.withUnsafeBufferPointer { path in
-            if hashes {
-                try digest.withFinalDigest { try appendLine(path: path, size: size, sha256: $0) }
-            } else {
-                try Self.noDigest.withUnsafeBytes { try appendLine(path: path, size: size, sha256: $0) }
-            }
+            try digest.withFinalDigest { try appendLine(path: path, size: size, sha256: $0) }
         }
     }
 

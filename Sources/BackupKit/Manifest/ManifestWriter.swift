@@ -16,14 +16,9 @@ final class ManifestWriter {
     private var spilledBytes = 0
     private let spillDirectory: String
 
-    /// True when the manifest is its header line alone: no file lines are kept, no totals or members line written.
-    private let headerOnly: Bool
-
-    /// `spillDirectory` is where the unlinked spill file is created (the archive's directory, or /tmp); `headerOnly`
-    /// for a format that keeps no per-file digests (MobileSync: see `HashPlacement.nowhere`).
-    init(spillDirectory: String, headerOnly: Bool = false) {
+    /// `spillDirectory` is where the unlinked spill file is created (the archive's directory, or /tmp).
+    init(spillDirectory: String) {
         self.spillDirectory = spillDirectory
-        self.headerOnly = headerOnly
         // Room for the limit plus one more line: the buffer never reallocates.
         buffer.reserveCapacity(Self.memoryLimit + 64 * 1024)
     }
@@ -40,7 +35,6 @@ final class ManifestWriter {
     func appendFile(
         path: UnsafeBufferPointer<UInt8>, size: UInt64, sha256: UnsafeRawBufferPointer
     ) throws(SystemError) {
-        if headerOnly { return }
         if buffer.count + path.count * 6 + 160 > buffer.capacity { try spillBuffer() }
         buffer.append(contentsOf: Self.fileLinePrefix)
         JSONText.appendString(path, to: &buffer)
@@ -81,15 +75,15 @@ final class ManifestWriter {
     }
 
     /// Writes the manifest member to `sink`: header line, the file lines, totals line, and the members line (the
-    /// members digest, and the SHA-256 of every manifest byte before it: see `Manifest.Members`); a header-only
-    /// manifest, the header line alone (`members` is nil for it).
+    /// members digest, and the SHA-256 of every manifest byte before it: see `Manifest.Members`); with no `members`
+    /// digest, the header line alone (a format that keeps no per-file digests: `HashPlacement.nowhere`).
     /// `created` is also the member's mtime; it is owned by uid/gid 0 with mode 0644.
     func finish(
         header: Manifest.Header, totals: Manifest.Totals, members: Manifest.MemberDigest?, created: Date,
         to sink: some FormatSink
     ) throws {
         let headerLine = try header.jsonLine() + [0x0A]
-        guard !headerOnly, let members else {
+        guard let members else {
             try begin(size: headerLine.count, created: created, in: sink)
             try headerLine.withUnsafeBytes { try sink.write($0) }
             return

@@ -6,8 +6,7 @@ import Testing
 
 @Suite(.serialized) struct DeviceRootFuzzTests {
     @Test func commandsOnMutatedDevicesStayInsideRoot() throws {
-        var config = FuzzConfig.fromEnvironment()
-        if ProcessInfo.processInfo.environment["FUZZ_CASES"] == nil { config.cases = 150 }
+        let config = FuzzConfig.fromEnvironment(cases: 150)
         let fuzzer = try DeviceRootFuzzer(config: config)
         let summary = try fuzzer.run { FuzzWatchdog.report($0) }
         FuzzCases.report(summary, config, name: "device roots, ", describe: DeviceRootFuzzer.describe, suite: "DeviceRootFuzzTests")

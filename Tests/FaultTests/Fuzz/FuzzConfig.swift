@@ -23,8 +23,12 @@ struct FuzzConfig {
     /// FUZZ_ARTIFACTS: a directory to save each finding's input and description in.
     var artifacts: String?
 
-    static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> FuzzConfig {
+    /// The variables' settings over the defaults; `cases` is the count when FUZZ_CASES gives none.
+    static func fromEnvironment(
+        cases: Int? = nil, _ environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> FuzzConfig {
         var config = FuzzConfig()
+        if let cases { config.cases = cases }
         if let value = environment["FUZZ_SEED"].flatMap({ UInt64($0) }) { config.seed = value }
         if let value = environment["FUZZ_CASES"].flatMap({ Int($0) }) { config.cases = value }
         if let value = environment["FUZZ_FIRST"].flatMap({ Int($0) }) { config.first = value }

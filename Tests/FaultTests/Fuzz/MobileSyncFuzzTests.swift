@@ -6,8 +6,7 @@ import Testing
 
 @Suite(.serialized) struct MobileSyncFuzzTests {
     @Test func mutatedBackupsFailCleanlyOrRestoreInsideRoot() throws {
-        var config = FuzzConfig.fromEnvironment()
-        if ProcessInfo.processInfo.environment["FUZZ_CASES"] == nil { config.cases = 300 }
+        let config = FuzzConfig.fromEnvironment(cases: 300)
         let fuzzer = try MobileSyncFuzzer(config: config)
         let summary = try fuzzer.run { FuzzWatchdog.report($0) }
         FuzzCases.report(summary, config, name: "MobileSync, ", describe: MobileSyncFuzzer.describe, suite: "MobileSyncFuzzTests")
