@@ -115,6 +115,7 @@ final class ArchivingVisitor: TreeVisitor {
         let hashing = hashesHere || writerBehind || (hashesByBacklog && share.readerHashesNext())
         if hashing { tally.filesHashedByReader += 1 }
         let flags = (hashing ? BatchRecord.readerHashed : 0) | (regions != nil ? BatchRecord.sparse : 0)
+            | (status.linkCount > 1 ? BatchRecord.linked : 0)
         let recordOffset = try append(.file, walked, link: nil, flags: flags, regions: regions?.regions)
         try copyData(walked, recordOffset: recordOffset, hashing: hashing, regions: regions)
         hardLinks.remember(device: status.device, inode: status.inode, name: walked.path.cString, links: status.linkCount)

@@ -125,6 +125,7 @@ final class BatchConsumer<Sink: FormatSink>: @unchecked Sendable {
                     link: linkName, mode: record.mode, uid: record.uid, gid: record.gid,
                     mtimeSeconds: record.mtimeSeconds, mtimeNanoseconds: record.mtimeNanoseconds,
                     size: kind == .file ? record.size : 0, attributes: attributes)
+                member.linked = record.flags & BatchRecord.linked != 0
                 if record.flags & BatchRecord.sparse != 0 {
                     let count = Int(record.regionCount)
                     let regions = (start + record.regionsOffset)

@@ -17,9 +17,11 @@ struct BatchRecord {
     static let readerHashed: UInt8 = 1
     /// A file with holes: its data regions follow its attributes.
     static let sparse: UInt8 = 2
+    /// A file with more than one name: a later `.hardlink` record may name it.
+    static let linked: UInt8 = 4
 
     var kind: UInt8
-    /// `readerHashed` for a file whose digest follows in a `.digest` record; `sparse`.
+    /// `readerHashed` for a file whose digest follows in a `.digest` record; `sparse`; `linked`.
     var flags: UInt8 = 0
     var pathLength: UInt32 = 0
     var linkLength: UInt32 = 0

@@ -4,11 +4,11 @@ import SystemKit
 
 /// Takes the rows `MobileSyncSink` makes and, on its own thread, encodes each record (`BackupFileRecord.archived`,
 /// the NSKeyedArchiver blob), computes the fileID when the sink has none (directories and links) and inserts it
-/// (`ManifestDatabaseWriter`), so the sink's thread only creates and writes content files: encoding and SQLite were
-/// a third of that thread's time, and the walk's thread had room. Rows go in batches of 256 through the one bounded
-/// hand-off (`HandOff`, four batches), in order. The database is the worker's alone until `drain()` or `finish()`
-/// returns; a failure stops the worker and is thrown by the next `add`, `drain` or `finish`. `cancel()` (and
-/// `deinit`) stop and join it.
+/// (`ManifestDatabaseWriter`), so the sink's thread only creates and writes content files: encoding and inserting
+/// rows were a third of that thread's time, and the walk's thread had room. Rows go in batches of 256 through the one
+/// bounded hand-off (`HandOff`, four batches), in order. The database is the worker's alone until `finish()`
+/// returns; a failure stops the worker and is thrown by the next `add` or `finish`. `cancel()` (and `deinit`) stop
+/// and join it.
 final class ManifestRowWriter {
     /// One row to write.
     struct Row {
@@ -79,12 +79,6 @@ final class ManifestRowWriter {
         }
         filling!.rows.append(row)
         if filling!.rows.count >= Self.batchSize { try submit() }
-    }
-
-    /// Waits until every row queued so far is in the database (before reading one back).
-    func drain() throws(MobileSyncError) {
-        try submit()
-        guard handOff.waitUntilIdle() else { throw stoppedFailure }
     }
 
     /// Writes the last rows and stops the worker; the database is the caller's again.

@@ -44,6 +44,9 @@ final class MobileSyncSink: FormatSink {
     /// attributes, which only the first name's member carries. (A hard link's content is found by its first
     /// name's fileID, computed again: no table of every file is kept.)
     private var fileAttributes: [String: [(String, [UInt8])]] = [:]
+    /// In an encrypted backup, each file with other names: its `EncryptionKey` and size (its hard links' copies
+    /// are the same ciphertext under the same key).
+    private var linkedKeys: [String: (key: [UInt8], size: UInt64)] = [:]
     /// The file being written (not a content file: those are the content writer's), the bytes it still expects,
     /// and its name for messages.
     private var current: FileDescriptor?
@@ -209,6 +212,7 @@ final class MobileSyncSink: FormatSink {
             record.protectionClass = Self.fileProtectionClass
             record.encryptionKey = try createContentFile(fileID, size: member.size)
             if !record.extendedAttributes.isEmpty { fileAttributes[path] = record.extendedAttributes }
+            if member.linked, let key = record.encryptionKey { linkedKeys[path] = (key, member.size) }
         case .hardlink:
             let source = String(decoding: UnsafeRawBufferPointer(member.link!), as: UTF8.self)
             guard case .row(let sourceDomain, let sourcePath) = map.placement(of: source) else {
@@ -221,23 +225,13 @@ final class MobileSyncSink: FormatSink {
             record.mode = (record.mode & ~UInt32(S_IFMT)) | UInt32(S_IFREG)
             record.protectionClass = Self.fileProtectionClass
             record.extendedAttributes = attributes
-            // An encrypted copy is the same ciphertext under the same key: the first name's record says which.
+            // An encrypted copy is the same ciphertext under the same key as the first name's.
             if encryption != nil {
-                do {
-                    try rows.drain()
-                    guard let blob = try rows.database.blob(fileID: sourceID) else {
-                        throw BackupError.output("internal error: no row for \(source)")
-                    }
-                    let first = try KeyedArchiveReader.record(blob, kind: .file)
-                    record.encryptionKey = first.encryptionKey
-                    record.size = first.size
-                } catch let error as MobileSyncError {
-                    throw .format(error)
-                } catch let error as BackupError {
-                    throw error
-                } catch {
-                    throw .internalError(error)
+                guard let first = linkedKeys[source] else {
+                    throw BackupError.output("internal error: no key for \(source)")
                 }
+                record.encryptionKey = first.key
+                record.size = first.size
                 _ = try copyContent(from: sourceID, to: fileID)
             } else {
                 record.size = try copyContent(from: sourceID, to: fileID)

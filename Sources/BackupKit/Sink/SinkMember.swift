@@ -28,6 +28,8 @@ struct SinkMember {
     /// member. Its `size` bytes still all come through `FormatSink.write`, zeros for the holes, so a format without
     /// holes stores them as they read; the tar format stores a sparse member and drops them.
     var dataRegions: UnsafeBufferPointer<DataRegionMap.Region>? = nil
+    /// A file with more than one name: a later hard-link member may name it.
+    var linked = false
 
     /// Calls `body` with each attribute: its NUL-terminated name and its value.
     func forEachAttribute(_ body: (UnsafeBufferPointer<CChar>, UnsafeRawBufferPointer) throws -> Void) rethrows {
