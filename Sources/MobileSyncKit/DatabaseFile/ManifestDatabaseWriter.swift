@@ -157,7 +157,17 @@ public final class ManifestDatabaseWriter {
         do { try file.close() } catch { throw .file(error) }
     }
 
+    /// Writes the four indexes. The domain and relativePath records (a sort of every path) are made on a second
+    /// thread while the fileID and flags indexes are made and written here; pages are written on this thread
+    /// alone, in one order, so the file is the same either way.
     private func writeIndexes() throws(MobileSyncError) {
+        let shared = SharedKeys(keys)
+        let other = OtherIndexes()
+        var worker: WorkerThread? = try? WorkerThread {
+            other.domains = IndexRecords(order: shared.keys.domainOrder()) { shared.keys.domain($0)[...] }
+            other.paths = IndexRecords(order: shared.keys.relativePathOrder()) { shared.keys.relativePath($0) }
+        }
+        defer { worker.take()?.join() }
         let fileIDs = keys.fileIDOrder()
         for (previous, next) in zip(fileIDs, fileIDs.dropFirst()) where keys.fileID(Int(previous)) == keys.fileID(Int(next)) {
             let id = String(decoding: keys.fileID(Int(next)), as: UTF8.self)
@@ -165,35 +175,34 @@ public final class ManifestDatabaseWriter {
                 path: shown, operation: "insert", code: 1555,  // SQLITE_CONSTRAINT_PRIMARYKEY
                 message: "UNIQUE constraint failed: Files.fileID (two rows have the fileID \(id))")
         }
-        try writeIndex(order: fileIDs, root: Root.fileIDs) { .text($0) } value: { keys.fileID($0) }
-        try writeIndex(order: keys.domainOrder(), root: Root.domains) { .text($0) } value: { keys.domain($0)[...] }
-        try writeIndex(order: keys.relativePathOrder(), root: Root.paths) { .text($0) } value: { keys.relativePath($0) }
-        try writeIndex(order: keys.flagsOrder(), root: Root.flags) { _ in .null } value: { [keys.flags[$0]][...] }
+        try write(IndexRecords(order: fileIDs) { keys.fileID($0) }, root: Root.fileIDs)
+        let flags = keys.flags
+        try write(IndexRecords(order: keys.flagsOrder()) { Int64(flags[$0]) }, root: Root.flags)
+        if let started = worker.take() {
+            started.join()
+        } else {
+            other.domains = IndexRecords(order: keys.domainOrder()) { keys.domain($0)[...] }
+            other.paths = IndexRecords(order: keys.relativePathOrder()) { keys.relativePath($0) }
+        }
+        try write(other.domains, root: Root.domains)
+        try write(other.paths, root: Root.paths)
     }
 
-    /// Writes one index: for each row in `order`, the record (its value, its rowid); flags are an integer.
-    private func writeIndex(
-        order: [Int32], root: UInt32, column: (UnsafeRawBufferPointer) -> RecordFormat.Column,
-        value: (Int) -> ArraySlice<UInt8>
-    ) throws(MobileSyncError) {
-        var records: [UInt8] = []
-        var bounds = [0]
-        bounds.reserveCapacity(order.count + 1)
-        for row in order {
-            let bytes = value(Int(row))
-            bytes.withUnsafeBytes { buffer in
-                var first = column(buffer)
-                if first.serialType == 0 { first = .integer(Int64(buffer[0])) }
-                let columns = [first, RecordFormat.Column.integer(Int64(row) + 1)]
-                let length = RecordFormat.length(of: columns)
-                let start = records.count
-                records.append(contentsOf: repeatElement(0, count: length))
-                records.withUnsafeMutableBytes { _ = RecordFormat.write(columns, at: $0.baseAddress! + start) }
-            }
-            bounds.append(records.count)
-        }
-        try records.withUnsafeBytes { buffer in
-            Result { () throws(MobileSyncError) in try tree.writeIndex(records: buffer, bounds: bounds, root: root) }
+    /// The keys, read by the index thread while this one reads them too (no one changes them then).
+    private final class SharedKeys: @unchecked Sendable {
+        let keys: ManifestIndexKeys
+        init(_ keys: ManifestIndexKeys) { self.keys = keys }
+    }
+
+    /// What the index thread makes, read once it is joined.
+    private final class OtherIndexes: @unchecked Sendable {
+        var domains = IndexRecords(order: [], integer: { _ in 0 })
+        var paths = IndexRecords(order: [], integer: { _ in 0 })
+    }
+
+    private func write(_ index: IndexRecords, root: UInt32) throws(MobileSyncError) {
+        try index.bytes.withUnsafeBytes { buffer in
+            Result { () throws(MobileSyncError) in try tree.writeIndex(records: buffer, bounds: index.bounds, root: root) }
         }.get()
     }
 

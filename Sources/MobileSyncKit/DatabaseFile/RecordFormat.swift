@@ -93,6 +93,42 @@ enum RecordFormat {
         return length
     }
 
+    /// Appends to `records` an index entry's record: its value (`text`, or else `integer`) and the row's `rowid`.
+    /// The same bytes `write` makes of the two columns, without an array of them.
+    static func appendIndexRecord(
+        text: UnsafeRawBufferPointer?, integer: Int64, rowid: Int64, to records: inout [UInt8]
+    ) {
+        let first = text.map { Column.text($0) } ?? Column.integer(integer)
+        let second = Column.integer(rowid)
+        let header = headerLength(typeBytes: varintLength(first.serialType) + varintLength(second.serialType))
+        // The header and the two integers: at most 9 + 2 * 9 + 2 * 8 bytes.
+        withUnsafeTemporaryAllocation(byteCount: 48, alignment: 8) { scratch in
+            let start = scratch.baseAddress!
+            var offset = putVarint(UInt64(header), at: start)
+            offset += putVarint(first.serialType, at: start + offset)
+            offset += putVarint(second.serialType, at: start + offset)
+            if let text {
+                records.append(contentsOf: UnsafeRawBufferPointer(start: start, count: offset))
+                records.append(contentsOf: text)
+                offset = 0
+            } else {
+                offset += putInteger(integer, length: first.bodyLength, at: start + offset)
+            }
+            offset += putInteger(rowid, length: second.bodyLength, at: start + offset)
+            records.append(contentsOf: UnsafeRawBufferPointer(start: start, count: offset))
+        }
+    }
+
+    /// Writes the low `length` bytes of `value`, big-endian, at `start`; returns `length`.
+    private static func putInteger(_ value: Int64, length: Int, at start: UnsafeMutableRawPointer) -> Int {
+        var rest = UInt64(bitPattern: value)
+        for index in stride(from: length - 1, through: 0, by: -1) {
+            start.storeBytes(of: UInt8(truncatingIfNeeded: rest), toByteOffset: index, as: UInt8.self)
+            rest >>= 8
+        }
+        return length
+    }
+
     /// Bytes of the record of `columns`.
     static func length(of columns: [Column]) -> Int {
         var typeBytes = 0, body = 0
@@ -116,13 +152,7 @@ enum RecordFormat {
             case 0, 8, 9:
                 break
             case 1...6:
-                let count = column.bodyLength
-                var value = UInt64(bitPattern: column.integer)
-                for index in stride(from: count - 1, through: 0, by: -1) {
-                    start.storeBytes(of: UInt8(truncatingIfNeeded: value), toByteOffset: offset + index, as: UInt8.self)
-                    value >>= 8
-                }
-                offset += count
+                offset += putInteger(column.integer, length: column.bodyLength, at: start + offset)
             default:
                 if let bytes = column.bytes, bytes.count > 0 {
                     (start + offset).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
