@@ -336,28 +336,45 @@ final class MobileSyncSink: FormatSink {
     /// Replaces the closed Manifest.db by its encryption under `key` (AES-256-CBC, PKCS#7), written beside it and
     /// renamed over it.
     private func encryptDatabase(with key: [UInt8]) throws(BackupError) {
+        // In place: AES-CBC writes each block no further than the bytes already read (the padding block past the
+        // end), and the database's pages are overwritten rather than a second file's pages allocated (a failure
+        // leaves the temporary directory, which is removed, as ever).
         let name = "\(shown)/Manifest.db"
-        let opened = openat(directory, "Manifest.db", O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        let opened = openat(directory, "Manifest.db", O_RDWR | O_NOFOLLOW | O_CLOEXEC)
         guard opened >= 0 else { throw .system(SystemError("openat", path: name)) }
-        let input = FileDescriptor(rawValue: opened, path: name)  // read only: closed silently
-        let plainCipher: FileCipher
-        do { plainCipher = try FileCipher(key: key) } catch { throw .format(error) }
-        try create("Manifest.db.encrypted", in: directory, size: UInt64.max)
-        cipher = plainCipher
+        let file = FileDescriptor(rawValue: opened, path: name)
+        let descriptor = file.rawValue
+        let databaseCipher: FileCipher
+        do { databaseCipher = try FileCipher(key: key) } catch { throw .format(error) }
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 128 << 10, alignment: 16)
         defer { chunk.deallocate() }
+        var readOffset: off_t = 0, writeOffset: off_t = 0
+        func put(_ bytes: UnsafeRawBufferPointer) throws(BackupError) {
+            var done = 0
+            while done < bytes.count {
+                let n = pwrite(descriptor, bytes.baseAddress! + done, bytes.count - done, writeOffset + off_t(done))
+                if n < 0 && errno == EINTR { continue }
+                guard n >= 0 else { throw .system(SystemError("pwrite", path: name)) }
+                done += n
+            }
+            writeOffset += off_t(bytes.count)
+            bytesWritten += UInt64(bytes.count)
+        }
         while true {
-            let n = read(input.rawValue, chunk.baseAddress, chunk.count)
+            let n = pread(descriptor, chunk.baseAddress, chunk.count, readOffset)
             if n < 0 && errno == EINTR { continue }
-            guard n >= 0 else { throw .system(SystemError("read", path: name)) }
+            guard n >= 0 else { throw .system(SystemError("pread", path: name)) }
             if n == 0 { break }
-            try write(UnsafeRawBufferPointer(rebasing: chunk[0..<n]))
+            readOffset += off_t(n)
+            let produced: Int
+            do { produced = try databaseCipher.update(UnsafeRawBufferPointer(rebasing: chunk[0..<n]), into: cipherOutput) } catch {
+                throw .format(error)
+            }
+            try put(UnsafeRawBufferPointer(rebasing: cipherOutput[0..<produced]))
         }
-        remaining = 0
-        try closeCurrent()
-        guard renameat(directory, "Manifest.db.encrypted", directory, "Manifest.db") == 0 else {
-            throw .system(SystemError("renameat", path: name))
-        }
+        guard let last = databaseCipher.finish() else { throw .format(.crypto(call: "EVP_CipherFinal_ex")) }
+        try last.withUnsafeBytes { buffer in Result { () throws(BackupError) in try put(buffer) } }.get()
+        do { try file.close() } catch { throw .system(error) }
     }
 
     /// Copies the content file of `source` byte for byte (in an encrypted backup, the ciphertext) to a new content
