@@ -121,13 +121,17 @@ struct BTreeWriter {
 
     // MARK: - Indexes
 
-    /// Writes an index of the records in `records` (record `i` is `records[bounds[i]..<bounds[i + 1]]`, in key
-    /// order), its root at `root`.
-    func writeIndex(records: UnsafeRawBufferPointer, bounds: [Int], root: UInt32) throws(MobileSyncError) {
+    /// Writes the index of `entries` (in key order), its root at `root`.
+    func writeIndex(_ entries: IndexEntries, root: UInt32) throws(MobileSyncError) {
         pages.point(root, .root, parent: 0)
-        let count = bounds.count - 1
-        func record(_ index: Int) -> UnsafeRawBufferPointer {
-            UnsafeRawBufferPointer(rebasing: records[bounds[index]..<bounds[index + 1]])
+        let count = entries.count
+        var buffer: [UInt8] = []
+        /// Adds entry `index`'s cell (made in `buffer`) to the page being filled.
+        func add(_ index: Int, child: UInt32?, number: UInt32) throws(MobileSyncError) {
+            entries.record(index, into: &buffer)
+            try buffer.withUnsafeBytes { record in
+                Result { () throws(MobileSyncError) in try addIndexCell(record, child: child, to: page, number: number) }
+            }.get()
         }
         // Leaves: records while they fit; the one that does not goes up as the separator of the next leaf.
         var leaves: [Range<Int>] = []
@@ -137,7 +141,7 @@ struct BTreeWriter {
             let start = index
             var used = 8
             while index < count {
-                let cell = Self.indexCellLength(payload: bounds[index + 1] - bounds[index]) + 2
+                let cell = Self.indexCellLength(payload: entries.length(index)) + 2
                 if used + cell > Self.usable { break }
                 used += cell
                 index += 1
@@ -155,7 +159,7 @@ struct BTreeWriter {
         let leafNumbers = try number(leaves.count, root: root)
         for (leaf, number) in zip(leaves, leafNumbers) {
             page.start(.indexLeaf)
-            for item in leaf { try addIndexCell(record(item), child: nil, to: page, number: number) }
+            for item in leaf { try add(item, child: nil, number: number) }
             page.seal()
             try pages.write(number, UnsafeRawBufferPointer(page.bytes))
         }
@@ -171,7 +175,7 @@ struct BTreeWriter {
                 let start = item
                 var used = 12
                 while item < last {
-                    let cell = 4 + Self.indexCellLength(payload: bounds[separators[item] + 1] - bounds[separators[item]]) + 2
+                    let cell = 4 + Self.indexCellLength(payload: entries.length(separators[item])) + 2
                     if used + cell > Self.usable { break }
                     used += cell
                     item += 1
@@ -189,7 +193,7 @@ struct BTreeWriter {
             for (group, number) in zip(groups, numbers) {
                 page.start(.indexInterior)
                 for cell in group.cells {
-                    try addIndexCell(record(separators[cell]), child: children[cell], to: page, number: number)
+                    try add(separators[cell], child: children[cell], number: number)
                     pages.point(children[cell], .child, parent: number)
                 }
                 pages.point(children[group.right], .child, parent: number)

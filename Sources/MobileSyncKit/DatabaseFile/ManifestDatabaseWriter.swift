@@ -157,15 +157,15 @@ public final class ManifestDatabaseWriter {
         do { try file.close() } catch { throw .file(error) }
     }
 
-    /// Writes the four indexes. The domain and relativePath records (a sort of every path) are made on a second
-    /// thread while the fileID and flags indexes are made and written here; pages are written on this thread
-    /// alone, in one order, so the file is the same either way.
+    /// Writes the four indexes. The domain and relativePath orders (a sort of every path) are made on a second
+    /// thread while the fileID and flags indexes are written here; pages are written on this thread alone, in one
+    /// order, so the file is the same either way.
     private func writeIndexes() throws(MobileSyncError) {
         let shared = SharedKeys(keys)
-        let other = OtherIndexes()
+        let other = OtherOrders()
         var worker: WorkerThread? = try? WorkerThread {
-            other.domains = IndexRecords(order: shared.keys.domainOrder()) { shared.keys.domain($0)[...] }
-            other.paths = IndexRecords(order: shared.keys.relativePathOrder()) { shared.keys.relativePath($0) }
+            other.domains = shared.keys.domainOrder()
+            other.paths = shared.keys.relativePathOrder()
         }
         defer { worker.take()?.join() }
         let fileIDs = keys.fileIDOrder()
@@ -175,17 +175,16 @@ public final class ManifestDatabaseWriter {
                 path: shown, operation: "insert", code: 1555,  // SQLITE_CONSTRAINT_PRIMARYKEY
                 message: "UNIQUE constraint failed: Files.fileID (two rows have the fileID \(id))")
         }
-        try write(IndexRecords(order: fileIDs) { keys.fileID($0) }, root: Root.fileIDs)
-        let flags = keys.flags
-        try write(IndexRecords(order: keys.flagsOrder()) { Int64(flags[$0]) }, root: Root.flags)
+        try tree.writeIndex(IndexEntries(order: fileIDs, keys: keys, column: .fileID), root: Root.fileIDs)
+        try tree.writeIndex(IndexEntries(order: keys.flagsOrder(), keys: keys, column: .flags), root: Root.flags)
         if let started = worker.take() {
             started.join()
         } else {
-            other.domains = IndexRecords(order: keys.domainOrder()) { keys.domain($0)[...] }
-            other.paths = IndexRecords(order: keys.relativePathOrder()) { keys.relativePath($0) }
+            other.domains = keys.domainOrder()
+            other.paths = keys.relativePathOrder()
         }
-        try write(other.domains, root: Root.domains)
-        try write(other.paths, root: Root.paths)
+        try tree.writeIndex(IndexEntries(order: other.domains, keys: keys, column: .domain), root: Root.domains)
+        try tree.writeIndex(IndexEntries(order: other.paths, keys: keys, column: .relativePath), root: Root.paths)
     }
 
     /// The keys, read by the index thread while this one reads them too (no one changes them then).
@@ -194,16 +193,10 @@ public final class ManifestDatabaseWriter {
         init(_ keys: ManifestIndexKeys) { self.keys = keys }
     }
 
-    /// What the index thread makes, read once it is joined.
-    private final class OtherIndexes: @unchecked Sendable {
-        var domains = IndexRecords(order: [], integer: { _ in 0 })
-        var paths = IndexRecords(order: [], integer: { _ in 0 })
-    }
-
-    private func write(_ index: IndexRecords, root: UInt32) throws(MobileSyncError) {
-        try index.bytes.withUnsafeBytes { buffer in
-            Result { () throws(MobileSyncError) in try tree.writeIndex(records: buffer, bounds: index.bounds, root: root) }
-        }.get()
+    /// The orders the index thread makes, read once it is joined.
+    private final class OtherOrders: @unchecked Sendable {
+        var domains: [Int32] = []
+        var paths: [Int32] = []
     }
 
     /// The schema, as SQLite records it for these statements, in the phone's order.

@@ -119,6 +119,19 @@ enum RecordFormat {
         }
     }
 
+    /// Bytes of the index record (text of `textLength` bytes, rowid).
+    static func indexRecordLength(textLength: Int, rowid: Int64) -> Int {
+        let value = UInt64(textLength) * 2 + 13, key = Column.integer(rowid)
+        return headerLength(typeBytes: varintLength(value) + varintLength(key.serialType)) + textLength + key.bodyLength
+    }
+
+    /// Bytes of the index record (integer, rowid).
+    static func indexRecordLength(integer: Int64, rowid: Int64) -> Int {
+        let value = Column.integer(integer), key = Column.integer(rowid)
+        return headerLength(typeBytes: varintLength(value.serialType) + varintLength(key.serialType)) + value.bodyLength
+            + key.bodyLength
+    }
+
     /// Writes the low `length` bytes of `value`, big-endian, at `start`; returns `length`.
     private static func putInteger(_ value: Int64, length: Int, at start: UnsafeMutableRawPointer) -> Int {
         var rest = UInt64(bitPattern: value)

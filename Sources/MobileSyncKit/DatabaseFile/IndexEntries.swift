@@ -1,0 +1,45 @@
+// IndexEntries: one index's entries in key order, each made into its record only when its page is written.
+
+/// The entries of one of Manifest.db's indexes: the rows in key order (`ManifestIndexKeys`' orders), each entry
+/// the record (value, rowid). Records are made one at a time into a caller's buffer as pages are filled, never
+/// all at once: at 200,000 rows the four indexes' records would be some 35 MB.
+struct IndexEntries {
+    /// Which column the index holds.
+    enum Column {
+        case fileID, domain, relativePath, flags
+    }
+
+    let order: [Int32]
+    let keys: ManifestIndexKeys
+    let column: Column
+
+    var count: Int { order.count }
+
+    /// The bytes of entry `index`'s record.
+    func length(_ index: Int) -> Int {
+        let row = Int(order[index])
+        let rowid = Int64(row) + 1
+        switch column {
+        case .fileID: return RecordFormat.indexRecordLength(textLength: keys.fileID(row).count, rowid: rowid)
+        case .domain: return RecordFormat.indexRecordLength(textLength: keys.domain(row).count, rowid: rowid)
+        case .relativePath: return RecordFormat.indexRecordLength(textLength: keys.relativePath(row).count, rowid: rowid)
+        case .flags: return RecordFormat.indexRecordLength(integer: Int64(keys.flags[row]), rowid: rowid)
+        }
+    }
+
+    /// Entry `index`'s record, in `buffer` (emptied first).
+    func record(_ index: Int, into buffer: inout [UInt8]) {
+        buffer.removeAll(keepingCapacity: true)
+        let row = Int(order[index])
+        let rowid = Int64(row) + 1
+        func text(_ value: ArraySlice<UInt8>) {
+            value.withUnsafeBytes { RecordFormat.appendIndexRecord(text: $0, integer: 0, rowid: rowid, to: &buffer) }
+        }
+        switch column {
+        case .fileID: text(keys.fileID(row))
+        case .domain: text(keys.domain(row)[...])
+        case .relativePath: text(keys.relativePath(row))
+        case .flags: RecordFormat.appendIndexRecord(text: nil, integer: Int64(keys.flags[row]), rowid: rowid, to: &buffer)
+        }
+    }
+}
