@@ -333,8 +333,7 @@ final class MobileSyncSink: FormatSink {
         do { try file.close() } catch { throw .system(error) }
     }
 
-    /// Replaces the closed Manifest.db by its encryption under `key` (AES-256-CBC, PKCS#7), written beside it and
-    /// renamed over it.
+    /// Replaces the closed Manifest.db by its encryption under `key` (AES-256-CBC, PKCS#7), in place.
     private func encryptDatabase(with key: [UInt8]) throws(BackupError) {
         // In place: AES-CBC writes each block no further than the bytes already read (the padding block past the
         // end), and the database's pages are overwritten rather than a second file's pages allocated (a failure
@@ -367,9 +366,8 @@ final class MobileSyncSink: FormatSink {
             if n == 0 { break }
             readOffset += off_t(n)
             let produced: Int
-            do { produced = try databaseCipher.update(UnsafeRawBufferPointer(rebasing: chunk[0..<n]), into: cipherOutput) } catch {
-                throw .format(error)
-            }
+            let input = UnsafeRawBufferPointer(rebasing: chunk[0..<n])
+            do { produced = try databaseCipher.update(input, into: cipherOutput) } catch { throw .format(error) }
             try put(UnsafeRawBufferPointer(rebasing: cipherOutput[0..<produced]))
         }
         guard let last = databaseCipher.finish() else { throw .format(.crypto(call: "EVP_CipherFinal_ex")) }

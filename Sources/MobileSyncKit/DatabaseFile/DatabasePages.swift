@@ -69,9 +69,6 @@ final class DatabasePages {
         parents[Int(page)] = parent
     }
 
-    /// The parent recorded for `page`.
-    func parent(of page: UInt32) -> UInt32 { parents[Int(page)] }
-
     /// Writes `page` (`size` bytes).
     func write(_ page: UInt32, _ bytes: UnsafeRawBufferPointer) throws(MobileSyncError) {
         if runCount > 0, page != runStart + UInt32(runCount) || runCount * Self.size == run.count { try flush() }

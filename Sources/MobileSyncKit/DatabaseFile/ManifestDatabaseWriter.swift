@@ -34,8 +34,9 @@ public final class ManifestDatabaseWriter {
     /// Full leaves written: page and last rowid.
     private var leaves: [(page: UInt32, lastRowid: Int64)] = []
     private var rowid: Int64 = 0
-    /// A row's record, built before it is copied into its cell.
+    /// A row's record, built before it is copied into its cell (its first `recordLength` bytes; the buffer only grows).
     private var record: [UInt8] = []
+    private var recordLength = 0
 
     /// Creates the database `Manifest.db` in the directory open as `directory` (borrowed), which must not hold
     /// one; `shown` names it in messages.
@@ -78,17 +79,21 @@ public final class ManifestDatabaseWriter {
                         .text(UnsafeRawBufferPointer(id)), .text(UnsafeRawBufferPointer(domainBytes)),
                         .text(UnsafeRawBufferPointer(path)), .integer(flags), .blob(blob),
                     ]
-                    let length = RecordFormat.length(of: columns)
-                    if record.count < length { record = [UInt8](repeating: 0, count: length) }
+                    recordLength = RecordFormat.length(of: columns)
+                    if record.count < recordLength {
+                        record = [UInt8](repeating: 0, count: max(recordLength, 2 * record.count))
+                    }
                     record.withUnsafeMutableBytes { _ = RecordFormat.write(columns, at: $0.baseAddress!) }
-                    record.removeLast(record.count - length)
                     keys.add(
                         fileID: UnsafeRawBufferPointer(id), domain: domain, relativePath: UnsafeRawBufferPointer(path),
                         flags: UInt8(kind.rawValue))
                 }
             }
         }
-        try record.withUnsafeBytes { payload in Result { () throws(MobileSyncError) in try append(payload) } }.get()
+        let length = recordLength
+        try record.withUnsafeBytes { buffer in
+            Result { () throws(MobileSyncError) in try append(UnsafeRawBufferPointer(rebasing: buffer[0..<length])) }
+        }.get()
     }
 
     /// Appends the row `rowid` of `payload` to the table's leaves.
@@ -163,13 +168,15 @@ public final class ManifestDatabaseWriter {
     private func writeIndexes() throws(MobileSyncError) {
         let shared = SharedKeys(keys)
         let other = OtherOrders()
-        var worker: WorkerThread? = try? WorkerThread {
+        let sortOthers: @Sendable () -> Void = {
             other.domains = shared.keys.domainOrder()
             other.paths = shared.keys.relativePathOrder()
         }
+        var worker: WorkerThread? = try? WorkerThread(sortOthers)
         defer { worker.take()?.join() }
         let fileIDs = keys.fileIDOrder()
-        for (previous, next) in zip(fileIDs, fileIDs.dropFirst()) where keys.fileID(Int(previous)) == keys.fileID(Int(next)) {
+        for (previous, next) in zip(fileIDs, fileIDs.dropFirst())
+        where keys.fileID(Int(previous)) == keys.fileID(Int(next)) {
             let id = String(decoding: keys.fileID(Int(next)), as: UTF8.self)
             throw .database(
                 path: shown, operation: "insert", code: 1555,  // SQLITE_CONSTRAINT_PRIMARYKEY
@@ -177,12 +184,7 @@ public final class ManifestDatabaseWriter {
         }
         try tree.writeIndex(IndexEntries(order: fileIDs, keys: keys, column: .fileID), root: Root.fileIDs)
         try tree.writeIndex(IndexEntries(order: keys.flagsOrder(), keys: keys, column: .flags), root: Root.flags)
-        if let started = worker.take() {
-            started.join()
-        } else {
-            other.domains = keys.domainOrder()
-            other.paths = keys.relativePathOrder()
-        }
+        if let started = worker.take() { started.join() } else { sortOthers() }
         try tree.writeIndex(IndexEntries(order: other.domains, keys: keys, column: .domain), root: Root.domains)
         try tree.writeIndex(IndexEntries(order: other.paths, keys: keys, column: .relativePath), root: Root.paths)
     }
@@ -242,7 +244,8 @@ public final class ManifestDatabaseWriter {
                     ]
                     let length = RecordFormat.length(of: columns)
                     let rowid = UInt64(index + 1)
-                    let cell = leaf.addCell(RecordFormat.varintLength(UInt64(length)) + RecordFormat.varintLength(rowid) + length)
+                    let prefix = RecordFormat.varintLength(UInt64(length)) + RecordFormat.varintLength(rowid)
+                    let cell = leaf.addCell(prefix + length)
                     var offset = RecordFormat.putVarint(UInt64(length), at: cell)
                     offset += RecordFormat.putVarint(rowid, at: cell + offset)
                     RecordFormat.write(columns, at: cell + offset)
