@@ -37,11 +37,17 @@ public struct KeyedRecordEncoder {
     }
 
     private let storage = Storage()
+    /// The storage's buffer and offsets, held here while a record is written (no class access a byte).
+    private var base: UnsafeMutableRawPointer
+    private let offsets: UnsafeMutablePointer<Int>
     /// Bytes written of the current record, and objects begun.
     private var count = 0
     private var objects = 0
 
-    public init() {}
+    public init() {
+        base = storage.base
+        offsets = storage.offsets
+    }
 
     /// The archive of `record` (see `BackupFileRecord.archived()` for the layout).
     static func encode(_ record: BackupFileRecord) -> [UInt8] {
@@ -61,10 +67,11 @@ public struct KeyedRecordEncoder {
         storage.reserve(
             4096 + 2 * record.relativePath.utf8.count + 2 * (record.target?.utf8.count ?? 0)
                 + (record.encryptionKey?.count ?? 0) + (attributes?.count ?? 0) + 64)
+        base = storage.base
         count = 0
         objects = 0
         archive(record, attributes: attributes)
-        return try body(UnsafeRawBufferPointer(start: storage.base, count: count))
+        return try body(UnsafeRawBufferPointer(start: base, count: count))
     }
 
     /// The root's keys, in order; the optional ones (`Target`, `EncryptionKey`, `ExtendedAttributes`) and `$class`
@@ -192,12 +199,12 @@ public struct KeyedRecordEncoder {
     // MARK: - Objects (as BinaryPropertyListWriter writes them)
 
     private mutating func begin() {
-        storage.offsets[objects] = count
+        offsets[objects] = count
         objects += 1
     }
 
     private mutating func byte(_ value: UInt8) {
-        storage.base.storeBytes(of: value, toByteOffset: count, as: UInt8.self)
+        base.storeBytes(of: value, toByteOffset: count, as: UInt8.self)
         count += 1
     }
 
@@ -208,7 +215,7 @@ public struct KeyedRecordEncoder {
 
     private mutating func append(_ bytes: UnsafeRawBufferPointer) {
         guard let start = bytes.baseAddress, bytes.count > 0 else { return }
-        (storage.base + count).copyMemory(from: start, byteCount: bytes.count)
+        (base + count).copyMemory(from: start, byteCount: bytes.count)
         count += bytes.count
     }
 
@@ -281,7 +288,7 @@ public struct KeyedRecordEncoder {
     private mutating func finish() {
         let table = count
         let offsetSize = Self.byteCount(UInt64(table))
-        for index in 0..<objects { appendBigEndian(UInt64(storage.offsets[index]), size: offsetSize) }
+        for index in 0..<objects { appendBigEndian(UInt64(offsets[index]), size: offsetSize) }
         for _ in 0..<6 { byte(UInt8(0)) }
         byte(UInt8(offsetSize))
         byte(UInt8(1))
@@ -297,7 +304,7 @@ public struct KeyedRecordEncoder {
     /// The last `size` bytes of `value`'s big-endian form, in one 8-byte store (the buffer has the room past them).
     private mutating func appendBigEndian(_ value: UInt64, size: Int) {
         let shifted = size == 8 ? value : value << UInt64(64 - 8 * size)
-        storage.base.storeBytes(of: shifted.bigEndian, toByteOffset: count, as: UInt64.self)
+        base.storeBytes(of: shifted.bigEndian, toByteOffset: count, as: UInt64.self)
         count += size
     }
 }

@@ -14,9 +14,9 @@ import SystemKit
 final class ContentFileWriter {
     /// One step, in order.
     private enum Step {
-        /// Create `name` in `directory` (borrowed: the formatter keeps it open until the worker has stopped); with a
-        /// key at `keyOffset` in the batch's keys, encrypted. `shown` names it in messages.
-        case create(directory: Int32, name: String, shown: String, keyOffset: Int?)
+        /// Create the content file `name` (a fileID) in `directory` (borrowed: the formatter keeps it open until the
+        /// worker has stopped); with a key at `keyOffset` in the batch's keys, encrypted.
+        case create(directory: Int32, name: String, keyOffset: Int?)
         /// `count` bytes of the current file at `offset` in the batch's data.
         case data(offset: Int, count: Int)
         /// The current file is complete: write the last block (encrypted) and close it.
@@ -45,13 +45,19 @@ final class ContentFileWriter {
 
     /// The worker's state, used by the worker thread alone.
     private final class Worker: @unchecked Sendable {
-        /// The file being written, named in messages by its path (`shown`, as the formatter gave it).
+        /// The backup directory, as messages name it.
+        let shown: String
+        /// The file being written, named in messages by its path.
         var file: FileDescriptor?
         var cipher: FileCipher?
         var encrypting = false
         let output = UnsafeMutableRawBufferPointer.allocate(byteCount: ContentFileWriter.batchBytes + 32, alignment: 16)
         /// Bytes written to content files (read by the formatter once the worker has stopped).
         var bytesWritten: UInt64 = 0
+
+        init(shown: String) {
+            self.shown = shown
+        }
 
         deinit {
             file = nil  // closed first
@@ -63,10 +69,12 @@ final class ContentFileWriter {
 
     private let handOff: HandOff<Batch, BackupError>
     private var thread: WorkerThread?
-    private let worker = Worker()
+    private let worker: Worker
     private var filling: Batch?
 
-    init() throws(SystemError) {
+    /// A writer of content files into the backup directory `shown` (as messages name it).
+    init(shown: String) throws(SystemError) {
+        worker = Worker(shown: shown)
         let handOff = HandOff<Batch, BackupError>(items: (0..<4).map { _ in Batch() }, wakeAfter: 2)
         self.handOff = handOff
         let worker = self.worker
@@ -79,15 +87,20 @@ final class ContentFileWriter {
 
     // MARK: - Formatter
 
+    /// A content file's path in the backup directory: `<first two characters>/<fileID>`.
+    static func contentPath(_ fileID: String) -> String {
+        "\(fileID.prefix(2))/\(fileID)"
+    }
+
     /// Starts the file `name` in `directory`, encrypted under `key` when one is given.
-    func create(in directory: Int32, name: String, shown: String, key: [UInt8]?) throws(BackupError) {
+    func create(in directory: Int32, name: String, key: [UInt8]?) throws(BackupError) {
         let batch = try room(0)
         var keyOffset: Int?
         if let key {
             keyOffset = batch.keys.count
             batch.keys.append(contentsOf: key)
         }
-        batch.steps.append(.create(directory: directory, name: name, shown: shown, keyOffset: keyOffset))
+        batch.steps.append(.create(directory: directory, name: name, keyOffset: keyOffset))
     }
 
     /// The current file's next bytes (copied: `data` is the caller's to reuse at once).
@@ -170,10 +183,10 @@ final class ContentFileWriter {
 
     private static func apply(_ step: Step, _ batch: Batch, _ worker: Worker) throws(BackupError) {
         switch step {
-        case .create(let directory, let name, let shown, let keyOffset):
+        case .create(let directory, let name, let keyOffset):
             let fd = openat(directory, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-            guard fd >= 0 else { throw .system(SystemError("openat", path: shown)) }
-            worker.file = FileDescriptor(rawValue: fd, path: shown)
+            guard fd >= 0 else { throw .system(SystemError("openat", path: "\(worker.shown)/\(contentPath(name))")) }
+            worker.file = FileDescriptor(rawValue: fd, path: name)  // the fileID: messages make its path
             worker.encrypting = keyOffset != nil
             if let keyOffset {
                 var key = Array(batch.keys[keyOffset..<(keyOffset + 32)])
@@ -200,7 +213,9 @@ final class ContentFileWriter {
             }
             // A failed close of a written file is reported (the data may not be stored).
             guard let file = worker.file.take() else { return }
-            do { try file.close() } catch { throw .system(error) }
+            do { try file.close() } catch {
+                throw .system(SystemError(error.call, path: "\(worker.shown)/\(contentPath(error.path))", code: error.code))
+            }
         }
     }
 
@@ -211,7 +226,7 @@ final class ContentFileWriter {
             let n = Glibc.write(fd, data.baseAddress! + offset, data.count - offset)
             if n < 0 {
                 if errno == EINTR { continue }
-                throw .system(SystemError("write", path: worker.file?.path ?? ""))
+                throw .system(SystemError("write", path: "\(worker.shown)/\(contentPath(worker.file?.path ?? ""))"))
             }
             offset += n
         }

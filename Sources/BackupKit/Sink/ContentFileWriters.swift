@@ -11,16 +11,17 @@ final class ContentFileWriters {
     /// The writer of the current file.
     private var current = 0
 
-    init(count: Int = 2) throws(SystemError) {
+    /// Writers of content files into the backup directory `shown` (as messages name it).
+    init(shown: String, count: Int = 2) throws(SystemError) {
         var writers: [ContentFileWriter] = []
-        for _ in 0..<max(1, count) { writers.append(try ContentFileWriter()) }
+        for _ in 0..<max(1, count) { writers.append(try ContentFileWriter(shown: shown)) }
         self.writers = writers
     }
 
     /// Starts the next file on the next writer (see `ContentFileWriter.create`).
-    func create(in directory: Int32, name: String, shown: String, key: [UInt8]?) throws(BackupError) {
+    func create(in directory: Int32, name: String, key: [UInt8]?) throws(BackupError) {
         current = (current + 1) % writers.count
-        try writers[current].create(in: directory, name: name, shown: shown, key: key)
+        try writers[current].create(in: directory, name: name, key: key)
     }
 
     /// More of the current file's data.

@@ -32,6 +32,16 @@ struct DomainMap {
     private var domains: [String: String] = [:]
     /// The directories above containers: `Containers`, `Containers/Data`, each class directory ...
     private let structure: Set<String>
+    /// The most slashes a path of `structure` has (a path with more is not one of them).
+    private let structureSlashes: Int
+    /// The container the last path was in, and its domain: a walk gives a container's paths one after another.
+    private let last = LastContainer()
+
+    /// The last container directory looked up, as bytes, and its domain.
+    private final class LastContainer {
+        var directory: [UInt8] = []
+        var domain: String?
+    }
 
     /// The map of `device`'s containers. A second container of one identifier is left out (`duplicates`
     /// names them): two containers cannot share one domain's file IDs.
@@ -45,6 +55,7 @@ struct DomainMap {
             }
         }
         self.structure = structure
+        structureSlashes = structure.map { $0.utf8.count { $0 == UInt8(ascii: "/") } }.max() ?? 0
         for (kind, domainPrefix) in Self.domainKinds {
             var seen: Set<String> = []
             for container in try device.containers(kind) where seen.insert(container.identifier).inserted {
@@ -62,12 +73,12 @@ struct DomainMap {
     }
 
     /// `placement(of:)` on the path's bytes: a member's path is split only where it must be, once a member (a
-    /// backup asks for every member, and a split and join per member was a tenth of its time).
+    /// backup asks for every member, and a split and join per member was a tenth of its time); the container's
+    /// domain is looked up once for a run of paths in one container.
     private func placement(_ bytes: UnsafeBufferPointer<UInt8>, _ path: String) -> Placement {
         let containers = Array("Containers".utf8)
         guard bytes.starts(with: containers), bytes.count == containers.count || bytes[containers.count] == UInt8(ascii: "/")
         else { return .row(domain: Self.homeDomain, relativePath: path) }
-        if structure.contains(path) { return .structure }
         // Containers/<Data|Shared>/<Class>/<UUID>[/rest]: the end of the fourth component.
         var slashes = 0
         var end = bytes.count
@@ -78,7 +89,8 @@ struct DomainMap {
                 break
             }
         }
-        if slashes >= 3, let domain = domains[String(decoding: UnsafeBufferPointer(rebasing: bytes[..<end]), as: UTF8.self)] {
+        if slashes <= structureSlashes, structure.contains(path) { return .structure }
+        if slashes >= 3, let domain = domain(ofContainer: UnsafeBufferPointer(rebasing: bytes[..<end])) {
             let rest = end == bytes.count
                 ? "" : String(decoding: UnsafeBufferPointer(rebasing: bytes[(end + 1)...]), as: UTF8.self)
             return rest == Self.metadataName ? .structure : .row(domain: domain, relativePath: rest)
@@ -90,6 +102,15 @@ struct DomainMap {
             if !structure.contains(top) { break }
         }
         return .unmapped(top: top)
+    }
+
+    /// The domain of the container directory `directory`, nil when it is none.
+    private func domain(ofContainer directory: UnsafeBufferPointer<UInt8>) -> String? {
+        if let domain = last.domain, last.directory.elementsEqual(directory) { return domain }
+        guard let domain = domains[String(decoding: directory, as: UTF8.self)] else { return nil }
+        last.directory = Array(directory)
+        last.domain = domain
+        return domain
     }
 
     /// A symlink's target as a device path: `link` (relative to ROOT) resolved from the link's directory, under

@@ -48,10 +48,11 @@ final class MobileSyncSink: FormatSink {
     /// are the same ciphertext under the same key).
     private var linkedKeys: [String: (key: [UInt8], size: UInt64)] = [:]
     /// The file being written (not a content file: those are the content writer's), the bytes it still expects,
-    /// and its name for messages.
+    /// and its name for messages; a content file's name is made from its fileID only for a message.
     private var current: FileDescriptor?
     private var remaining: UInt64 = 0
     private var currentName = ""
+    private var currentFileID: String?
     /// Containers and paths left out, each named once.
     private var unmappedTops: Set<String> = []
     private(set) var notes: [String] = []
@@ -80,7 +81,7 @@ final class MobileSyncSink: FormatSink {
         } catch { throw .format(error) }
         do {
             rows = try ManifestRowWriter(database: database)
-            contents = try ContentFileWriters()
+            contents = try ContentFileWriters(shown: shown)
         } catch { throw .system(error) }
         let root = BackupFileRecord(
             kind: .directory, relativePath: "", mode: rootStatus.mode, userID: Self.mobile, groupID: Self.mobile,
@@ -129,7 +130,7 @@ final class MobileSyncSink: FormatSink {
     func write(_ data: UnsafeRawBufferPointer) throws(BackupError) {
         guard current != nil || contentOpen else { return }
         guard UInt64(data.count) <= remaining else {
-            throw .output("internal error: more data than \(currentName)'s size")
+            throw .output("internal error: more data than \(currentShown)'s size")
         }
         remaining -= UInt64(data.count)
         if contentOpen { return try contents.write(data) }
@@ -263,13 +264,20 @@ final class MobileSyncSink: FormatSink {
         } catch { throw .format(error) }
     }
 
+    /// The file being written, as messages name it.
+    private var currentShown: String {
+        currentFileID.map { "\(shown)/\(ContentFileWriter.contentPath($0))" } ?? currentName
+    }
+
     // MARK: - Content files
 
     /// The `xx` directory of `fileID`, made and opened on first use (kept open: borrowed by the caller).
     private func contentDirectory(_ fileID: String) throws(BackupError) -> Int32 {
-        let name = String(fileID.prefix(2))
-        let index = Int(Hex.decode(Array(name.utf8))?.first ?? 0)
+        var first = fileID.utf8.makeIterator()
+        let high = first.next().flatMap(Hex.digit) ?? 0, low = first.next().flatMap(Hex.digit) ?? 0
+        let index = Int(high) << 4 | Int(low)
         if contentDirectories[index] >= 0 { return contentDirectories[index] }
+        let name = String(fileID.prefix(2))
         if mkdirat(directory, name, 0o755) != 0 && errno != EEXIST {
             throw .system(SystemError("mkdirat", path: "\(shown)/\(name)"))
         }
@@ -291,8 +299,8 @@ final class MobileSyncSink: FormatSink {
                 (key, encryptionKey) = try encryption.fileKey(protectionClass: UInt32(Self.fileProtectionClass))
             } catch { throw .format(error) }
         }
-        currentName = "\(shown)/\(fileID.prefix(2))/\(fileID)"
-        try contents.create(in: try contentDirectory(fileID), name: fileID, shown: currentName, key: key)
+        currentFileID = fileID
+        try contents.create(in: try contentDirectory(fileID), name: fileID, key: key)
         contentOpen = true
         remaining = size
         if size == 0 { try closeCurrent() }
@@ -301,6 +309,7 @@ final class MobileSyncSink: FormatSink {
 
     /// Creates `name` in `parent` for `size` bytes of data; an empty file is closed at once.
     private func create(_ name: String, in parent: Int32, size: UInt64, shownAs: String? = nil) throws(BackupError) {
+        currentFileID = nil
         currentName = "\(shown)/\(shownAs ?? name)"
         let fd = openat(parent, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw .system(SystemError("openat", path: currentName)) }
@@ -311,7 +320,7 @@ final class MobileSyncSink: FormatSink {
 
     private func closeCurrent() throws(BackupError) {
         if contentOpen {
-            guard remaining == 0 else { throw .output("internal error: \(currentName) ended \(remaining) bytes short") }
+            guard remaining == 0 else { throw .output("internal error: \(currentShown) ended \(remaining) bytes short") }
             contentOpen = false
             return try contents.close()
         }
