@@ -144,6 +144,23 @@ import Testing
         #expect(result.read == result.expected)
     }
 
+    /// fileIDs that are not hashes: many share their first eight bytes or more (which the fileID order's radix sort
+    /// keys on), some are shorter than eight bytes or a prefix of another; the index must still be in SQLite's order.
+    @Test func fileIDsSharingTheirFirstBytesAreOrderedByTheirWholeValue() throws {
+        var generator = SeededGenerator(seed: 8)
+        let starts = ["", "a", "abcdefg", "abcdefgh", "abcdefghi", "abcdefghij0123", "zzzzzzzz", "~"]
+        var seen: Set<String> = []
+        var rows: [Row] = []
+        while rows.count < 3000 {
+            let tail = String((0..<Int.random(in: 0...6, using: &generator)).map { _ in "ab~0Z".randomElement(using: &generator)! })
+            let fileID = starts.randomElement(using: &generator)! + tail
+            guard !fileID.isEmpty, seen.insert(fileID).inserted else { continue }
+            rows.append(Row(fileID: fileID, domain: "HomeDomain", path: "p\(rows.count)", kind: .file, blob: []))
+        }
+        let result = try writeAndRead(rows)
+        #expect(result.read == result.expected)
+    }
+
     /// A database past 1 GiB: the page holding the byte at 2^30 (SQLite's lock byte) is never used, and the
     /// pointer map skips it as SQLite does.
     @Test func aDatabasePastOneGibibyteLeavesTheLockBytePageUnused() throws {

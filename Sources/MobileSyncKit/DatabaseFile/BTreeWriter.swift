@@ -126,11 +126,27 @@ struct BTreeWriter {
         pages.point(root, .root, parent: 0)
         let count = entries.count
         var buffer: [UInt8] = []
-        /// Adds entry `index`'s cell (made in `buffer`) to the page being filled.
+        /// Adds entry `index`'s cell to the page being filled: the record written in place when the page keeps all
+        /// of it, else made in `buffer` and split between the page and an overflow chain.
         func add(_ index: Int, child: UInt32?, number: UInt32) throws(MobileSyncError) {
-            entries.record(index, into: &buffer)
-            try buffer.withUnsafeBytes { record in
-                Result { () throws(MobileSyncError) in try addIndexCell(record, child: child, to: page, number: number) }
+            let length = entries.length(index)
+            if length <= Self.maxLocalIndex {
+                let cell = page.addCell((child == nil ? 0 : 4) + RecordFormat.varintLength(UInt64(length)) + length)
+                var offset = 0
+                if let child {
+                    RecordFormat.putUInt32(child, at: cell)
+                    offset = 4
+                }
+                offset += RecordFormat.putVarint(UInt64(length), at: cell + offset)
+                entries.write(index, at: cell + offset)
+                return
+            }
+            if buffer.count < length { buffer = [UInt8](repeating: 0, count: length) }
+            try buffer.withUnsafeMutableBytes { record in
+                entries.write(index, at: record.baseAddress!)
+                return Result { () throws(MobileSyncError) in
+                    try addIndexCell(UnsafeRawBufferPointer(rebasing: record[0..<length]), child: child, to: page, number: number)
+                }
             }.get()
         }
         // Leaves: records while they fit; the one that does not goes up as the separator of the next leaf.

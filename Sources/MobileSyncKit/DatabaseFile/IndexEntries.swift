@@ -27,19 +27,18 @@ struct IndexEntries {
         }
     }
 
-    /// Entry `index`'s record, in `buffer` (emptied first).
-    func record(_ index: Int, into buffer: inout [UInt8]) {
-        buffer.removeAll(keepingCapacity: true)
+    /// Writes entry `index`'s record at `start` (room for `length(index)` bytes).
+    func write(_ index: Int, at start: UnsafeMutableRawPointer) {
         let row = Int(order[index])
         let rowid = Int64(row) + 1
         func text(_ value: ArraySlice<UInt8>) {
-            value.withUnsafeBytes { RecordFormat.appendIndexRecord(text: $0, integer: 0, rowid: rowid, to: &buffer) }
+            value.withUnsafeBytes { _ = RecordFormat.writeIndexRecord(text: $0, integer: 0, rowid: rowid, at: start) }
         }
         switch column {
         case .fileID: text(keys.fileID(row))
         case .domain: text(keys.domain(row)[...])
         case .relativePath: text(keys.relativePath(row))
-        case .flags: RecordFormat.appendIndexRecord(text: nil, integer: Int64(keys.flags[row]), rowid: rowid, to: &buffer)
+        case .flags: RecordFormat.writeIndexRecord(text: nil, integer: Int64(keys.flags[row]), rowid: rowid, at: start)
         }
     }
 }

@@ -47,8 +47,9 @@ struct ManifestIndexKeys {
     func relativePath(_ row: Int) -> ArraySlice<UInt8> { paths[pathEnds[row]..<pathEnds[row + 1]] }
     func domain(_ row: Int) -> [UInt8] { domains[Int(domainOfRow[row])] }
 
-    /// Rows in fileID order.
-    func fileIDOrder() -> [Int32] { Self.order(fileIDs, fileIDEnds, count) }
+    /// Rows in fileID order (fileIDs are hashes: their first eight bytes are as good as unique, and a radix sort
+    /// on them is the sort).
+    func fileIDOrder() -> [Int32] { Self.order(fileIDs, fileIDEnds, count, radix: true) }
 
     /// Rows in relativePath order.
     func relativePathOrder() -> [Int32] { Self.order(paths, pathEnds, count) }
@@ -94,13 +95,17 @@ struct ManifestIndexKeys {
         return left.count - right.count
     }
 
+    /// An entry to sort: the first eight bytes of its value, big-endian, and its row.
+    private struct Key {
+        let prefix: UInt64
+        let row: Int32
+    }
+
     /// Rows sorted by their value in `bytes` (row `i`'s is `bytes[ends[i]..<ends[i + 1]]`), ties by row. The
-    /// first eight bytes, big-endian, decide most comparisons.
-    private static func order(_ bytes: [UInt8], _ ends: [Int], _ count: Int) -> [Int32] {
-        struct Key {
-            let prefix: UInt64
-            let row: Int32
-        }
+    /// first eight bytes, big-endian, decide most comparisons. With `radix`, the rows are put in order of those
+    /// bytes by a radix sort (stable: ties stay in row order), and only rows that share them are compared further:
+    /// for values that differ early, as hashes do.
+    private static func order(_ bytes: [UInt8], _ ends: [Int], _ count: Int, radix: Bool = false) -> [Int32] {
         var keys: [Key] = []
         keys.reserveCapacity(count)
         bytes.withUnsafeBytes { buffer in
@@ -115,7 +120,7 @@ struct ManifestIndexKeys {
             }
         }
         bytes.withUnsafeBytes { buffer in
-            keys.sort { left, right in
+            let less = { (left: Key, right: Key) -> Bool in
                 if left.prefix != right.prefix { return left.prefix < right.prefix }
                 let l = Int(left.row), r = Int(right.row)
                 let leftStart = ends[l], leftLength = ends[l + 1] - leftStart
@@ -128,7 +133,43 @@ struct ManifestIndexKeys {
                 if leftLength != rightLength { return leftLength < rightLength }
                 return l < r
             }
+            guard radix else { return keys.sort(by: less) }
+            radixSort(&keys)
+            var start = 0
+            while start < keys.count {
+                var end = start + 1
+                while end < keys.count && keys[end].prefix == keys[start].prefix { end += 1 }
+                if end - start > 1 { keys[start..<end].sort(by: less) }
+                start = end
+            }
         }
         return keys.map(\.row)
+    }
+
+    /// Sorts `keys` by prefix, stably: least significant byte first, a pass a byte (a byte all keys share skipped).
+    private static func radixSort(_ keys: inout [Key]) {
+        var other = keys
+        var counts = [Int](repeating: 0, count: 256)
+        for pass in 0..<8 {
+            let shift = UInt64(8 * pass)
+            let moved = keys.withUnsafeBufferPointer { from in
+                other.withUnsafeMutableBufferPointer { to in
+                    counts.withUnsafeMutableBufferPointer { counts -> Bool in
+                        for index in counts.indices { counts[index] = 0 }
+                        for key in from { counts[Int(truncatingIfNeeded: key.prefix >> shift) & 0xFF] += 1 }
+                        if counts.contains(from.count) { return false }
+                        var position = 0
+                        for index in counts.indices { (counts[index], position) = (position, position + counts[index]) }
+                        for key in from {
+                            let digit = Int(truncatingIfNeeded: key.prefix >> shift) & 0xFF
+                            to[counts[digit]] = key
+                            counts[digit] += 1
+                        }
+                        return true
+                    }
+                }
+            }
+            if moved { swap(&keys, &other) }
+        }
     }
 }

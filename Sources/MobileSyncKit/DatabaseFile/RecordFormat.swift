@@ -93,30 +93,29 @@ enum RecordFormat {
         return length
     }
 
-    /// Appends to `records` an index entry's record: its value (`text`, or else `integer`) and the row's `rowid`.
-    /// The same bytes `write` makes of the two columns, without an array of them.
-    static func appendIndexRecord(
-        text: UnsafeRawBufferPointer?, integer: Int64, rowid: Int64, to records: inout [UInt8]
-    ) {
+    /// Writes at `start` an index entry's record: its value (`text`, or else `integer`) and the row's `rowid` (room
+    /// for `indexRecordLength` bytes); returns its length. The same bytes `write` makes of the two columns, without
+    /// an array of them.
+    @discardableResult
+    static func writeIndexRecord(
+        text: UnsafeRawBufferPointer?, integer: Int64, rowid: Int64, at start: UnsafeMutableRawPointer
+    ) -> Int {
         let first = text.map { Column.text($0) } ?? Column.integer(integer)
         let second = Column.integer(rowid)
         let header = headerLength(typeBytes: varintLength(first.serialType) + varintLength(second.serialType))
-        // The header and the two integers: at most 9 + 2 * 9 + 2 * 8 bytes.
-        withUnsafeTemporaryAllocation(byteCount: 48, alignment: 8) { scratch in
-            let start = scratch.baseAddress!
-            var offset = putVarint(UInt64(header), at: start)
-            offset += putVarint(first.serialType, at: start + offset)
-            offset += putVarint(second.serialType, at: start + offset)
-            if let text {
-                records.append(contentsOf: UnsafeRawBufferPointer(start: start, count: offset))
-                records.append(contentsOf: text)
-                offset = 0
-            } else {
-                offset += putInteger(integer, length: first.bodyLength, at: start + offset)
+        var offset = putVarint(UInt64(header), at: start)
+        offset += putVarint(first.serialType, at: start + offset)
+        offset += putVarint(second.serialType, at: start + offset)
+        if let text {
+            if let bytes = text.baseAddress, text.count > 0 {
+                (start + offset).copyMemory(from: bytes, byteCount: text.count)
+                offset += text.count
             }
-            offset += putInteger(rowid, length: second.bodyLength, at: start + offset)
-            records.append(contentsOf: UnsafeRawBufferPointer(start: start, count: offset))
+        } else {
+            offset += putInteger(integer, length: first.bodyLength, at: start + offset)
         }
+        offset += putInteger(rowid, length: second.bodyLength, at: start + offset)
+        return offset
     }
 
     /// Bytes of the index record (text of `textLength` bytes, rowid).
