@@ -1,5 +1,6 @@
 // DomainMap: where a device root's paths go in a MobileSync backup: a domain and a path inside it.
 import DeviceKit
+import Glibc
 
 /// Maps a path relative to ROOT onto a MobileSync domain (reference §4.1): an app's data container
 /// (`Containers/Data/Application/<UUID>`) is `AppDomain-<bundle id>`, an App Group's container
@@ -106,7 +107,11 @@ struct DomainMap {
 
     /// The domain of the container directory `directory`, nil when it is none.
     private func domain(ofContainer directory: UnsafeBufferPointer<UInt8>) -> String? {
-        if let domain = last.domain, last.directory.elementsEqual(directory) { return domain }
+        if let domain = last.domain, last.directory.count == directory.count,
+            last.directory.withUnsafeBytes({ memcmp($0.baseAddress!, directory.baseAddress!, directory.count) }) == 0
+        {
+            return domain
+        }
         guard let domain = domains[String(decoding: directory, as: UTF8.self)] else { return nil }
         last.directory = Array(directory)
         last.domain = domain

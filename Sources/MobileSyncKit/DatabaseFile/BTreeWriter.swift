@@ -125,11 +125,14 @@ struct BTreeWriter {
     func writeIndex(_ entries: IndexEntries, root: UInt32) throws(MobileSyncError) {
         pages.point(root, .root, parent: 0)
         let count = entries.count
+        // Each record's length, found once (the layout and the cells both need it).
+        var lengths = [Int32](repeating: 0, count: count)
+        for index in 0..<count { lengths[index] = Int32(entries.length(index)) }
         var buffer: [UInt8] = []
         /// Adds entry `index`'s cell to the page being filled: the record written in place when the page keeps all
         /// of it, else made in `buffer` and split between the page and an overflow chain.
         func add(_ index: Int, child: UInt32?, number: UInt32) throws(MobileSyncError) {
-            let length = entries.length(index)
+            let length = Int(lengths[index])
             if length <= Self.maxLocalIndex {
                 let cell = page.addCell((child == nil ? 0 : 4) + RecordFormat.varintLength(UInt64(length)) + length)
                 var offset = 0
@@ -157,7 +160,7 @@ struct BTreeWriter {
             let start = index
             var used = 8
             while index < count {
-                let cell = Self.indexCellLength(payload: entries.length(index)) + 2
+                let cell = Self.indexCellLength(payload: Int(lengths[index])) + 2
                 if used + cell > Self.usable { break }
                 used += cell
                 index += 1
@@ -191,7 +194,7 @@ struct BTreeWriter {
                 let start = item
                 var used = 12
                 while item < last {
-                    let cell = 4 + Self.indexCellLength(payload: entries.length(separators[item])) + 2
+                    let cell = 4 + Self.indexCellLength(payload: Int(lengths[separators[item]])) + 2
                     if used + cell > Self.usable { break }
                     used += cell
                     item += 1

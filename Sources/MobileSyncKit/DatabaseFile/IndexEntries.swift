@@ -19,26 +19,18 @@ struct IndexEntries {
     func length(_ index: Int) -> Int {
         let row = Int(order[index])
         let rowid = Int64(row) + 1
-        switch column {
-        case .fileID: return RecordFormat.indexRecordLength(textLength: keys.fileID(row).count, rowid: rowid)
-        case .domain: return RecordFormat.indexRecordLength(textLength: keys.domain(row).count, rowid: rowid)
-        case .relativePath: return RecordFormat.indexRecordLength(textLength: keys.relativePath(row).count, rowid: rowid)
-        case .flags: return RecordFormat.indexRecordLength(integer: Int64(keys.flags[row]), rowid: rowid)
-        }
+        if column == .flags { return RecordFormat.indexRecordLength(integer: Int64(keys.flags[row]), rowid: rowid) }
+        return RecordFormat.indexRecordLength(textLength: keys.length(column, row), rowid: rowid)
     }
 
     /// Writes entry `index`'s record at `start` (room for `length(index)` bytes).
     func write(_ index: Int, at start: UnsafeMutableRawPointer) {
         let row = Int(order[index])
         let rowid = Int64(row) + 1
-        func text(_ value: ArraySlice<UInt8>) {
-            value.withUnsafeBytes { _ = RecordFormat.writeIndexRecord(text: $0, integer: 0, rowid: rowid, at: start) }
+        if column == .flags {
+            RecordFormat.writeIndexRecord(text: nil, integer: Int64(keys.flags[row]), rowid: rowid, at: start)
+            return
         }
-        switch column {
-        case .fileID: text(keys.fileID(row))
-        case .domain: text(keys.domain(row)[...])
-        case .relativePath: text(keys.relativePath(row))
-        case .flags: RecordFormat.writeIndexRecord(text: nil, integer: Int64(keys.flags[row]), rowid: rowid, at: start)
-        }
+        keys.withValue(column, row) { _ = RecordFormat.writeIndexRecord(text: $0, integer: 0, rowid: rowid, at: start) }
     }
 }

@@ -175,8 +175,7 @@ public final class ManifestDatabaseWriter {
         var worker: WorkerThread? = try? WorkerThread(sortOthers)
         defer { worker.take()?.join() }
         let fileIDs = keys.fileIDOrder()
-        for (previous, next) in zip(fileIDs, fileIDs.dropFirst())
-        where keys.fileID(Int(previous)) == keys.fileID(Int(next)) {
+        for (previous, next) in zip(fileIDs, fileIDs.dropFirst()) where keys.sameFileID(Int(previous), Int(next)) {
             let id = String(decoding: keys.fileID(Int(next)), as: UTF8.self)
             throw .database(
                 path: shown, operation: "insert", code: 1555,  // SQLITE_CONSTRAINT_PRIMARYKEY

@@ -47,6 +47,38 @@ struct ManifestIndexKeys {
     func relativePath(_ row: Int) -> ArraySlice<UInt8> { paths[pathEnds[row]..<pathEnds[row + 1]] }
     func domain(_ row: Int) -> [UInt8] { domains[Int(domainOfRow[row])] }
 
+    /// The length of row `row`'s value in `column` (text; flags have none).
+    func length(_ column: IndexEntries.Column, _ row: Int) -> Int {
+        switch column {
+        case .fileID: fileIDEnds[row + 1] - fileIDEnds[row]
+        case .relativePath: pathEnds[row + 1] - pathEnds[row]
+        case .domain: domains[Int(domainOfRow[row])].count
+        case .flags: 0
+        }
+    }
+
+    /// Calls `body` with row `row`'s value in `column` (text; flags have none), in place.
+    func withValue<Result>(_ column: IndexEntries.Column, _ row: Int, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        func slice(_ bytes: [UInt8], _ ends: [Int]) -> Result {
+            bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[ends[row]..<ends[row + 1]])) }
+        }
+        switch column {
+        case .fileID: return slice(fileIDs, fileIDEnds)
+        case .relativePath: return slice(paths, pathEnds)
+        case .domain: return domains[Int(domainOfRow[row])].withUnsafeBytes(body)
+        case .flags: return body(UnsafeRawBufferPointer(start: nil, count: 0))
+        }
+    }
+
+    /// Whether rows `left` and `right` have the same fileID.
+    func sameFileID(_ left: Int, _ right: Int) -> Bool {
+        let leftStart = fileIDEnds[left], leftLength = fileIDEnds[left + 1] - leftStart
+        let rightStart = fileIDEnds[right], rightLength = fileIDEnds[right + 1] - rightStart
+        guard leftLength == rightLength else { return false }
+        return leftLength == 0
+            || fileIDs.withUnsafeBytes { memcmp($0.baseAddress! + leftStart, $0.baseAddress! + rightStart, leftLength) } == 0
+    }
+
     /// Rows in fileID order (fileIDs are hashes: their first eight bytes are as good as unique, and a radix sort
     /// on them is the sort).
     func fileIDOrder() -> [Int32] { Self.order(fileIDs, fileIDEnds, count, radix: true) }
