@@ -62,7 +62,8 @@ import Testing
     }
 
     /// A full disk while a content file is written (the 20th write of the formatting thread fails with ENOSPC):
-    /// the backup fails naming the cause, and only the previous backup is left.
+    /// the backup fails naming the cause and the content file (`<backup>/xx/<fileID>`), and only the previous
+    /// backup is left.
     @Test func aFullDiskFailsTheBackupAndKeepsThePreviousOne() throws {
         try PhoneScratch.withFaults { scratch in
             let fixture = try Fixture(scratch)
@@ -70,6 +71,11 @@ import Testing
                 "write", "error=ENOSPC", when: "20", path: nil,
                 ["backup", fixture.root, "--format", "mobilesync", "-o", fixture.backup])
             PhoneScratch.expectCleanFailure(result, mentioning: ["No space left on device"])
+            let named = try #require(result.stderr.firstRange(of: "write(\(fixture.backup)/"), "\(result.stderr)")
+            let file = result.stderr[named.upperBound...].prefix { $0 != ")" }.split(separator: "/")
+            #expect(
+                file.count == 2 && file[1].count == 40 && file[1].hasPrefix(file[0]) && file[1].allSatisfy(\.isHexDigit),
+                "\(result.stderr)")
             try fixture.expectPreviousBackupIntact()
             #expect(try directoryNames(in: fixture.out) == ["backup"])
         }
