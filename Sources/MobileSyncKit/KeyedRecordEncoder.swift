@@ -199,6 +199,8 @@ public struct KeyedRecordEncoder {
     // MARK: - Objects (as BinaryPropertyListWriter writes them)
 
     private mutating func begin() {
+        // Every record has fewer than 256 objects whatever its values (about 70 at most): the table's room.
+        precondition(objects < 256)
         offsets[objects] = count
         objects += 1
     }

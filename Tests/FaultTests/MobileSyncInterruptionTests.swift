@@ -74,7 +74,8 @@ import Testing
             let named = try #require(result.stderr.firstRange(of: "write(\(fixture.backup)/"), "\(result.stderr)")
             let file = result.stderr[named.upperBound...].prefix { $0 != ")" }.split(separator: "/")
             #expect(
-                file.count == 2 && file[1].count == 40 && file[1].hasPrefix(file[0]) && file[1].allSatisfy(\.isHexDigit),
+                file.count == 2 && file[1].count == 40 && file[1].hasPrefix(file[0])
+                    && file[1].allSatisfy(\.isHexDigit),
                 "\(result.stderr)")
             try fixture.expectPreviousBackupIntact()
             #expect(try directoryNames(in: fixture.out) == ["backup"])

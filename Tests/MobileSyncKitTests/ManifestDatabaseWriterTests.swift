@@ -152,7 +152,8 @@ import Testing
         var seen: Set<String> = []
         var rows: [Row] = []
         while rows.count < 3000 {
-            let tail = String((0..<Int.random(in: 0...6, using: &generator)).map { _ in "ab~0Z".randomElement(using: &generator)! })
+            let tail = String(
+                (0..<Int.random(in: 0...6, using: &generator)).map { _ in "ab~0Z".randomElement(using: &generator)! })
             let fileID = starts.randomElement(using: &generator)! + tail
             guard !fileID.isEmpty, seen.insert(fileID).inserted else { continue }
             rows.append(Row(fileID: fileID, domain: "HomeDomain", path: "p\(rows.count)", kind: .file, blob: []))

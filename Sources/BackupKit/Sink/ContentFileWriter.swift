@@ -219,7 +219,8 @@ final class ContentFileWriter {
             // A failed close of a written file is reported (the data may not be stored).
             guard let file = worker.file.take() else { return }
             do { try file.close() } catch {
-                throw .system(SystemError(error.call, path: "\(worker.shown)/\(contentPath(error.path))", code: error.code))
+                let path = "\(worker.shown)/\(contentPath(error.path))"
+                throw .system(SystemError(error.call, path: path, code: error.code))
             }
         }
     }

@@ -320,7 +320,9 @@ final class MobileSyncSink: FormatSink {
 
     private func closeCurrent() throws(BackupError) {
         if contentOpen {
-            guard remaining == 0 else { throw .output("internal error: \(currentShown) ended \(remaining) bytes short") }
+            guard remaining == 0 else {
+                throw .output("internal error: \(currentShown) ended \(remaining) bytes short")
+            }
             contentOpen = false
             return try contents.close()
         }

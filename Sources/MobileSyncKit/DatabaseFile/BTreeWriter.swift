@@ -147,8 +147,9 @@ struct BTreeWriter {
             if buffer.count < length { buffer = [UInt8](repeating: 0, count: length) }
             try buffer.withUnsafeMutableBytes { record in
                 entries.write(index, at: record.baseAddress!)
+                let payload = UnsafeRawBufferPointer(rebasing: record[0..<length])
                 return Result { () throws(MobileSyncError) in
-                    try addIndexCell(UnsafeRawBufferPointer(rebasing: record[0..<length]), child: child, to: page, number: number)
+                    try addIndexCell(payload, child: child, to: page, number: number)
                 }
             }.get()
         }

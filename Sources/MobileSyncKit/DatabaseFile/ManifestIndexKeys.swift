@@ -58,7 +58,9 @@ struct ManifestIndexKeys {
     }
 
     /// Calls `body` with row `row`'s value in `column` (text; flags have none), in place.
-    func withValue<Result>(_ column: IndexEntries.Column, _ row: Int, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+    func withValue<Result>(
+        _ column: IndexEntries.Column, _ row: Int, _ body: (UnsafeRawBufferPointer) -> Result
+    ) -> Result {
         func slice(_ bytes: [UInt8], _ ends: [Int]) -> Result {
             bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[ends[row]..<ends[row + 1]])) }
         }
@@ -75,8 +77,10 @@ struct ManifestIndexKeys {
         let leftStart = fileIDEnds[left], leftLength = fileIDEnds[left + 1] - leftStart
         let rightStart = fileIDEnds[right], rightLength = fileIDEnds[right + 1] - rightStart
         guard leftLength == rightLength else { return false }
-        return leftLength == 0
-            || fileIDs.withUnsafeBytes { memcmp($0.baseAddress! + leftStart, $0.baseAddress! + rightStart, leftLength) } == 0
+        guard leftLength > 0 else { return true }
+        return fileIDs.withUnsafeBytes { bytes in
+            memcmp(bytes.baseAddress! + leftStart, bytes.baseAddress! + rightStart, leftLength) == 0
+        }
     }
 
     /// Rows in fileID order (fileIDs are hashes: their first eight bytes are as good as unique, and a radix sort
