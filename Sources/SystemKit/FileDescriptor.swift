@@ -85,13 +85,7 @@ public struct FileDescriptor: ~Copyable, Sendable {
 
     /// Writes all of `bytes`, retrying short writes.
     public borrowing func write(_ bytes: UnsafeRawBufferPointer) throws(SystemError) {
-        var offset = 0
-        while offset < bytes.count {
-            let n = try SystemError.check("write", path: path) {
-                Glibc.write(rawValue, bytes.baseAddress! + offset, bytes.count - offset)
-            }
-            offset += n
-        }
+        try Kernel.writeAll(rawValue, bytes, path: path)
     }
 
     /// Writes all of `bytes`.

@@ -226,16 +226,10 @@ final class ContentFileWriter {
     }
 
     private static func writeAll(_ data: UnsafeRawBufferPointer, _ worker: Worker) throws(BackupError) {
-        let fd = worker.file?.rawValue ?? -1
-        var offset = 0
-        while offset < data.count {
-            let n = Glibc.write(fd, data.baseAddress! + offset, data.count - offset)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw .system(SystemError("write", path: "\(worker.shown)/\(contentPath(worker.file?.path ?? ""))"))
-            }
-            offset += n
-        }
+        do {
+            try Kernel.writeAll(
+                worker.file?.rawValue ?? -1, data, path: "\(worker.shown)/\(contentPath(worker.file?.path ?? ""))")
+        } catch { throw .system(error) }
         worker.bytesWritten += UInt64(data.count)
     }
 }

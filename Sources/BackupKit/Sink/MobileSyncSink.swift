@@ -31,12 +31,11 @@ final class MobileSyncSink: FormatSink {
     private let interruption: () -> Int32?
     /// An encrypted backup's keys; nil for a plain backup.
     private let encryption: BackupEncryption?
-    /// The cipher of the content file being written (encrypted backups), and its output buffer.
-    private var cipher: FileCipher?
     /// Content files are created, encrypted and written on a thread of their own; `contentOpen` while one is
     /// being handed over.
     private let contents: ContentFileWriters
     private var contentOpen = false
+    /// The encrypted Manifest.db's output buffer (encrypted backups).
     private var cipherOutput = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 16)
     /// The `xx` directories made so far, open (by their first byte's value; -1 until made).
     private let contentDirectories = DescriptorTable(count: 256)
@@ -134,30 +133,12 @@ final class MobileSyncSink: FormatSink {
         }
         remaining -= UInt64(data.count)
         if contentOpen { return try contents.write(data) }
-        guard let cipher else { return try writeAll(data) }
-        var offset = 0
-        while offset < data.count {
-            // Chunks the buffer can take with the block the cipher may add.
-            let chunk = UnsafeRawBufferPointer(rebasing: data[offset..<min(data.count, offset + cipherOutput.count - 32)])
-            let produced: Int
-            do { produced = try cipher.update(chunk, into: cipherOutput) } catch { throw .format(error) }
-            try writeAll(UnsafeRawBufferPointer(rebasing: cipherOutput[0..<produced]))
-            offset += chunk.count
-        }
+        try writeAll(data)
     }
 
-    /// Writes all of `data` to the current content file.
+    /// Writes all of `data` to the current file.
     private func writeAll(_ data: UnsafeRawBufferPointer) throws(BackupError) {
-        let fd = current?.rawValue ?? -1
-        var offset = 0
-        while offset < data.count {
-            let n = Glibc.write(fd, data.baseAddress! + offset, data.count - offset)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw .system(SystemError("write", path: currentName))
-            }
-            offset += n
-        }
+        do { try Kernel.writeAll(current?.rawValue ?? -1, data, path: currentName) } catch { throw .system(error) }
         bytesWritten += UInt64(data.count)
     }
 
@@ -329,15 +310,7 @@ final class MobileSyncSink: FormatSink {
         guard current != nil else { return }
         guard remaining == 0 else {
             current = nil  // closed: the file is incomplete, the error says so
-            cipher = nil
             throw .output("internal error: \(currentName) ended \(remaining) bytes short")
-        }
-        if let cipher {
-            self.cipher = nil
-            let last: [UInt8]
-            guard let block = cipher.finish() else { throw .format(.crypto(call: "EVP_CipherFinal_ex")) }
-            last = block
-            try last.withUnsafeBytes { buffer in Result { () throws(BackupError) in try writeAll(buffer) } }.get()
         }
         // A failed close of a written file is reported (the data may not be stored).
         guard let file = current.take() else { return }
@@ -358,16 +331,10 @@ final class MobileSyncSink: FormatSink {
         do { databaseCipher = try FileCipher(key: key) } catch { throw .format(error) }
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 128 << 10, alignment: 16)
         defer { chunk.deallocate() }
-        var readOffset: off_t = 0, writeOffset: off_t = 0
+        var readOffset: off_t = 0, writeOffset: UInt64 = 0
         func put(_ bytes: UnsafeRawBufferPointer) throws(BackupError) {
-            var done = 0
-            while done < bytes.count {
-                let n = pwrite(descriptor, bytes.baseAddress! + done, bytes.count - done, writeOffset + off_t(done))
-                if n < 0 && errno == EINTR { continue }
-                guard n >= 0 else { throw .system(SystemError("pwrite", path: name)) }
-                done += n
-            }
-            writeOffset += off_t(bytes.count)
+            do { try Kernel.writeAll(descriptor, bytes, at: writeOffset, path: name) } catch { throw .system(error) }
+            writeOffset += UInt64(bytes.count)
             bytesWritten += UInt64(bytes.count)
         }
         while true {
@@ -391,21 +358,22 @@ final class MobileSyncSink: FormatSink {
     private func copyContent(from source: String, to fileID: String) throws(BackupError) -> UInt64 {
         try contents.drain()  // the source's content file is complete on disk
         let sourceDirectory = try contentDirectory(source)
+        let sourceName = "\(shown)/\(ContentFileWriter.contentPath(source))"
         let opened = openat(sourceDirectory, source, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard opened >= 0 else { throw .system(SystemError("openat", path: "\(shown)/\(source.prefix(2))/\(source)")) }
+        guard opened >= 0 else { throw .system(SystemError("openat", path: sourceName)) }
         let input = FileDescriptor(rawValue: opened, path: "")  // read only: closed silently; messages build its name
         var status = stat()
         guard fstat(input.rawValue, &status) == 0 else {
-            throw .system(SystemError("fstat", path: "\(shown)/\(source)"))
+            throw .system(SystemError("fstat", path: sourceName))
         }
         let size = UInt64(status.st_size)
-        try create(fileID, in: try contentDirectory(fileID), size: size, shownAs: "\(fileID.prefix(2))/\(fileID)")
+        try create(fileID, in: try contentDirectory(fileID), size: size, shownAs: ContentFileWriter.contentPath(fileID))
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 16)
         defer { chunk.deallocate() }
         while remaining > 0 {
             let n = read(input.rawValue, chunk.baseAddress, min(chunk.count, Int(clamping: remaining)))
             if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { throw .system(SystemError("read", path: "\(shown)/\(source.prefix(2))/\(source)")) }
+            guard n > 0 else { throw .system(SystemError("read", path: sourceName)) }
             remaining -= UInt64(n)
             try writeAll(UnsafeRawBufferPointer(rebasing: chunk[0..<n]))
         }

@@ -58,22 +58,28 @@ struct BTreeWriter {
         }
     }
 
-    /// Adds to `target` (page `number`) an index cell of `payload`, with `child` on an interior page.
-    private func addIndexCell(
-        _ payload: UnsafeRawBufferPointer, child: UInt32?, to target: PageBuffer, number: UInt32
-    ) throws(MobileSyncError) {
-        let local = Self.localLength(payload: payload.count, maxLocal: Self.maxLocalIndex)
-        let length = (child == nil ? 0 : 4) + Self.indexCellLength(payload: payload.count)
-        let cell = target.addCell(length)
+    /// Reserves on `target` an index cell for a record of `payload` bytes (with `child` on an interior page) and
+    /// writes its header; returns where the record's local part goes (`localLength` bytes, then, when the record
+    /// overflows, 4 bytes for the first overflow page).
+    private func reserveIndexCell(payload: Int, child: UInt32?, on target: PageBuffer) -> UnsafeMutableRawPointer {
+        let cell = target.addCell((child == nil ? 0 : 4) + Self.indexCellLength(payload: payload))
         var offset = 0
         if let child {
             RecordFormat.putUInt32(child, at: cell)
             offset = 4
         }
-        offset += RecordFormat.putVarint(UInt64(payload.count), at: cell + offset)
-        if local > 0 { (cell + offset).copyMemory(from: payload.baseAddress!, byteCount: local) }
+        return cell + offset + RecordFormat.putVarint(UInt64(payload), at: cell + offset)
+    }
+
+    /// Adds to `target` (page `number`) an index cell of `payload`, with `child` on an interior page.
+    private func addIndexCell(
+        _ payload: UnsafeRawBufferPointer, child: UInt32?, to target: PageBuffer, number: UInt32
+    ) throws(MobileSyncError) {
+        let local = Self.localLength(payload: payload.count, maxLocal: Self.maxLocalIndex)
+        let start = reserveIndexCell(payload: payload.count, child: child, on: target)
+        if local > 0 { start.copyMemory(from: payload.baseAddress!, byteCount: local) }
         if local < payload.count {
-            RecordFormat.putUInt32(try overflow(payload, from: local, parent: number), at: cell + offset + local)
+            RecordFormat.putUInt32(try overflow(payload, from: local, parent: number), at: start + local)
         }
     }
 
@@ -134,14 +140,7 @@ struct BTreeWriter {
         func add(_ index: Int, child: UInt32?, number: UInt32) throws(MobileSyncError) {
             let length = Int(lengths[index])
             if length <= Self.maxLocalIndex {
-                let cell = page.addCell((child == nil ? 0 : 4) + RecordFormat.varintLength(UInt64(length)) + length)
-                var offset = 0
-                if let child {
-                    RecordFormat.putUInt32(child, at: cell)
-                    offset = 4
-                }
-                offset += RecordFormat.putVarint(UInt64(length), at: cell + offset)
-                entries.write(index, at: cell + offset)
+                entries.write(index, at: reserveIndexCell(payload: length, child: child, on: page))
                 return
             }
             if buffer.count < length { buffer = [UInt8](repeating: 0, count: length) }

@@ -80,17 +80,10 @@ final class DatabasePages {
     /// Writes the pages held back.
     func flush() throws(MobileSyncError) {
         guard runCount > 0 else { return }
-        var offset = 0
-        let total = runCount * Self.size
-        let fileOffset = off_t(runStart - 1) * off_t(Self.size)
-        while offset < total {
-            let written = pwrite(descriptor, run.baseAddress! + offset, total - offset, fileOffset + off_t(offset))
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw .file(SystemError("pwrite", path: shown))
-            }
-            offset += written
-        }
+        let pages = UnsafeRawBufferPointer(start: run.baseAddress, count: runCount * Self.size)
+        do {
+            try Kernel.writeAll(descriptor, pages, at: UInt64(runStart - 1) * UInt64(Self.size), path: shown)
+        } catch { throw .file(error) }
         runCount = 0
     }
 

@@ -176,7 +176,7 @@ public final class ManifestDatabaseWriter {
         defer { worker.take()?.join() }
         let fileIDs = keys.fileIDOrder()
         for (previous, next) in zip(fileIDs, fileIDs.dropFirst()) where keys.sameFileID(Int(previous), Int(next)) {
-            let id = String(decoding: keys.fileID(Int(next)), as: UTF8.self)
+            let id = keys.withValue(.fileID, Int(next)) { String(decoding: $0, as: UTF8.self) }
             throw .database(
                 path: shown, operation: "insert", code: 1555,  // SQLITE_CONSTRAINT_PRIMARYKEY
                 message: "UNIQUE constraint failed: Files.fileID (two rows have the fileID \(id))")

@@ -42,11 +42,6 @@ struct ManifestIndexKeys {
         return number
     }
 
-    /// Row `row`'s fileID and relativePath.
-    func fileID(_ row: Int) -> ArraySlice<UInt8> { fileIDs[fileIDEnds[row]..<fileIDEnds[row + 1]] }
-    func relativePath(_ row: Int) -> ArraySlice<UInt8> { paths[pathEnds[row]..<pathEnds[row + 1]] }
-    func domain(_ row: Int) -> [UInt8] { domains[Int(domainOfRow[row])] }
-
     /// The length of row `row`'s value in `column` (text; flags have none).
     func length(_ column: IndexEntries.Column, _ row: Int) -> Int {
         switch column {
