@@ -1,5 +1,7 @@
 // StagingPipelineTests: while the writer thread is behind, the reader applies the batches it fills itself, files
-// that span batches included, and every file ends up with its bytes and times whichever thread wrote it.
+// that span batches included, and every file ends up with its bytes and times whichever thread wrote it; the digest
+// log gets every file's SHA-256 (holes as zeros) in the order the files were queued.
+import DeviceKit
 import Foundation
 import Glibc
 import SystemKit
@@ -23,7 +25,8 @@ import TestSupport
             let tree = StagingTree(root: SharedDescriptor(FileDescriptor(rawValue: fd, path: dir)), objectLimit: .max)
             // The writer waits at its first batch until the gate opens (then every wait passes at once).
             let gate = DispatchSemaphore(value: 0)
-            let pipeline = StagingPipeline(creation: .writer, writerGate: {
+            let log = DigestLog()
+            let pipeline = try StagingPipeline(creation: .writer, digestLog: log, writerGate: {
                 gate.wait()
                 gate.signal()
             })
@@ -36,28 +39,77 @@ import TestSupport
             for index in 0..<60 { files.append(("after/f\(index)", Self.content(index + 1000, large: false))) }
             files.append(("large/b", Self.content(2, large: true)))
             for index in 0..<300 { files.append(("late/\(index % 5)/f\(index)", Self.content(index + 2000, large: index % 40 == 0))) }
+            // After the batches the writer holds (their files end at batch boundaries, so the reader may apply what
+            // follows): each large file and every 11th small one has a hole in its middle (300 KiB in a large one:
+            // more than one hole operation), every 13th ends in one, every 17th is only logged (checked, not
+            // written) and every 19th is hashed by the reader (a large file in a restore) and logged after it is closed.
+            // The others are hashed where they are written, the large ones too (across batches and threads).
+            let held = 5 * StagingBatch.maxFiles
+            var expected: [DigestLog.Record] = []
             var opened = false
+            var written: [(path: String, data: [UInt8], index: Int)] = []
             for (index, file) in files.enumerated() {
-                try pipeline.addFile(try MemberPath(Array(file.path.utf8)), permissions: 0o640, in: tree)
-                try file.data.withUnsafeBytes { try pipeline.addData($0, offset: 0) }
+                let path = Array(file.path.utf8)
+                if index >= held && index % 17 == 5 {
+                    let digest = SHA256Hash.of(file.data)
+                    try pipeline.add(.logDigest(path: path, size: UInt64(file.data.count), digest: digest))
+                    expected.append(DigestLog.Record(path: path, size: UInt64(file.data.count), digest: digest))
+                    continue
+                }
+                let large = file.data.count > 100_000
+                let middleHole = index < held ? 0 : large ? 300_000 : index % 11 == 3 ? 5_000 : 0
+                let tailHole = index >= held && index % 13 == 4 ? 7_000 : 0
+                let split = file.data.count / 2
+                var whole = Array(file.data[..<split]) + [UInt8](repeating: 0, count: middleHole)
+                whole += file.data[split...] + [UInt8](repeating: 0, count: tailHole)
+                let hashedWhereWritten = index < held || index % 19 != 7
+                try pipeline.addFile(try MemberPath(path), permissions: 0o640, hashed: hashedWhereWritten, in: tree)
+                try file.data[..<split].withUnsafeBytes { try pipeline.addData($0, offset: 0) }
+                var hole = middleHole
+                while hole > 0 {
+                    let part = min(hole, StagingBatch.holeUnit)
+                    try pipeline.addHole(part)
+                    hole -= part
+                }
+                try file.data[split...].withUnsafeBytes { try pipeline.addData($0, offset: UInt64(split + middleHole)) }
+                try pipeline.addHole(tailHole)
                 try pipeline.add(
                     .closeFile(
-                        truncateTo: nil, owner: nil, chmod: nil, xattrs: [],
-                        mtime: timespec(tv_sec: 1_700_000_000 + index, tv_nsec: 123)))
+                        truncateTo: tailHole > 0 ? UInt64(whole.count) : nil, owner: nil, chmod: nil, xattrs: [],
+                        mtime: timespec(tv_sec: 1_700_000_000 + index, tv_nsec: 123),
+                        logged: hashedWhereWritten ? (path, UInt64(whole.count)) : nil))
+                let digest = SHA256Hash.of(whole)
+                if !hashedWhereWritten {
+                    try pipeline.add(.logDigest(path: path, size: UInt64(whole.count), digest: digest))
+                }
+                expected.append(DigestLog.Record(path: path, size: UInt64(whole.count), digest: digest))
+                written.append((file.path, whole, index))
                 if !opened && pipeline.batchesAppliedByReader >= 3 {
                     gate.signal()
                     opened = true
                 }
             }
             if !opened { gate.signal() }
+            try pipeline.flush()
+            let reader = try log.reader()
+            var logged: [DigestLog.Record] = []
+            while let record = try reader.peek() {
+                logged.append(record)
+                try reader.advance()
+            }
             try pipeline.finish()
             #expect(opened, "the reader applied \(pipeline.batchesAppliedByReader) batches while the writer waited")
-            for (index, file) in files.enumerated() {
+            #expect(logged.count == expected.count)
+            for (got, want) in zip(logged, expected) {
+                #expect(got == want, "\(String(decoding: want.path, as: UTF8.self))")
+            }
+            for file in written {
                 let path = "\(dir)/\(file.path)"
                 #expect(FileManager.default.contents(atPath: path).map([UInt8].init) == file.data, "\(file.path)")
                 var status = stat()
                 #expect(stat(path, &status) == 0)
-                #expect(status.st_mtim.tv_sec == 1_700_000_000 + index && status.st_mtim.tv_nsec == 123, "\(file.path)")
+                #expect(
+                    status.st_mtim.tv_sec == 1_700_000_000 + file.index && status.st_mtim.tv_nsec == 123, "\(file.path)")
                 #expect(status.st_mode & 0o777 == 0o640, "\(file.path)")
             }
         }

@@ -5,7 +5,8 @@ import TarKit
 /// before and ends within the member's size; the gaps before blocks (sparse holes) are hashed as zeros; data missing
 /// at the end is a hole only in a sparse member, and otherwise a problem. `digest`, when given, gets every byte, holes
 /// as zeros; `collected`, when not nil, the file's bytes (a device plist, checked after); `block` each block at its
-/// offset (the restore's writer thread). `interruption` is asked at each block and through long holes.
+/// offset and `hole` the length of each hole in order between them (the restore's writer thread, which hashes what
+/// it writes). `interruption` is asked at each block and through long holes.
 enum MemberData {
     /// Data framing restore refuses, in its words.
     struct Problem: Error, Equatable {
@@ -18,7 +19,8 @@ enum MemberData {
     static func read(
         _ member: ArchiveReader.Member, size: UInt64, from reader: any FormatSource, digest: SHA256Digest?,
         collecting collected: inout [UInt8]?, drain: Bool = false, interruption: () throws -> Void,
-        block: (UnsafeRawBufferPointer, UInt64) throws -> Void = { _, _ in }
+        block: (UnsafeRawBufferPointer, UInt64) throws -> Void = { _, _ in },
+        hole: (UInt64) throws -> Void = { _ in }
     ) throws -> Bool {
         var position: UInt64 = 0
         var problem: Problem?
@@ -30,8 +32,9 @@ enum MemberData {
                 if !drain { throw problem! }
             }
             if problem == nil {
-                if offset > position, let digest {
-                    try hashZeros(offset - position, into: digest, interruption: interruption)
+                if offset > position {
+                    if let digest { try hashZeros(offset - position, into: digest, interruption: interruption) }
+                    try hole(offset - position)
                 }
                 if collected != nil {
                     collected!.append(contentsOf: repeatElement(0, count: Int(offset - position)))
@@ -42,15 +45,18 @@ enum MemberData {
             digest?.update(data.bytes)
             position = offset + UInt64(data.bytes.count)
         }
-        let hole = position < size
-        if hole && member.isSparse {
+        let endsInHole = position < size
+        if endsInHole && member.isSparse {
             if let digest { try hashZeros(size - position, into: digest, interruption: interruption) }
-            if problem == nil { collected?.append(contentsOf: repeatElement(0, count: Int(size - position))) }
-        } else if hole && problem == nil {
+            if problem == nil {
+                collected?.append(contentsOf: repeatElement(0, count: Int(size - position)))
+                try hole(size - position)
+            }
+        } else if endsInHole && problem == nil {
             problem = Problem(reason: "\(size - position) bytes of data missing")
         }
         if let problem { throw problem }
-        return hole
+        return endsInHole
     }
 
     /// Hashes a sparse hole as zeros (a hole can be huge: `interruption` is asked at each 64 KiB).

@@ -15,31 +15,28 @@ final class DigestLog {
     }
 
     private static let memoryLimit = 256 << 10
-    private var buffer: [UInt8] = []
-    private var spill: FileDescriptor?
+    private var buffer = Records()
     /// Where a spill file is created (an O_TMPFILE directory), or nil for $TMPDIR or /tmp.
     private let spillDirectory: SharedDescriptor?
+    private var spill: FileDescriptor?
     private(set) var count: UInt64 = 0
 
     init(spillDirectory: SharedDescriptor? = nil) {
         self.spillDirectory = spillDirectory
     }
 
-    /// Appends a record (path at most 65535 bytes; member paths are at most 4095) whose digest is `digest`'s 32 bytes
-    /// (zeros when it has another length).
+    /// Appends a record (`Records.append`).
     func append(path: [UInt8], size: UInt64, digest: UnsafeRawBufferPointer) throws {
-        let length = UInt16(min(path.count, Int(UInt16.max)))
-        buffer.append(UInt8(length & 0xFF))
-        buffer.append(UInt8(length >> 8))
-        buffer.append(contentsOf: path.prefix(Int(length)))
-        withUnsafeBytes(of: size.littleEndian) { buffer.append(contentsOf: $0) }
-        if digest.count == 32 {
-            buffer.append(contentsOf: digest)
-        } else {
-            buffer.append(contentsOf: repeatElement(0, count: 32))
-        }
+        buffer.append(path: path, size: size, digest: digest)
         count += 1
-        if buffer.count >= DigestLog.memoryLimit { try flush() }
+        if buffer.bytes.count >= DigestLog.memoryLimit { try flush() }
+    }
+
+    /// Appends `records` in their order.
+    func append(_ records: Records) throws {
+        buffer.append(contentsOf: records)
+        count += UInt64(records.count)
+        if buffer.bytes.count >= DigestLog.memoryLimit { try flush() }
     }
 
     private func flush() throws {
@@ -51,13 +48,13 @@ final class DigestLog {
             }
             spill = FileDescriptor(rawValue: fd, path: path)
         }
-        try spill?.write(buffer)
-        buffer.removeAll(keepingCapacity: true)
+        try spill?.write(buffer.bytes)
+        buffer.removeAll()
     }
 
     /// A reader over every record in order (the log must not be appended to afterwards).
     func reader() throws -> Reader {
-        guard spill != nil else { return Reader(memory: buffer) }
+        guard spill != nil else { return Reader(memory: buffer.bytes) }
         try flush()
         try SystemError.check("lseek", path: spill?.path ?? "") { lseek(spill?.rawValue ?? -1, 0, SEEK_SET) }
         return Reader(spillOf: self)

@@ -3,11 +3,12 @@ import SystemKit
 
 /// Each file's SHA-256, logged with its path and size, and the members digest: the manifest's check compares them
 /// after the last member (`ManifestCheck`). A restore keeps them only for a format that carries devicectl's manifest
-/// (`FormatSource.carriesManifest`): for any other, nothing would check them.
+/// (`FormatSource.carriesManifest`): for any other, nothing would check them. A written file is hashed and logged by
+/// the staging pipeline's thread that writes it; a file only read, here.
 struct RestoreDigests {
     let log: DigestLog
     let members: Manifest.MemberDigest
-    /// The digest of the file being read.
+    /// The digest of a file read but not written.
     let file: SHA256Digest
 
     init(spillDirectory: SharedDescriptor) throws {
@@ -16,13 +17,4 @@ struct RestoreDigests {
         file = try SHA256Digest()
     }
 
-    /// Starts the next file's digest.
-    func startFile() throws {
-        try file.reset()
-    }
-
-    /// Logs the file just read (`path`, `size` and its digest).
-    func logFile(_ path: [UInt8], size: UInt64) throws {
-        try file.withFinalDigest { try log.append(path: path, size: size, digest: $0) }
-    }
 }

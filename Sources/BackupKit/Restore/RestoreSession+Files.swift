@@ -1,4 +1,4 @@
-// RestoreSession+Files: regular files: data hashed on the way to the writer thread, then metadata; xattr policy.
+// RestoreSession+Files: regular files: data (hashed where it is written) and metadata to the writer; xattr policy.
 import DeviceKit
 import Foundation
 import Glibc
@@ -6,8 +6,9 @@ import SystemKit
 import TarKit
 
 extension RestoreSession {
-    /// Queues the file's creation, data (hashed on the way, for a format with a manifest) and metadata; logs its
-    /// digest.
+    /// Queues the file's creation, data and metadata, and for a format with a manifest the logging of its digest: a
+    /// small file is hashed by the thread that writes it, a large one here as it is read
+    /// (`StagingPipeline.hashesWhereWritten`).
     func extractFile(_ member: ArchiveReader.Member, _ path: MemberPath, _ pipeline: StagingPipeline) throws {
         let size = UInt64(max(0, member.size))
         try reserve(size, for: member)
@@ -21,9 +22,11 @@ extension RestoreSession {
             plistBytes = []
         }
         let mode = permissions(member)
-        try pipeline.addFile(path, permissions: mode & 0o777, in: tree)
-        try digests?.startFile()
-        let sparseTail = try copyData(member, size: size, to: pipeline, collecting: &plistBytes)
+        let hashedWhereWritten = pipeline.hashesWhereWritten(size: size)
+        try pipeline.addFile(path, permissions: mode & 0o777, hashed: hashedWhereWritten, in: tree)
+        if !hashedWhereWritten { try digests?.file.reset() }
+        let sparseTail = try copyData(
+            member, size: size, to: pipeline, hashedThere: hashedWhereWritten, collecting: &plistBytes)
         if let plist, let plistBytes, let problem = RestoreSession.plistProblem(plist, plistBytes, member: member) {
             throw RestoreError.refusedMember(member.path, reason: problem)
         }
@@ -31,36 +34,56 @@ extension RestoreSession {
         try pipeline.add(
             .closeFile(
                 truncateTo: sparseTail ? size : nil, owner: try owner(member), chmod: chmod,
-                xattrs: try userXattrs(member, path, symlink: false), mtime: mtime(member)))
-        try digests?.logFile(path.bytes, size: size)
+                xattrs: try userXattrs(member, path, symlink: false), mtime: mtime(member),
+                logged: hashedWhereWritten ? (path.bytes, size) : nil))
+        if !hashedWhereWritten, let digests {
+            try pipeline.add(.logDigest(path: path.bytes, size: size, digest: digests.file.finalize()))
+        }
         report.counts.files += 1
         report.counts.bytes += size
     }
 
-    /// Reads (and hashes, for a format with a manifest) a member's data without writing it (DeviceLocal members:
-    /// checked, never applied).
-    func hashOnly(_ member: ArchiveReader.Member, _ path: MemberPath) throws {
+    /// Reads (and hashes here, for a format with a manifest) a member's data without writing it (DeviceLocal members:
+    /// checked, never applied); its digest is logged in its place among the files the pipeline applies.
+    func hashOnly(_ member: ArchiveReader.Member, _ path: MemberPath, _ pipeline: StagingPipeline) throws {
         let size = UInt64(max(0, member.size))
         try reserve(size, for: member)  // counted too, so a skipped member cannot be a bomb either
-        try digests?.startFile()
+        try digests?.file.reset()
         var none: [UInt8]? = nil
-        try copyData(member, size: size, to: nil, collecting: &none)
-        try digests?.logFile(path.bytes, size: size)
+        try copyData(member, size: size, to: nil, hashedThere: false, collecting: &none)
+        if let digests { try pipeline.add(.logDigest(path: path.bytes, size: size, digest: digests.file.finalize())) }
     }
 
-    /// Reads the member's data blocks into the digest and (when given) the pipeline, by `MemberData`'s rules. Sparse
-    /// holes are hashed as zeros and left as holes; returns true when the member ends in one (the file must be
-    /// extended to its size). `collected`, when not nil, gets the data too (sparse holes as zeros).
+    /// Reads the member's data blocks into the pipeline (when given) and, for a format with a manifest, into the
+    /// digest here, or, `hashedThere`, into the pipeline's hash where they are written (holes as operations), by
+    /// `MemberData`'s rules. Sparse holes are hashed as zeros and left as holes; returns true when the member ends in
+    /// one (the file must be extended to its size). `collected`, when not nil, gets the data too (holes as zeros).
     @discardableResult
     private func copyData(
-        _ member: ArchiveReader.Member, size: UInt64, to pipeline: StagingPipeline?,
+        _ member: ArchiveReader.Member, size: UInt64, to pipeline: StagingPipeline?, hashedThere: Bool,
         collecting collected: inout [UInt8]?
     ) throws -> Bool {
         do {
+            guard let pipeline, hashedThere else {
+                return try MemberData.read(
+                    member, size: size, from: reader, digest: digests?.file, collecting: &collected,
+                    interruption: { () throws(RestoreError) in try checkInterruption() },
+                    block: { bytes, offset in try pipeline?.addData(bytes, offset: offset) })
+            }
             return try MemberData.read(
-                member, size: size, from: reader, digest: digests?.file, collecting: &collected,
+                member, size: size, from: reader, digest: nil, collecting: &collected,
                 interruption: { () throws(RestoreError) in try checkInterruption() },
-                block: { bytes, offset in try pipeline?.addData(bytes, offset: offset) })
+                block: { bytes, offset in try pipeline.addData(bytes, offset: offset) },
+                hole: { count in
+                    // In bounded parts, asking for an interruption between them: a hole can be huge.
+                    var remaining = count
+                    while remaining > 0 {
+                        try checkInterruption()
+                        let part = Int(min(remaining, UInt64(StagingBatch.holeUnit)))
+                        try pipeline.addHole(part)
+                        remaining -= UInt64(part)
+                    }
+                })
         } catch let problem as MemberData.Problem {
             throw RestoreError.refusedMember(member.path, reason: problem.reason)
         }

@@ -65,7 +65,7 @@ final class RestoreSession {
     /// Reads every member. Throws on the first refused member, I/O error or interruption; the writer thread
     /// has stopped when this returns or throws.
     func extractAll() throws {
-        let pipeline = StagingPipeline(creation: options.fileCreation)
+        let pipeline = try StagingPipeline(creation: options.fileCreation, digestLog: digests?.log)
         self.pipeline = pipeline
         do {
             try readMembers(into: pipeline)
@@ -144,7 +144,7 @@ final class RestoreSession {
         }
         if path.isRoot { return }  // ROOT keeps its own metadata
         let deviceLocal = path.top.elementsEqual(RestoreSession.deviceLocal)
-        if !targetExclusions.flagged.isEmpty, try skipFlaggedOnTarget(member, path) { return }
+        if !targetExclusions.flagged.isEmpty, try skipFlaggedOnTarget(member, path, pipeline) { return }
         switch member.kind {
         case .regular:
             observed.counts.files += 1
@@ -157,7 +157,7 @@ final class RestoreSession {
         if deviceLocal {
             // Checked (a file's data hashed for the manifest), never applied.
             warnings.deviceLocal += 1
-            if member.kind == .regular { try hashOnly(member, path) }
+            if member.kind == .regular { try hashOnly(member, path, pipeline) }
             return
         }
         switch member.kind {
@@ -200,7 +200,9 @@ final class RestoreSession {
 
     /// Skips `member` when it lies at or below a path the target device flags excluded from backup (or is a hard
     /// link to a file skipped so): checked by `MemberRules` as any member, a file hashed for the manifest, nothing created.
-    private func skipFlaggedOnTarget(_ member: ArchiveReader.Member, _ path: MemberPath) throws -> Bool {
+    private func skipFlaggedOnTarget(
+        _ member: ArchiveReader.Member, _ path: MemberPath, _ pipeline: StagingPipeline
+    ) throws -> Bool {
         var index = targetExclusions.covering(path.bytes)
         if index == nil, member.kind == .hardLink, let target = member.linkBytes {
             index = targetExclusions.covering(target)
@@ -210,7 +212,7 @@ final class RestoreSession {
         case .regular:
             observed.counts.files += 1
             observed.counts.bytes &+= UInt64(max(0, member.size))
-            try hashOnly(member, path)
+            try hashOnly(member, path, pipeline)
         case .directory:
             observed.counts.directories += 1
         case .symlink:
@@ -245,6 +247,7 @@ final class RestoreSession {
         }
         observed.memberCount = digests.members.count
         observed.memberDigest = digests.members.hex
+        try pipeline?.flush()  // every file's digest is in the log once the writer applied what was queued
         let check = try ManifestCheck(log: try digests.log.reader(), observed: observed)
         while let block = try reader.readBlock() {
             try checkInterruption()
