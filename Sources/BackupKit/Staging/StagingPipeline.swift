@@ -16,6 +16,7 @@
 // archive's order whichever thread applied what (a reader-applied batch finishes before the writer's earlier ones).
 // A file still open at the end of a reader-applied batch goes on with its digest so far.
 import Glibc
+import Synchronization
 import SystemKit
 import TarKit
 
@@ -52,6 +53,11 @@ final class StagingPipeline: @unchecked Sendable {
     private let writerHash: StagingHash?
     /// The digest of the file a batch the reader applies is filling (reader thread only).
     private let readerHash: StagingHash?
+    /// The writer waited for a CPU over its last interval (`RunQueueDelay`, read every `watchInterval` batches): it
+    /// shares a core with a busy process, and the reader, which has one, hashes every file.
+    private let writerWaitsForCPU = Atomic<Bool>(false)
+    /// 16 batches, as a backup's formatter reads its delay (`BatchConsumer.watchInterval`).
+    static let watchInterval = 16
 
     /// Called on the writer thread before each batch (tests hold the writer there to see the reader apply batches).
     private let writerGate: (@Sendable () -> Void)?
@@ -80,8 +86,11 @@ final class StagingPipeline: @unchecked Sendable {
     /// byte: the reader hashes a larger file as it reads it, while a thread writes it, and logs its digest
     /// (`.logDigest`); a file that spans batches would otherwise keep every batch of it on the writer (the file is
     /// open there) while the reader waited.
+    /// While the writer waits for a CPU (one core busy: it shares that core), the reader hashes every file (not when
+    /// pinned: the writer then hashes every small file, on every run).
     func hashesWhereWritten(size: UInt64) -> Bool {
         digestLog != nil && size < UInt64(StagingPipeline.hashedWhereWritten)
+            && !writerWaitsForCPU.load(ordering: .relaxed)
     }
 
     /// The size from which the reader hashes a file (`hashesWhereWritten`). On the bench tree (15 alternating rounds
@@ -220,6 +229,8 @@ final class StagingPipeline: @unchecked Sendable {
     // MARK: - Writer thread
 
     private func run() {
+        var delay = creation == .writer && digestLog != nil ? RunQueueDelay() : nil
+        var applied = 0
         while let batch = handOff.next() {
             writerGate?()
             do {
@@ -232,6 +243,10 @@ final class StagingPipeline: @unchecked Sendable {
             // The reader empties the batch when it takes it again (`submit`): what it allocated for the batch's
             // operations is freed on its own thread, not here (a free from another thread's arena took its lock).
             handOff.recycle(batch)
+            applied &+= 1
+            if applied % StagingPipeline.watchInterval == 0, let contended = delay?.contended() {
+                writerWaitsForCPU.store(contended, ordering: .relaxed)
+            }
         }
         try? file.take()?.close()
     }
