@@ -16,5 +16,4 @@ struct RestoreDigests {
         members = try Manifest.MemberDigest()
         file = try SHA256Digest()
     }
-
 }
