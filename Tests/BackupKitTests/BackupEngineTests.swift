@@ -116,7 +116,7 @@ import Testing
         try withTemporaryDirectory { dir in
             let tree = TreeBuilder(root: "\(dir)/src")
             var generator = SystemRandomNumberGenerator()
-            // 2.4 MB in 300 files: more than the pipe's batches hold (8 of 128 KiB).
+            // 2.4 MB in 300 files: more than the pipe's batches hold (8 of 128 KiB, set here).
             for index in 0..<300 {
                 try tree.file(
                     String(format: "f%d/%03d.bin", index % 3, index),
@@ -133,7 +133,7 @@ import Testing
                     formatterGate: { pipe in
                         guard held.first() else { return }
                         waitUntil(seconds: 30) { pipe.producerIsWaiting }
-                    })
+                    }, batches: 8)
                 if placement == .byBacklog {
                     #expect(summary.filesHashedByReader > 0)
                     #expect(summary.filesHashedByReader < 300)
@@ -153,7 +153,7 @@ import Testing
     @Test func byBacklogTheReadersShareGrowsWhileItWaitsForTheFormatter() throws {
         try withTemporaryDirectory { dir in
             let tree = TreeBuilder(root: "\(dir)/src")
-            // 1,200 files of 16 KiB: about 150 of the pipe's batches of 128 KiB.
+            // 1,200 files of 16 KiB: about 150 of the pipe's batches of 128 KiB (a pool of 8, set here).
             for index in 0..<1200 {
                 try tree.file(
                     String(format: "f%d/%04d.bin", index % 4, index),
@@ -169,7 +169,7 @@ import Testing
                 }
                 let summary = try BackupEngine.backup(
                     request(tree.root, archive), progress: nil, warning: { _ in }, afterRead: nil, hashing: placement,
-                    formatterGate: placement == .formatter ? nil : slow)
+                    formatterGate: placement == .formatter ? nil : slow, batches: 8)
                 if placement == .byBacklog {
                     #expect(summary.filesHashedByReader > 720, "\(summary.filesHashedByReader) of 1200")
                 } else {

@@ -22,6 +22,8 @@ struct BackupRun {
     let stored: ((StoredPath) -> Void)?
     /// Tests only: runs on the formatting thread before it drains each batch.
     var formatterGate: (@Sendable (BatchPipe) -> Void)? = nil
+    /// The pipe's pool (`BackupEngine.batchCount`; tests set a smaller one).
+    var batches = BackupEngine.batchCount
 
     /// The count behind the progress reports' total, as `request.counting` asks.
     private func scanner(_ rules: ExclusionRules) -> BackupScanner? {
@@ -42,7 +44,7 @@ struct BackupRun {
         let manifest = ManifestWriter(spillDirectory: spillDirectory)
         let inline = BackupEngine.formatsInline(request.compression)
         let pipe = BatchPipe(
-            count: inline ? 1 : BackupEngine.batchCount, size: BackupEngine.batchSize,
+            count: inline ? 1 : batches, size: BackupEngine.batchSize,
             wakeAfter: BackupEngine.batchWake)
         let hasher = try FileHasher(manifest: manifest, hashes: !headerOnly)
         let members = headerOnly ? nil : try Manifest.MemberDigest()
