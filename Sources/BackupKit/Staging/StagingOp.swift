@@ -26,8 +26,8 @@ enum StagingOp {
     /// `count` bytes of a sparse hole in the open file, hashed as zeros (nothing written; at most
     /// `StagingBatch.holeUnit`, so that no one operation holds the applying thread for long).
     case hole(count: Int)
-    /// Logs the digest of a file read but not written (a DeviceLocal member, or one the target flags), in its place
-    /// among the files.
+    /// Logs a digest the reader computed, in its place among the files: of a file it hashed as it read it (a larger
+    /// file, after its `.closeFile`), or of one read but not written (a DeviceLocal member, or one the target flags).
     case logDigest(path: [UInt8], size: UInt64, digest: [UInt8])
     /// Finishes the open file: length (sparse tail), owner, mode, user xattrs, mtime, close; logs its digest under
     /// `logged` (its member path and size) when hashing.
