@@ -64,18 +64,13 @@ extension RestoreSession {
         collecting collected: inout [UInt8]?
     ) throws -> Bool {
         do {
-            guard let pipeline, hashedThere else {
-                return try MemberData.read(
-                    member, size: size, from: reader, digest: digests?.file, collecting: &collected,
-                    interruption: { () throws(RestoreError) in try checkInterruption() },
-                    block: { bytes, offset in try pipeline?.addData(bytes, offset: offset) })
-            }
             return try MemberData.read(
-                member, size: size, from: reader, digest: nil, collecting: &collected,
+                member, size: size, from: reader, digest: hashedThere ? nil : digests?.file, collecting: &collected,
                 interruption: { () throws(RestoreError) in try checkInterruption() },
-                block: { bytes, offset in try pipeline.addData(bytes, offset: offset) },
+                block: { bytes, offset in try pipeline?.addData(bytes, offset: offset) },
                 hole: { count in
                     // In bounded parts, asking for an interruption between them: a hole can be huge.
+                    guard hashedThere, let pipeline else { return }
                     var remaining = count
                     while remaining > 0 {
                         try checkInterruption()

@@ -22,10 +22,10 @@ final class StagingHash {
         if active { digest.update(bytes) }
     }
 
-    /// Feeds `count` zeros (a sparse hole; `count` at most `StagingBatch.holeUnit`).
+    /// Feeds `count` zeros (a sparse hole).
     func updateZeros(_ count: Int) {
         guard active else { return }
-        StagingHash.zeros.withUnsafeBytes { digest.update(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+        ZeroBytes.forEachChunk(UInt64(count)) { digest.update($0) }
     }
 
     /// Calls `body` with the file's 32-byte digest (finalizing it), when it is hashed here.
@@ -45,6 +45,4 @@ final class StagingHash {
         active = other.active
         digest.copy(from: other.digest)
     }
-
-    private static let zeros = [UInt8](repeating: 0, count: StagingBatch.holeUnit)
 }

@@ -89,14 +89,14 @@ final class StagingPipeline: @unchecked Sendable {
     /// While the writer waits for a CPU (one core busy: it shares that core), the reader hashes every file (not when
     /// pinned: the writer then hashes every small file, on every run).
     func hashesWhereWritten(size: UInt64) -> Bool {
-        digestLog != nil && size < UInt64(StagingPipeline.hashedWhereWritten)
+        digestLog != nil && size < UInt64(StagingPipeline.readerHashedSize)
             && !writerWaitsForCPU.load(ordering: .relaxed)
     }
 
     /// The size from which the reader hashes a file (`hashesWhereWritten`). On the bench tree (15 alternating rounds
     /// a set) 2, 4 and 8 KiB measured level, 0.92-0.93x the reader hashing every file; 128 KiB 0.95x, 1 KiB 0.96x,
     /// every file where it is written 0.98x.
-    static let hashedWhereWritten = 4096
+    static let readerHashedSize = 4096
 
     /// Queues the creation of the regular file `path` in `tree` (on the run's `FileCreation` thread) and then the
     /// writes into it: `addData` and `add(.closeFile)` follow. `hashed`: the thread that writes the file hashes it
