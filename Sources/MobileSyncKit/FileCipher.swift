@@ -54,12 +54,20 @@ public final class FileCipher {
     /// The last bytes: the padded block (encrypting), or the plaintext after the padding was checked (decrypting);
     /// nil when the padding is wrong or the input was not whole blocks.
     public func finish() -> [UInt8]? {
-        guard !finished else { return nil }
-        finished = true
         var block = [UInt8](repeating: 0, count: 32)
+        guard let written = block.withUnsafeMutableBytes({ finish(into: $0) }) else { return nil }
+        return Array(block[0..<written])
+    }
+
+    /// `finish()` into `output` (which needs 16 bytes): the bytes written, or nil as `finish()` returns nil. A backup
+    /// appends the last block to the file's ciphertext so far, for one `write` a small file.
+    public func finish(into output: UnsafeMutableRawBufferPointer) -> Int? {
+        guard !finished, output.count >= 16 else { return nil }
+        finished = true
         var written: Int32 = 0
-        guard EVP_CipherFinal_ex(context, &block, &written) == 1 else { return nil }
-        return Array(block[0..<Int(written)])
+        guard EVP_CipherFinal_ex(context, output.baseAddress!.assumingMemoryBound(to: UInt8.self), &written) == 1
+        else { return nil }
+        return Int(written)
     }
     /// The plaintext length of a file encrypted so (zero IV) under `key`, `ciphertextLength` bytes long, told from its
     /// last one or two blocks (`tail`: the last 32 bytes, or all 16 of a one-block file) without decrypting the rest:

@@ -51,7 +51,12 @@ final class ContentFileWriter {
         var file: FileDescriptor?
         var cipher: FileCipher?
         var encrypting = false
-        let output = UnsafeMutableRawBufferPointer.allocate(byteCount: ContentFileWriter.batchBytes + 32, alignment: 16)
+        /// Ciphertext of the current file: `pending` bytes not yet written, then room for one step's (its bytes and
+        /// a block) and the last block's.
+        let output = UnsafeMutableRawBufferPointer.allocate(byteCount: ContentFileWriter.batchBytes + 64, alignment: 16)
+        /// Bytes at the start of `output` not yet written: a step's ciphertext is written when the next step's comes
+        /// or, with the last block after it, when the file closes (one `write` a small file, not two).
+        var pending = 0
         /// Bytes written to content files (read by the formatter once the worker has stopped).
         var bytesWritten: UInt64 = 0
 
@@ -207,14 +212,14 @@ final class ContentFileWriter {
         case .data(let offset, let count):
             let bytes = UnsafeRawBufferPointer(rebasing: batch.data[offset..<(offset + count)])
             guard worker.encrypting, let cipher = worker.cipher else { return try writeAll(bytes, worker) }
-            let produced: Int
-            do { produced = try cipher.update(bytes, into: worker.output) } catch { throw .format(error) }
-            try writeAll(UnsafeRawBufferPointer(rebasing: worker.output[0..<produced]), worker)
+            try writePending(worker)
+            do { worker.pending = try cipher.update(bytes, into: worker.output) } catch { throw .format(error) }
         case .close:
             if worker.encrypting, let cipher = worker.cipher {
-                guard let last = cipher.finish() else { throw .format(.crypto(call: "EVP_CipherFinal_ex")) }
-                try last.withUnsafeBytes { buffer in Result { () throws(BackupError) in try writeAll(buffer, worker) } }
-                    .get()
+                let room = UnsafeMutableRawBufferPointer(rebasing: worker.output[worker.pending...])
+                guard let last = cipher.finish(into: room) else { throw .format(.crypto(call: "EVP_CipherFinal_ex")) }
+                worker.pending += last
+                try writePending(worker)
             }
             // A failed close of a written file is reported (the data may not be stored).
             guard let file = worker.file.take() else { return }
@@ -223,6 +228,14 @@ final class ContentFileWriter {
                 throw .system(SystemError(error.call, path: path, code: error.code))
             }
         }
+    }
+
+    /// Writes the ciphertext waiting in the worker's output buffer.
+    private static func writePending(_ worker: Worker) throws(BackupError) {
+        guard worker.pending > 0 else { return }
+        let count = worker.pending
+        worker.pending = 0
+        try writeAll(UnsafeRawBufferPointer(rebasing: worker.output[0..<count]), worker)
     }
 
     private static func writeAll(_ data: UnsafeRawBufferPointer, _ worker: Worker) throws(BackupError) {
