@@ -26,6 +26,10 @@ final class StreamCompressor: @unchecked Sendable {
     /// (a frame's window is at most its content), 2 MiB blocks in flight, three of them queued (`zstdDepth`).
     static let zstdFrameSize = 2 << 20
     static let zstdDepth = 3
+    /// A zstd frame wakes the sleeping compressor at once: one frame is milliseconds of work, and waiting for a
+    /// second (4 MiB) left that thread idle at the start and each time it caught up (like-for-like zstd backup 0.97x,
+    /// 0.95x with one core busy, against waking after two; alternating rounds).
+    static let zstdWakeAfter = 1
 
     /// Worker threads the compressor uses (xz: 2 when this libarchive accepts `threads=2`; else 1).
     let compressionThreads: Int
@@ -80,7 +84,8 @@ final class StreamCompressor: @unchecked Sendable {
         }
         let depth = compression == .zstd ? StreamCompressor.zstdDepth : StreamCompressor.depth
         let handOff = HandOff<Block, ArchiveWriterError>(
-            items: (0..<depth).map { _ in Block(capacity: blockSize) }, wakeAfter: StreamCompressor.wakeAfter)
+            items: (0..<depth).map { _ in Block(capacity: blockSize) },
+            wakeAfter: compression == .zstd ? StreamCompressor.zstdWakeAfter : StreamCompressor.wakeAfter)
         self.handOff = handOff
         do {
             worker = try WorkerThread { [self] in run() }

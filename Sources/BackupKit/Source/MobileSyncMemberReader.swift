@@ -202,15 +202,13 @@ final class MobileSyncMemberReader: FormatSource {
         while true {
             if left == 0 {
                 guard let cipher else { return nil }
-                guard let last = cipher.finish() else {
+                guard let last = cipher.finish(into: plain) else {
                     throw RestoreError.refusedMember(
                         row.shown,
                         reason: "its content file \(row.contentName) does not decrypt (bad padding: damaged, or another key)")
                 }
                 content = .file(remaining: 0, cipher: nil, row: row)
-                guard !last.isEmpty else { return nil }
-                last.withUnsafeBytes { plain.copyMemory(from: $0) }
-                return block(plain, last.count)
+                return last == 0 ? nil : block(plain, last)
             }
             let n = read(descriptor, buffer.baseAddress, Int(min(left, UInt64(buffer.count))))
             if n < 0 && errno == EINTR { continue }
