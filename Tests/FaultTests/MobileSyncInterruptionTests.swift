@@ -64,12 +64,16 @@ import Testing
     /// A full disk while a content file is written (the 20th write of the formatting thread fails with ENOSPC):
     /// the backup fails naming the cause and the content file (`<backup>/xx/<fileID>`), and only the previous
     /// backup is left.
-    @Test func aFullDiskFailsTheBackupAndKeepsThePreviousOne() throws {
+    /// Plain and encrypted (an encrypted content file's ciphertext and last block go out in one `write`).
+    @Test(arguments: [false, true]) func aFullDiskFailsTheBackupAndKeepsThePreviousOne(_ encrypted: Bool) throws {
         try PhoneScratch.withFaults { scratch in
             let fixture = try Fixture(scratch)
+            let password = scratch.dir + "/password"
+            try "secret\n".write(toFile: password, atomically: true, encoding: .utf8)
+            let encryption = ["--encrypt", "--password-file", password, "--kdf-iterations", "10,10"]
             let result = try scratch.runInjecting(
                 "write", "error=ENOSPC", when: "20", path: nil,
-                ["backup", fixture.root, "--format", "mobilesync", "-o", fixture.backup])
+                ["backup", fixture.root, "--format", "mobilesync", "-o", fixture.backup] + (encrypted ? encryption : []))
             PhoneScratch.expectCleanFailure(result, mentioning: ["No space left on device"])
             let named = try #require(result.stderr.firstRange(of: "write(\(fixture.backup)/"), "\(result.stderr)")
             let file = result.stderr[named.upperBound...].prefix { $0 != ")" }.split(separator: "/")
