@@ -61,10 +61,10 @@ import Testing
         }
     }
 
-    /// A full disk while a content file is written (the 20th write of the formatting thread fails with ENOSPC):
-    /// the backup fails naming the cause and the content file (`<backup>/xx/<fileID>`), and only the previous
-    /// backup is left.
-    /// Plain and encrypted (an encrypted content file's ciphertext and last block go out in one `write`).
+    /// A full disk while a content file is written (strace counts each thread's calls: a content-file thread's 20th
+    /// `write` fails with ENOSPC): the backup fails naming the cause and the content file (`<backup>/xx/<fileID>`),
+    /// and only the previous backup is left. Plain and encrypted (an encrypted file's ciphertext and last block go
+    /// out in one `write`).
     @Test(arguments: [false, true]) func aFullDiskFailsTheBackupAndKeepsThePreviousOne(_ encrypted: Bool) throws {
         try PhoneScratch.withFaults { scratch in
             let fixture = try Fixture(scratch)
