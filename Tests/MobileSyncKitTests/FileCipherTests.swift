@@ -8,14 +8,19 @@ import Testing
 @Suite struct FileCipherTests {
     static let keys: [[UInt8]] = [Array(repeating: 0x11, count: 32), (0..<32).map { UInt8($0 * 7 & 0xFF) }]
 
-    /// `plain` encrypted by `cipher` (restarted with `key`), whole.
-    static func encrypt(_ plain: [UInt8], key: [UInt8], with cipher: FileCipher) throws -> [UInt8] {
+    /// `plain` encrypted by `cipher` (restarted with `key`), whole; `oneBuffer`: the last block finished into the
+    /// same buffer after the update's output, as a backup's content-file writer does (`finish(into:)`).
+    static func encrypt(_ plain: [UInt8], key: [UInt8], with cipher: FileCipher, oneBuffer: Bool = false) throws
+        -> [UInt8]
+    {
         try cipher.restart(key: key)
-        var output = [UInt8](repeating: 0, count: plain.count + 16)
+        var output = [UInt8](repeating: 0, count: plain.count + 32)
         let produced = try plain.withUnsafeBytes { input in
             try output.withUnsafeMutableBytes { try cipher.update(input, into: $0) }
         }
-        return Array(output[0..<produced]) + (try #require(cipher.finish()))
+        guard oneBuffer else { return Array(output[0..<produced]) + (try #require(cipher.finish())) }
+        let last = output.withUnsafeMutableBytes { cipher.finish(into: UnsafeMutableRawBufferPointer(rebasing: $0[produced...])) }
+        return Array(output[0..<(produced + (try #require(last)))])
     }
 
     @Test func oneRestartedContextMatchesOpenSSLsCommandLineAndKnowsEachLength() throws {
@@ -27,6 +32,7 @@ import Testing
                 let plain = (0..<length).map { UInt8(($0 * 31 + length) & 0xFF) }
                 let cipherText = try Self.encrypt(plain, key: key, with: encryptor)
                 #expect(cipherText.count == (length / 16 + 1) * 16)
+                #expect(try Self.encrypt(plain, key: key, with: encryptor, oneBuffer: true) == cipherText)
                 // OpenSSL's own tool, same key and zero IV, agrees byte for byte.
                 let input = scratch + "/plain-\(length)"
                 try Data(plain).write(to: URL(fileURLWithPath: input))
@@ -44,6 +50,18 @@ import Testing
                 #expect(decryptor.plaintextLength(ciphertextLength: UInt64(cipherText.count - 1), tail: tail, key: key) == nil)
             }
         }
+    }
+
+    /// A last block asks for 16 bytes of room: with less, `finish(into:)` writes nothing and the file is not finished.
+    @Test func finishingIntoTooSmallABufferWritesNothing() throws {
+        let cipher = try FileCipher(key: Self.keys[1])
+        try cipher.restart(key: Self.keys[1])
+        var small = [UInt8](repeating: 0xEE, count: 15)
+        #expect(small.withUnsafeMutableBytes { cipher.finish(into: $0) } == nil)
+        #expect(small == [UInt8](repeating: 0xEE, count: 15))
+        // The whole padding block of an empty file, as OpenSSL makes it (checked above).
+        let expected = try Self.encrypt([], key: Self.keys[1], with: try FileCipher(key: Self.keys[1]))
+        #expect(try #require(cipher.finish()) == expected)
     }
 
     @Test func theWrongKeyHasNoLengthAndDoesNotDecrypt() throws {
