@@ -54,7 +54,7 @@ public final class FileCipher {
     /// The last bytes: the padded block (encrypting), or the plaintext after the padding was checked (decrypting);
     /// nil when the padding is wrong or the input was not whole blocks.
     public func finish() -> [UInt8]? {
-        var block = [UInt8](repeating: 0, count: 32)
+        var block = [UInt8](repeating: 0, count: 16)
         guard let written = block.withUnsafeMutableBytes({ finish(into: $0) }) else { return nil }
         return Array(block[0..<written])
     }

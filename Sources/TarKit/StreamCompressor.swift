@@ -82,10 +82,12 @@ final class StreamCompressor: @unchecked Sendable {
             frames = nil
             compressionThreads = threads
         }
-        let depth = compression == .zstd ? StreamCompressor.zstdDepth : StreamCompressor.depth
+        let (depth, wakeAfter) =
+            compression == .zstd
+            ? (StreamCompressor.zstdDepth, StreamCompressor.zstdWakeAfter)
+            : (StreamCompressor.depth, StreamCompressor.wakeAfter)
         let handOff = HandOff<Block, ArchiveWriterError>(
-            items: (0..<depth).map { _ in Block(capacity: blockSize) },
-            wakeAfter: compression == .zstd ? StreamCompressor.zstdWakeAfter : StreamCompressor.wakeAfter)
+            items: (0..<depth).map { _ in Block(capacity: blockSize) }, wakeAfter: wakeAfter)
         self.handOff = handOff
         do {
             worker = try WorkerThread { [self] in run() }

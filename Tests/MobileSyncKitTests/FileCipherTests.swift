@@ -19,7 +19,9 @@ import Testing
             try output.withUnsafeMutableBytes { try cipher.update(input, into: $0) }
         }
         guard oneBuffer else { return Array(output[0..<produced]) + (try #require(cipher.finish())) }
-        let last = output.withUnsafeMutableBytes { cipher.finish(into: UnsafeMutableRawBufferPointer(rebasing: $0[produced...])) }
+        let last = output.withUnsafeMutableBytes { buffer in
+            cipher.finish(into: UnsafeMutableRawBufferPointer(rebasing: buffer[produced...]))
+        }
         return Array(output[0..<(produced + (try #require(last)))])
     }
 
