@@ -177,10 +177,12 @@ public final class ArchiveReader {
             return nil
         }
         guard status == ARCHIVE_OK, let entry else {
-            let pathname = entry.flatMap { archive_entry_pathname($0) }.map { String(cString: $0) }
+            if let pathname = entry.flatMap({ archive_entry_pathname($0) }).map({ String(cString: $0) }) {
+                throw failure(parser, "archive_read_next_header", member: pathname)
+            }
             throw failure(
-                parser, "archive_read_next_header",
-                member: pathname ?? lastMember.map { "after \(String(decoding: $0, as: UTF8.self))" })
+                parser, "archive_read_next_header", member: lastMember.map { String(decoding: $0, as: UTF8.self) },
+                afterMember: true)
         }
         let member = Member(entry)
         lastMember = member.pathBytes
@@ -466,20 +468,25 @@ public final class ArchiveReader {
     }
 
     /// The error to report: one raised in a callback first (it is the cause), else libarchive's message.
-    private func failure(_ handle: OpaquePointer, _ call: String, member: String?) -> any Error {
+    private func failure(
+        _ handle: OpaquePointer, _ call: String, member: String?, afterMember: Bool = false
+    ) -> any Error {
         if let callbackError { return callbackError }
-        let message = archive_error_string(handle).map { String(cString: $0) } ?? "unknown error"
+        let libraryMessage = archive_error_string(handle).map { String(cString: $0) }
+        let message = libraryMessage ?? "unreadable tar data"
         if message.contains("Unrecognized archive format") {
             return inputBytes == 0
                 ? ArchiveReaderError.empty : ArchiveReaderError.notTar(filters: filterNames.joined(separator: "+"))
         }
         if decoderFinished && framing.enabled && !framing.sawEnd && streamBytes > 0 {
             // All input was read and no end-of-archive mark came: whatever libarchive calls it, the cause is a cut.
-            let near = member.map { ", at member '\($0)'" } ?? ""
+            let inside =
+                member.map { afterMember ? "the header after member '\($0)'" : "member '\($0)'" } ?? "a member"
             return ArchiveReaderError.damaged(
                 offset: streamBytes,
-                reason: "the archive is truncated (it ends inside a member\(near); libarchive: \(message))")
+                reason: "the archive is truncated (it ends inside \(inside)"
+                    + (libraryMessage.map { "; libarchive: \($0)" } ?? "") + ")")
         }
-        return ArchiveReaderError.library(call: call, message: message, member: member)
+        return ArchiveReaderError.library(call: call, message: message, member: member, afterMember: afterMember)
     }
 }

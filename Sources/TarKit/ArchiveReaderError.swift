@@ -3,8 +3,10 @@ import SystemKit
 
 /// A failure reading an archive stream.
 public enum ArchiveReaderError: Error, CustomStringConvertible, Equatable, Sendable {
-    /// libarchive refused: `call` failed with `message` (from `archive_error_string`), near `member`.
-    case library(call: String, message: String, member: String?)
+    /// libarchive refused: `call` failed with `message` (from `archive_error_string`) at `member`, or, `afterMember`,
+    /// in the header after it. The description names the member and libarchive's message, not the call (a name
+    /// inside devicectl, which the payload keeps for a test or a report).
+    case library(call: String, message: String, member: String?, afterMember: Bool = false)
     /// The stream is readable but not a tar archive (pax, ustar and GNU tar are accepted).
     case notTar(filters: String)
     /// The input is another archive format, recognised by its magic bytes (`zip`, `7z`, `RAR`, `cpio`, `xar`).
@@ -29,9 +31,8 @@ public enum ArchiveReaderError: Error, CustomStringConvertible, Equatable, Senda
     /// The failure in words, naming the member when there is one.
     public var description: String {
         switch self {
-        case .library(let call, let message, let member):
-            let near = member.map { " (at member '\($0)')" } ?? ""
-            return "\(call): \(message)\(near)"
+        case .library(_, let message, let member, let afterMember):
+            return message + (member.map { " (\(ArchiveReaderError.place(of: $0, after: afterMember)))" } ?? "")
         case .notTar(let filters):
             let decoded = filters.isEmpty ? "" : " (after \(filters) decompression)"
             return
@@ -59,5 +60,10 @@ public enum ArchiveReaderError: Error, CustomStringConvertible, Equatable, Senda
         case .damaged(let offset, let reason):
             return "damaged tar archive at byte \(offset) of the tar stream: \(reason)"
         }
+    }
+
+    /// Where in the archive a failure is: at a member, or in the header after it.
+    static func place(of member: String, after: Bool) -> String {
+        after ? "in the header after member '\(member)'" : "at member '\(member)'"
     }
 }

@@ -84,6 +84,20 @@ import Testing
         #expect(cut.problems.contains { $0.lowercased().contains("truncated") }, "\(cut.problems)")
     }
 
+    @Test func aDamagedHeaderIsNamedByTheMemberBeforeIt() throws {
+        var bytes = Self.archive([Self.a, Self.b, Self.c], manifestFor: [Self.a, Self.b, Self.c])
+        // The ustar header of 'c' (its name field, then the magic at 257), its checksum zeroed.
+        let header = try #require(
+            stride(from: 0, to: bytes.count - 512, by: 512).first { at in
+                bytes[at] == UInt8(ascii: "c") && bytes[at + 1] == 0 && Array(bytes[(at + 257)..<(at + 262)]) == Array("ustar".utf8)
+            })
+        for index in 148..<156 { bytes[header + index] = UInt8(ascii: "0") }
+        let report = try Self.verify(bytes)
+        #expect(report.problems.contains { $0.contains("after member 'b'") }, "\(report.problems)")
+        // libarchive's message, not the name of the libarchive call that failed.
+        #expect(!report.problems.contains { $0.contains("archive_read") }, "\(report.problems)")
+    }
+
     @Test func compressedArchivesVerify() throws {
         let whole = Self.archive([Self.a, Self.b, Self.c], manifestFor: [Self.a, Self.b, Self.c])
         for tool in ["gzip", "xz", "zstd", "bzip2"] {
