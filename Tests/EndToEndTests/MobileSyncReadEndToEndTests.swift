@@ -66,7 +66,7 @@ import Testing
     @Test(arguments: [
         ("dotdot", "'..' component", true), ("absolute", "starts with '/'", true), ("slash-domain", "domain is not a name", true),
         ("nul", "NUL", true), ("flags", "flags 8", true), ("fileid", "not the SHA-1", true),
-        ("blob-garbage", "not a binary property list", true), ("blob-deep", "nested deeper", true),
+        ("blob-garbage", "its record in Manifest.db is damaged: not a binary property list", true), ("blob-deep", "nested deeper", true),
         ("blob-huge", "a record over", true), ("blob-class", "not an MBFile", true), ("blob-path", "names another path", true),
         ("blob-mode", "is not a file's", true), ("flags-text", "wrong type", true),
         ("no-parent", "Orphan/dir: a directory AppDomain-com.example.app/Orphan/dir/file needs has no row", false),

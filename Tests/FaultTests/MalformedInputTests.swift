@@ -203,7 +203,8 @@ import Testing
             try scratch.fails(["verify", damaged], mentioning: words)
             let root = try scratch.freshDevice("target")
             let before = try TreeSnapshot.take(root)
-            try scratch.fails(["restore", damaged, root], mentioning: words)
+            // The restore names the archive first: the user's file, then the member and the cause.
+            try scratch.fails(["restore", damaged, root], mentioning: words + ["\(damaged): refusing member '\(member)'"])
             #expect(try TreeSnapshot.take(root) == before)
         }
     }

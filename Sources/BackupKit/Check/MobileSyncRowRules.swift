@@ -24,7 +24,12 @@ enum MobileSyncRowRules {
         guard row.fileID == FileID.of(domain: row.domain, relativePath: row.relativePath) else {
             throw PropertyListReadError("the fileID is not the SHA-1 of its domain and path")
         }
-        let record = try KeyedArchiveReader.record(row.blob, kind: kind)
+        let record: BackupFileRecord
+        do {
+            record = try KeyedArchiveReader.record(row.blob, kind: kind)
+        } catch {
+            throw PropertyListReadError("its record in Manifest.db is damaged: \(error.reason)")
+        }
         guard record.relativePath == row.relativePath else {
             throw PropertyListReadError("the record names another path")
         }

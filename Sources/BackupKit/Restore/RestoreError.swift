@@ -55,6 +55,15 @@ public enum RestoreError: Error, CustomStringConvertible, Equatable, Sendable {
         }
     }
 
+    /// The archive's (or MobileSync backup's) own fault: it is damaged, a member of it was refused, or it does not
+    /// match its manifest (a message names the archive first).
+    public var isTheArchives: Bool {
+        switch self {
+        case .damaged, .refusedMember, .verificationFailed, .badManifest: true
+        default: false
+        }
+    }
+
     /// What went wrong, without what the restore did about it ("nothing was restored"): for verify and list,
     /// which report the same problems without restoring.
     public var message: String {
@@ -65,7 +74,7 @@ public enum RestoreError: Error, CustomStringConvertible, Equatable, Sendable {
         case .rootNotDirectory(let root):
             return "\(root) exists and is not a directory; nothing was changed"
         case .refusedMember(let member, let reason, _):
-            return "refusing the archive: member '\(member)': \(reason)"
+            return "refusing member '\(member)': \(reason)"
         case .verificationFailed(let problems, let more):
             var text = "the archive does not match its manifest:"
             for problem in problems { text += "\n  \(problem)" }

@@ -68,9 +68,10 @@ enum RestoreCommand: Command {
         do {
             report = try ArchiveRestore.restore(archive: archive, root: root, options: options)
             bar.finish()
-        } catch RestoreError.damaged(let cause) {
+        } catch let refusal as RestoreError where refusal.isTheArchives {
+            // The archive's own fault (damaged, a member refused, not matching its manifest): named by it.
             bar.finish()
-            throw ArchiveFailure(archive: archive, cause: RestoreError.damaged(cause))
+            throw ArchiveFailure(archive: archive, cause: refusal)
         } catch RestoreError.system(let cause) where cause.path != archive {
             bar.finish()
             throw RestoreFailure(root: root, cause: cause)
