@@ -24,7 +24,7 @@ enum UserMessage {
 
     /// `PATH: cannot ACTION: reason`, `PATH: no such file or directory`, or `cannot ACTION: reason`.
     static func text(for error: SystemError) -> String {
-        let reason = cause(error.code)
+        let reason = SystemError.phrase(error.code)
         if error.path.isEmpty { return "cannot \(action(error.call)): \(reason)" }
         let path = error.path == "-" ? "standard input" : error.path
         if error.code == ENOENT { return "\(path): \(reason)" }
@@ -32,12 +32,6 @@ enum UserMessage {
         return "\(path): cannot \(step.ofObject ? step.verb : step.verb + " it"): \(reason)"
     }
 
-    /// `strerror` as a phrase: `No such file or directory` -> `no such file or directory`.
-    static func cause(_ code: Int32) -> String {
-        let text = String(cString: strerror(code))
-        guard let first = text.first else { return "error \(code)" }
-        return first.lowercased() + text.dropFirst()
-    }
 
     /// What the user would call the failed step, said before its object: `open`, `change the permissions of`.
     static func action(_ call: String) -> String {

@@ -96,7 +96,7 @@ public struct BackupInfo: Sendable {
         guard opened.rawValue >= 0 else {
             let code = errno
             if code == ENOENT { return nil }
-            throw Failure(file: file, reason: code == ELOOP ? "a symbolic link" : String(cString: strerror(code)).lowercased())
+            throw Failure(file: file, reason: code == ELOOP ? "a symbolic link" : SystemError.phrase(code))
         }
         let fd = opened.rawValue
         var status = stat()

@@ -49,7 +49,7 @@ public final class ManifestDatabaseReader {
             let code = errno
             if code == ENOENT { throw .unreadable(path: shown, reason: .missing) }
             if code == ELOOP { throw .unreadable(path: shown, reason: .notRegular) }
-            throw .database(path: shown, operation: "openat", code: SQLITE_CANTOPEN, message: String(cString: strerror(code)))
+            throw .database(path: shown, operation: "openat", code: SQLITE_CANTOPEN, message: SystemError.phrase(code))
         }
         // Closed at the end of this initialiser: SQLite opens the file through it (`/proc/self/fd`) with its own.
         let fd = opened.rawValue

@@ -28,6 +28,14 @@ public struct SystemError: Error, CustomStringConvertible, Equatable, Sendable {
     /// `strerror` of the code.
     public var reason: String { String(cString: strerror(code)) }
 
+    /// `strerror(code)` as a phrase inside a sentence a user reads: `No such file or directory` -> `no such file or
+    /// directory` (the one place devicectl words an errno for people).
+    public static func phrase(_ code: Int32) -> String {
+        let text = String(cString: strerror(code))
+        guard let first = text.first else { return "error \(code)" }
+        return first.lowercased() + text.dropFirst()
+    }
+
     public var description: String {
         path.isEmpty ? "\(call): \(reason)" : "\(call)(\(path)): \(reason)"
     }

@@ -18,12 +18,6 @@ public struct ArchiveWriterError: Error, CustomStringConvertible, Sendable {
         self.message = message
     }
 
-    /// `strerror(code)` as a phrase inside a sentence (`File too large` -> `file too large`).
-    public static func cause(_ code: Int32) -> String {
-        let text = String(cString: strerror(code))
-        return (text.first?.lowercased() ?? "") + text.dropFirst()
-    }
-
     /// `call(entry): message` (for logs and tests; users read `BackupError`'s wording).
     public var description: String {
         entry.isEmpty ? "\(call): \(message)" : "\(call)(\(entry)): \(message)"

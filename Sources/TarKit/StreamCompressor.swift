@@ -252,9 +252,9 @@ final class StreamCompressor: @unchecked Sendable {
     }
 
     private func errorString(_ handle: OpaquePointer) -> String {
-        if sink.failure != 0 { return "\(sink.name): " + ArchiveWriterError.cause(sink.failure) }
+        if sink.failure != 0 { return "\(sink.name): " + SystemError.phrase(sink.failure) }
         return archive_error_string(handle).map { String(cString: $0) }
-            ?? "unknown libarchive error: " + ArchiveWriterError.cause(archive_errno(handle))
+            ?? "unknown libarchive error: " + SystemError.phrase(archive_errno(handle))
     }
 
     // MARK: - Compressor

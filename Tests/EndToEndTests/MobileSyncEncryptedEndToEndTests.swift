@@ -149,6 +149,10 @@ import Testing
                 (["--password-file", "/dev/null"], [:], "--password-file and --kdf-iterations go with --encrypt"),
                 (["--encrypt", "--kdf-iterations", "10"], ["DEVICECTL_BACKUP_PASSWORD": "x"], "two counts"),
                 (["--encrypt"], ["DEVICECTL_BACKUP_PASSWORD": ""], "the backup password is empty"),
+                // A file that is not there, or a directory (never read as an empty password).
+                (["--encrypt", "--password-file", scratch + "/none"], [:],
+                 "cannot read the password file \(scratch)/none: no such file or directory"),
+                (["--encrypt", "--password-file", scratch], [:], "cannot read the password file \(scratch): is a directory"),
             ] as [([String], [String: String], String)] {
                 let base = arguments.contains("tar") ? ["backup", root] : ["backup", root, "--format", "mobilesync", "-o", out]
                 let result = try BackupCheck.devicectl(base + arguments, environment: environment)

@@ -371,7 +371,7 @@ final class MobileSyncMemberReader: FormatSource {
             }
             throw RestoreError.refusedMember(
                 name.shown,
-                reason: "its content file \(name.contentName) cannot be opened (\(String(cString: strerror(code))))")
+                reason: "its content file \(name.contentName) cannot be opened (\(SystemError.phrase(code)))")
         }
         // Closed when this returns, unless it becomes the member's `contentFile`.
         let opened = FileDescriptor(rawValue: fd, path: "")

@@ -50,16 +50,23 @@ enum PasswordSource {
         let opened = file == "-" ? dup(STDIN_FILENO) : open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard opened >= 0 else {
             let code = errno  // before the message is built (building a string may allocate, and change errno)
-            throw UsageError("cannot read the password file \(file): \(String(cString: strerror(code)))", command: command)
+            throw UsageError("cannot read the password file \(file): \(SystemError.phrase(code))", command: command)
         }
         let descriptor = FileDescriptor(rawValue: opened, path: file)
         let fd = descriptor.rawValue
+        // Opened without blocking (a FIFO with no writer yet would hold the open); read blocking, not spinning.
+        let flags = fcntl(fd, F_GETFL)
+        if flags >= 0, flags & O_NONBLOCK != 0 { _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) }
         var bytes = [UInt8](repeating: 0, count: fileLimit + 1)
         var count = 0
         while count < bytes.count {
             let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + count, $0.count - count) }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 && errno == EAGAIN { continue }
+            if n < 0 {
+                let code = errno
+                if code == EINTR { continue }
+                // A directory, an I/O error: never taken for an empty password.
+                throw UsageError("cannot read the password file \(file): \(SystemError.phrase(code))", command: command)
+            }
             guard n > 0 else { break }
             count += n
         }

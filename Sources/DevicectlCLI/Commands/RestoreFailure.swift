@@ -12,7 +12,7 @@ struct RestoreFailure: Error, CustomStringConvertible {
     var description: String {
         let what = Self.member(in: cause.path).map { "'\($0)'" } ?? "its working files"
         return "cannot restore onto \(root): could not \(UserMessage.action(cause.call)) \(what): "
-            + "\(UserMessage.cause(cause.code)); nothing was restored"
+            + "\(SystemError.phrase(cause.code)); nothing was restored"
     }
 
     /// The archive path of the file `path` is about, or nil when it is one of devicectl's own.
