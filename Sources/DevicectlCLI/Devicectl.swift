@@ -104,7 +104,7 @@ public enum Devicectl {
             return 64
         } catch {
             let status = exitStatus(for: error)
-            console.failure(UserMessage.text(for: error), exitStatus: status)
+            console.failure(UserMessage.text(for: error), exitStatus: status, path: UserMessage.path(for: error))
             return status
         }
     }

@@ -15,6 +15,18 @@ enum UserMessage {
         }
     }
 
+    /// The user's file an error is about, for a JSON error line's `path`: the archive or backup a failure is the
+    /// fault of, the path of a failed system call on a user's file (not devicectl's own working files); nil
+    /// otherwise, and for standard input.
+    static func path(for error: any Error) -> String? {
+        switch error {
+        case let failure as ArchiveFailure: failure.archive == "-" ? nil : failure.archive
+        case let error as SystemError: error.path.isEmpty || error.path == "-" ? nil : error.path
+        case let failure as RestoreFailure: failure.root
+        default: nil
+        }
+    }
+
     /// `ARCHIVE: cause`, the archive named once even when the cause names it too.
     private static func archiveText(_ failure: ArchiveFailure) -> String {
         let name = failure.archive == "-" ? "standard input" : failure.archive

@@ -247,6 +247,20 @@ import Testing
         }
     }
 
+    /// A restore refused for the archive's fault ends with an error line about the archive: `path` names it.
+    @Test func aRefusedRestoreNamesTheArchive() throws {
+        try withTemporaryDirectory { dir in
+            let bad = "\(dir)/bad.tar"
+            try RestoreArchives.withManifest(bad, corrupt: true)
+            let result = try Self.run(["restore", bad, "\(dir)/phone"], at: nil)
+            try Self.checkStderr(result, status: 1, try JSONVocabulary.load())
+            let last = try #require(result.stderr.split(separator: "\n").last)
+            let error = try #require(try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any])
+            #expect(error["path"] as? String == bad, "\(last)")
+            #expect((error["message"] as? String)?.hasPrefix(bad + ": ") == true, "\(last)")
+        }
+    }
+
     /// A damaged archive still prints the result (ok false, problems as messages), then an error line.
     @Test func verifyResult() throws {
         try withTemporaryDirectory { dir in
