@@ -16,7 +16,7 @@ enum UserMessage {
     }
 
     /// The user's file an error is about, for a JSON error line's `path`: the archive or backup a failure is the
-    /// fault of, the path of a failed system call on a user's file (not devicectl's own working files); nil
+    /// fault of, the path a failed system call's message names, ROOT of a restore that could not write; nil
     /// otherwise, and for standard input.
     static func path(for error: any Error) -> String? {
         switch error {
@@ -43,7 +43,6 @@ enum UserMessage {
         let step = step(error.call)
         return "\(path): cannot \(step.ofObject ? step.verb : step.verb + " it"): \(reason)"
     }
-
 
     /// What the user would call the failed step, said before its object: `open`, `change the permissions of`.
     static func action(_ call: String) -> String {

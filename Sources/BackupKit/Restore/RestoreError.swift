@@ -57,7 +57,7 @@ public enum RestoreError: Error, CustomStringConvertible, Equatable, Sendable {
 
     /// The archive's (or MobileSync backup's) own fault: it is damaged, a member of it was refused, or it does not
     /// match its manifest (a message names the archive first).
-    public var isTheArchives: Bool {
+    public var isArchiveFault: Bool {
         switch self {
         case .damaged, .refusedMember, .verificationFailed, .badManifest: true
         default: false

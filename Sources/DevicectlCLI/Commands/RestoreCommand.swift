@@ -68,7 +68,7 @@ enum RestoreCommand: Command {
         do {
             report = try ArchiveRestore.restore(archive: archive, root: root, options: options)
             bar.finish()
-        } catch let refusal as RestoreError where refusal.isTheArchives {
+        } catch let refusal as RestoreError where refusal.isArchiveFault {
             // The archive's own fault (damaged, a member refused, not matching its manifest): named by it.
             bar.finish()
             throw ArchiveFailure(archive: archive, cause: refusal)
