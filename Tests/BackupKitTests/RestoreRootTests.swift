@@ -86,6 +86,12 @@ import Testing
             #expect(throws: RestoreError.rootNotDirectory(file)) {
                 try ArchiveRestore.restore(archive: scratch.archive, root: file)
             }
+            // A new ROOT needs its parent directory: said as such (it was "could not use its working files").
+            let orphan = base + "/missing/deeper/root"
+            #expect(throws: RestoreError.rootParentMissing(root: orphan, parent: base + "/missing/deeper")) {
+                try ArchiveRestore.restore(archive: scratch.archive, root: orphan)
+            }
+            #expect(!FileManager.default.fileExists(atPath: base + "/missing"))
         }
     }
 

@@ -95,9 +95,10 @@ final class RestoreRoot {
     /// ROOT is absent: a new device in a sibling of it, locked (nobody else knows it yet).
     private static func buildBeside(_ path: String, now: Date) throws -> RestoreRoot {
         let parent = (path as NSString).deletingLastPathComponent
-        guard try FileStatus.ifExists(parent)?.kind == .directory else {
-            throw SystemError("restore", path: parent, code: ENOENT)
+        guard let parentStatus = try FileStatus.ifExists(parent) else {
+            throw RestoreError.rootParentMissing(root: path, parent: parent)
         }
+        guard parentStatus.kind == .directory else { throw SystemError("restore", path: parent, code: ENOTDIR) }
         let parentDirectory = try FileDescriptor.open(parent, flags: O_RDONLY | O_DIRECTORY)
         let saved = try modificationTime(parent).map { (parent, $0) }
         let sibling = try RestoreSibling(

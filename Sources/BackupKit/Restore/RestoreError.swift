@@ -9,6 +9,8 @@ public enum RestoreError: Error, CustomStringConvertible, Equatable, Sendable {
     case rootNotFresh(String)
     /// ROOT exists and is not a directory.
     case rootNotDirectory(String)
+    /// ROOT does not exist, and its parent directory does not either.
+    case rootParentMissing(root: String, parent: String)
     /// A member the restore will not apply: it would leave ROOT, replace or follow something, or is not a
     /// regular file, directory, symlink or hard link. `reason` says why in words; `cause`, when another layer's
     /// check refused it (its path, its record, its domain's identifier, its decryption), is that error as thrown.
@@ -43,7 +45,7 @@ public enum RestoreError: Error, CustomStringConvertible, Equatable, Sendable {
 
     public var description: String {
         switch self {
-        case .rootNotFresh, .rootNotDirectory, .interrupted, .cannotRollBack:
+        case .rootNotFresh, .rootNotDirectory, .rootParentMissing, .interrupted, .cannotRollBack:
             return message
         case .verificationFailed(let problems, let more):
             var text = "the archive does not match its manifest; nothing was restored:"
@@ -73,6 +75,8 @@ public enum RestoreError: Error, CustomStringConvertible, Equatable, Sendable {
                 + "and no user data, or onto a path that does not exist yet; nothing was changed"
         case .rootNotDirectory(let root):
             return "\(root) exists and is not a directory; nothing was changed"
+        case .rootParentMissing(let root, let parent):
+            return "cannot restore onto \(root): the directory \(parent) does not exist; nothing was changed"
         case .refusedMember(let member, let reason, _):
             return "refusing member '\(member)': \(reason)"
         case .verificationFailed(let problems, let more):
