@@ -27,7 +27,7 @@ public enum MobileSyncError: Error, CustomStringConvertible, Sendable {
             case .notRegular: "\(path) is not a regular file"
             }
         case .file(let error):
-            "cannot write \(error.path): \(error.reason) (\(error.call))"
+            "cannot write \(error.path): \(error.phrase)"
         case .crypto(let call):
             "the cryptographic library failed (\(call))"
         }

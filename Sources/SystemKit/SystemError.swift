@@ -28,6 +28,9 @@ public struct SystemError: Error, CustomStringConvertible, Equatable, Sendable {
     /// `strerror` of the code.
     public var reason: String { String(cString: strerror(code)) }
 
+    /// `reason` as a phrase inside a sentence a user reads (`phrase(code)`).
+    public var phrase: String { SystemError.phrase(code) }
+
     /// `strerror(code)` as a phrase inside a sentence a user reads: `No such file or directory` -> `no such file or
     /// directory` (the one place devicectl words an errno for people).
     public static func phrase(_ code: Int32) -> String {

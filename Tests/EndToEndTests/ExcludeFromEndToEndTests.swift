@@ -79,7 +79,7 @@ import Testing
             let missing = try BackupCheck.devicectl(
                 ["backup", root, "-o", scratch + "/out.tar", "--exclude-from", scratch + "/nope"])
             #expect(missing.status == 1)
-            #expect(missing.stderr == "devicectl: cannot read --exclude-from \(scratch)/nope: No such file or directory\n")
+            #expect(missing.stderr == "devicectl: cannot read --exclude-from \(scratch)/nope: no such file or directory\n")
             let directory = try BackupCheck.devicectl(["backup", root, "-o", scratch + "/out.tar", "--exclude-from", root])
             #expect(directory.status == 1)
             #expect(directory.stderr.contains("cannot read --exclude-from \(root): it is a directory"))

@@ -8,7 +8,7 @@ import Testing
     /// What must never appear in a message a user reads.
     static let internalNames = [
         "open(", "openat(", "openat2(", "read(", "statx(", "mkdir(", "mkdirat(", "renameat2(", "realpath(",
-        ": stat:", ": open:", ": read:", "write(", "archive_write", "inflateInit", "Error(", "errno",
+        ": stat:", ": open:", ": read:", "write(", "archive_write", "archive_read", "inflateInit", "Error(", "errno",
         "SystemError", "DeviceError", "RestoreError",
         "BackupError", "ArchiveReaderError", "Optional(", "Swift.",
     ]
@@ -81,6 +81,44 @@ import Testing
                 DevicectlBinary.path, dir, archive])
             Self.expectUserTerms(result, naming: "cannot write the archive to \(archive)", because: ": file too large")
             #expect(!result.stderr.contains("archive_write"), "\(result.stderr)")
+        }
+    }
+
+    /// A cause in the middle of a sentence is said in lower case, the way every other message says it (`strerror`'s
+    /// own capital never shows): a pattern file, a MobileSync backup's directory, a password file, a new ROOT whose
+    /// parent is missing; and a damaged header is named by the member before it, not by a libarchive call.
+    @Test func causesAreSaidInTheSentence() throws {
+        try withTemporaryDirectory { dir in
+            let root = "\(dir)/phone", file = "\(dir)/file"
+            try DevicectlBinary.succeed(["init", root])
+            try Data("x".utf8).write(to: URL(fileURLWithPath: file))
+            let patterns = try DevicectlBinary.run(["backup", root, "-o", "\(dir)/a.tar", "--exclude-from", "\(dir)/none"])
+            Self.expectUserTerms(patterns, naming: "\(dir)/none", because: ": no such file or directory", status: 1)
+            let backup = try DevicectlBinary.run(["backup", root, "--format", "mobilesync", "-o", file + "/b"])
+            Self.expectUserTerms(backup, naming: file, because: ": not a directory")
+            let password = try DevicectlBinary.run(
+                ["backup", root, "--format", "mobilesync", "-o", "\(dir)/c", "--encrypt", "--password-file", dir])
+            Self.expectUserTerms(password, naming: dir, because: ": is a directory", status: 64)
+            try DevicectlBinary.succeed(["backup", root, "-o", "\(dir)/d.tar", "-q"])
+            let orphan = try DevicectlBinary.run(["restore", "\(dir)/d.tar", "\(dir)/none/deeper/root"])
+            Self.expectUserTerms(orphan, naming: "the directory \(dir)/none/deeper does not exist", because: "nothing was changed")
+            // The header of the archive's third member, its checksum zeroed.
+            var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: "\(dir)/d.tar")))
+            let headers = stride(from: 0, to: bytes.count - 512, by: 512).filter {
+                Array(bytes[($0 + 257)..<($0 + 262)]) == Array("ustar".utf8) && bytes[$0 + 156] != UInt8(ascii: "x")
+            }
+            try #require(headers.count > 3)
+            for index in 148..<156 { bytes[headers[3] + index] = UInt8(ascii: "0") }
+            try Data(bytes).write(to: URL(fileURLWithPath: "\(dir)/bad.tar"))
+            for command in [["restore", "\(dir)/bad.tar", "\(dir)/new"], ["verify", "\(dir)/bad.tar"], ["list", "\(dir)/bad.tar"]] {
+                let damaged = try DevicectlBinary.run(command)
+                Self.expectUserTerms(damaged, naming: "bad.tar", because: "after member '")
+            }
+            for result in [patterns, backup, password, orphan] {
+                for capital in ["No such file", "Not a directory", "Is a directory"] {
+                    #expect(!result.stderr.contains(capital), "\(result.stderr)")
+                }
+            }
         }
     }
 

@@ -34,10 +34,10 @@ public enum BackupError: Error, CustomStringConvertible, Sendable {
     public var description: String {
         switch self {
         case .rootNotDirectory(let root, let error):
-            if let error { return "cannot back up \(root): \(error.reason.lowercasedFirst)" }
+            if let error { return "cannot back up \(root): \(error.phrase)" }
             return "cannot back up \(root): not a directory"
         case .unreadable(let path, let error):
-            return "cannot read \(path): \(error.reason.lowercasedFirst); the backup was not written"
+            return "cannot read \(path): \(error.phrase); the backup was not written"
         case .changed(let path, let detail):
             return "\(path) changed while it was being read (\(detail)); the backup was not written"
         case .system(let error):
@@ -62,9 +62,4 @@ public enum BackupError: Error, CustomStringConvertible, Sendable {
             return "cannot write the archive to \(archive): \(reason)"
         }
     }
-}
-
-extension String {
-    /// `Permission denied` -> `permission denied`: strerror's text inside a sentence.
-    fileprivate var lowercasedFirst: String { (first?.lowercased() ?? "") + dropFirst() }
 }

@@ -116,7 +116,7 @@ enum ArchiveTarget: Equatable {
     }
 
     private static func refusal(_ archive: String, _ resolved: String, cause: SystemError) -> BackupError {
-        .unwritable(archive: shown(archive, resolved), reason: cause.reason, cause: cause)
+        .unwritable(archive: shown(archive, resolved), reason: cause.phrase, cause: cause)
     }
 
     /// The user's path, and where its symlinks led when that is elsewhere.

@@ -56,7 +56,7 @@ final class AtomicArchiveFile {
             let failure = SystemError("open", path: temporaryPath)
             ProcessSignals.clear()
             throw BackupError.unwritable(
-                archive: destination, reason: "cannot create a file in \(directory): \(failure.reason)", cause: failure)
+                archive: destination, reason: "cannot create a file in \(directory): \(failure.phrase)", cause: failure)
         }
         file = FileDescriptor(rawValue: fd, path: temporaryPath)
         _ = flock(fd, LOCK_EX | LOCK_NB)

@@ -44,7 +44,7 @@ final class BackupDirectory {
         guard opened >= 0 else {
             let failure = SystemError("open", path: parentPath)
             throw BackupError.unwritable(
-                archive: destination, reason: "cannot open its directory \(parentPath): \(failure.reason)", cause: failure)
+                archive: destination, reason: "cannot open its directory \(parentPath): \(failure.phrase)", cause: failure)
         }
         parentDirectory = FileDescriptor(rawValue: opened, path: parentPath)
         do {
@@ -60,7 +60,7 @@ final class BackupDirectory {
             guard mkdirat(parent, temporaryName, 0o700) == 0 else {
                 let failure = SystemError("mkdirat", path: "\(parentPath)/\(temporaryName)")
                 throw BackupError.unwritable(
-                    archive: destination, reason: "cannot create a directory in \(parentPath): \(failure.reason)",
+                    archive: destination, reason: "cannot create a directory in \(parentPath): \(failure.phrase)",
                     cause: failure)
             }
             let fd = openat(parent, temporaryName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
@@ -145,7 +145,7 @@ final class BackupDirectory {
             let directory = FileDescriptor(rawValue: fd, path: destination)  // closed at the end of this block
             entries = try DirectoryEntries.list(directory.rawValue, display: destination)
         } catch {
-            throw BackupError.unwritable(archive: destination, reason: error.reason, cause: error)
+            throw BackupError.unwritable(archive: destination, reason: error.phrase, cause: error)
         }
         let names = Set(entries.map { String(decoding: $0.name, as: UTF8.self) })
         guard names.isEmpty || names.contains("Manifest.plist") || names.contains("Status.plist") else {

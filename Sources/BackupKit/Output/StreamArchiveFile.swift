@@ -23,7 +23,7 @@ final class StreamArchiveFile {
         do {
             fd = try SystemError.check("open", path: path) { open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC) }
         } catch {
-            throw BackupError.unwritable(archive: shown, reason: error.reason, cause: error)
+            throw BackupError.unwritable(archive: shown, reason: error.phrase, cause: error)
         }
         file = FileDescriptor(rawValue: fd, path: shown)
         var status = stat()

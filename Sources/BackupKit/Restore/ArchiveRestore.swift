@@ -104,7 +104,7 @@ public enum ArchiveRestore {
     /// An error's cause for a warning: a failed call's `strerror` (`no space left on device`), else its text.
     static func cause(_ error: any Error) -> String {
         guard let error = error as? SystemError else { return "\(error)" }
-        return (error.reason.first?.lowercased() ?? "") + error.reason.dropFirst()
+        return error.phrase
     }
 
     /// Reader and system errors become restore errors that say nothing was changed.

@@ -24,7 +24,7 @@ public enum BackupLocation: Sendable, Equatable {
         let opened = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard opened >= 0 else {
             let code = errno  // before the message is built (building a string may allocate, and change errno)
-            throw NotABackup(path: path, reason: "that cannot be read (\(SystemError("open", path: path, code: code).reason))")
+            throw NotABackup(path: path, reason: "that cannot be read (\(SystemError.phrase(code)))")
         }
         let directory = FileDescriptor(rawValue: opened, path: path)
         let fd = directory.rawValue

@@ -20,7 +20,7 @@ public enum MobileSyncReadError: Error, CustomStringConvertible, Sendable {
     public var description: String {
         switch self {
         case .open(let path, let error):
-            return "cannot open the backup \(path): \(error.reason)"
+            return "cannot open the backup \(path): \(error.phrase)"
         case .properties(let failure):
             return "\(failure.file) is unusable: \(failure.reason)"
         case .database(let path, let error):

@@ -279,7 +279,7 @@ public enum MobileSyncVerification {
         guard opened >= 0 else {
             let code = errno  // before the message is built (building a string may allocate, and change errno)
             return code == ENOENT ? "its content file \(name) is missing" : "its content file \(name) cannot be opened "
-                + "(\(SystemError("openat", path: name, code: code).reason.lowercased()))"
+                + "(\(SystemError.phrase(code)))"
         }
         let content = FileDescriptor(rawValue: opened, path: name)
         let fd = content.rawValue

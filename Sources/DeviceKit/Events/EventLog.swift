@@ -84,7 +84,7 @@ public struct EventLog: Sendable {
             }
             bytes = read
         } catch {
-            throw DeviceError.malformedFile(path: path, reason: "cannot be read: \(error.reason)")
+            throw DeviceError.malformedFile(path: path, reason: "cannot be read: \(error.phrase)")
         }
         var events: [DeviceEvent] = []
         var torn: [Int] = []

@@ -49,7 +49,7 @@ enum PatternFile {
             do {
                 file = try FileDescriptor.open(path, flags: O_RDONLY)
             } catch {
-                throw ReadError(path: path, cause: error.reason)
+                throw ReadError(path: path, cause: error.phrase)
             }
         }
         // `file` closes (errors ignored) when it goes out of scope.
@@ -61,7 +61,7 @@ enum PatternFile {
         } catch where error.code == EFBIG {
             throw ReadError(path: path, cause: "larger than \(limit / (1 << 20)) MiB; a pattern file is a short list")
         } catch {
-            throw ReadError(path: path, cause: error.reason)
+            throw ReadError(path: path, cause: error.phrase)
         }
     }
 }
