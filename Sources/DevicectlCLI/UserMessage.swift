@@ -1,4 +1,5 @@
 // UserMessage: what a user reads for an error: their file and the cause in their terms, never a syscall's name.
+import BackupKit
 import Glibc
 import SystemKit
 
@@ -9,6 +10,7 @@ enum UserMessage {
     static func text(for error: any Error) -> String {
         switch error {
         case let error as SystemError: text(for: error)
+        case BackupError.system(let error): text(for: error)
         case let failure as ArchiveFailure:
             archiveText(failure)
         default: "\(error)"
@@ -22,6 +24,7 @@ enum UserMessage {
         switch error {
         case let failure as ArchiveFailure: failure.archive == "-" ? nil : failure.archive
         case let error as SystemError: error.path.isEmpty || error.path == "-" ? nil : error.path
+        case BackupError.system(let error): error.path.isEmpty || error.path == "-" ? nil : error.path
         case let failure as RestoreFailure: failure.root
         default: nil
         }

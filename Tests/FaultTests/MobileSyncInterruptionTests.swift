@@ -74,9 +74,11 @@ import Testing
             let result = try scratch.runInjecting(
                 "write", "error=ENOSPC", when: "20", path: nil,
                 ["backup", fixture.root, "--format", "mobilesync", "-o", fixture.backup] + (encrypted ? encryption : []))
-            PhoneScratch.expectCleanFailure(result, mentioning: ["No space left on device"])
-            let named = try #require(result.stderr.firstRange(of: "write(\(fixture.backup)/"), "\(result.stderr)")
-            let file = result.stderr[named.upperBound...].prefix { $0 != ")" }.split(separator: "/")
+            // Said as every failed call is said to a user: the file, the step and the cause, no call's name.
+            PhoneScratch.expectCleanFailure(result, mentioning: [": cannot write it: no space left on device"])
+            #expect(!result.stderr.contains("write("), "\(result.stderr)")
+            let named = try #require(result.stderr.firstRange(of: "devicectl: \(fixture.backup)/"), "\(result.stderr)")
+            let file = result.stderr[named.upperBound...].prefix { $0 != ":" }.split(separator: "/")
             #expect(
                 file.count == 2 && file[1].count == 40 && file[1].hasPrefix(file[0])
                     && file[1].allSatisfy(\.isHexDigit),
