@@ -480,11 +480,14 @@ public final class ArchiveReader {
         }
         if decoderFinished && framing.enabled && !framing.sawEnd && streamBytes > 0 {
             // All input was read and no end-of-archive mark came: whatever libarchive calls it, the cause is a cut.
-            let inside =
-                member.map { afterMember ? "the header after member '\($0)'" : "member '\($0)'" } ?? "a member"
+            // After a member's header, the cut is in its data or in a header after it (libarchive skips the data
+            // when it looks for the next header).
+            let place =
+                member.map { afterMember ? "after the header of member '\($0)'" : "inside member '\($0)'" }
+                ?? "inside a member"
             return ArchiveReaderError.damaged(
                 offset: streamBytes,
-                reason: "the archive is truncated (it ends inside \(inside)"
+                reason: "the archive is truncated (it ends \(place)"
                     + (libraryMessage.map { "; libarchive: \($0)" } ?? "") + ")")
         }
         return ArchiveReaderError.library(call: call, message: message, member: member, afterMember: afterMember)
