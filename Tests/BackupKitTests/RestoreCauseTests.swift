@@ -22,8 +22,8 @@ import Testing
         #expect(cause.systemError?.path == Self.staging + "/Library/SpringBoard/IconState.plist")
         #expect(
             error.description
-                == "cannot place the restored widgets: openat2(the archive's Library/SpringBoard/IconState.plist): "
-                + "Permission denied; nothing was restored")
+                == "cannot place the restored widgets: the archive's Library/SpringBoard/IconState.plist: cannot open "
+                + "it: permission denied; nothing was restored")
     }
 
     /// A device error on a staged plist keeps its case and path; only its text names the archive's file.
@@ -43,7 +43,7 @@ import Testing
     /// they are, and a cause outside the staging directory is its own text.
     @Test func pathsOutsideTheStagingDirectoryAreShownAsTheyAre() throws {
         let cause = RestoreCause(SystemError("mkdirat", path: Self.staging, code: ENOSPC), staging: Self.staging)
-        #expect(cause.description == "mkdirat(\(Self.staging)): No space left on device")
+        #expect(cause.description == "\(Self.staging): cannot create it: no space left on device")
         #expect(cause.shown("/elsewhere/a") == "/elsewhere/a")
         #expect(cause.shown(Self.staging + "-other/a") == Self.staging + "-other/a")
         #expect(cause.shown(Self.staging + "/a/b") == "the archive's a/b")

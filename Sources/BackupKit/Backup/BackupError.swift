@@ -41,7 +41,7 @@ public enum BackupError: Error, CustomStringConvertible, Sendable {
         case .changed(let path, let detail):
             return "\(path) changed while it was being read (\(detail)); the backup was not written"
         case .system(let error):
-            return error.description
+            return error.sentence
         case .archive(let error):
             // The libarchive call is an internal name: the user reads what could not be written and why.
             return error.entry.isEmpty

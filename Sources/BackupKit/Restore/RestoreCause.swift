@@ -31,10 +31,10 @@ public struct RestoreCause: Error, CustomStringConvertible, Equatable, Sendable 
         // A restore's own refusal inside a step: what is wrong, without its "; nothing was restored" (the error
         // that holds this cause says that once).
         if let failure = error as? RestoreError { return failure.message }
-        guard staging != nil else { return "\(error)" }
+        guard staging != nil else { return (error as? SystemError)?.sentence ?? "\(error)" }
         switch error {
         case let failure as SystemError:
-            return SystemError(failure.call, path: shown(failure.path), code: failure.code).description
+            return SystemError(failure.call, path: shown(failure.path), code: failure.code).sentence
         case let failure as DeviceError:
             return failure.mappingPaths(shown).description
         default:

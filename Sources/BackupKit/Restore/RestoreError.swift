@@ -91,7 +91,7 @@ public enum RestoreError: Error, CustomStringConvertible, Equatable, Sendable {
         case .damaged(let cause):
             return "cannot read the archive: \(cause)"
         case .system(let cause):
-            return cause.description
+            return cause.sentence
         case .device(let cause):
             return cause.description
         case .setup(let step, let cause):
