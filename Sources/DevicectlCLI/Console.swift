@@ -1,4 +1,5 @@
 // Console: stdout and stderr for commands, with JSON output.
+import DeviceKit
 import Foundation
 import Glibc
 import Synchronization
@@ -69,7 +70,7 @@ final class Console: Sendable {
     /// Prints a line on stderr that belongs to an error (a failed verification's problems), even under
     /// `--quiet`; under `--json`, a `{"type":"notice"}` object holding it.
     func errorLine(_ text: String) {
-        guard let command = jsonCommand() else { return write(text + "\n", to: STDERR_FILENO) }
+        guard let command = jsonCommand() else { return write(Self.terminalSafe(text) + "\n", to: STDERR_FILENO) }
         stderrLine(JSONStderrLine(type: .notice, command: command, path: nil, message: Self.unprefixed(text)))
     }
 
@@ -121,6 +122,23 @@ final class Console: Sendable {
 
     private func stderrLine(_ line: JSONStderrLine) {
         write(JSONOutput.line(line) + "\n", to: STDERR_FILENO)
+    }
+
+    /// `text` with every control character but a line break or a tab written as `\u{1B}`: a message can hold a name
+    /// from someone else's archive, backup or plist, whose escape sequences must not reach the terminal (every
+    /// message and warning goes through here; JSON escapes them itself).
+    static func terminalSafe(_ text: String) -> String {
+        let isUnsafe = { (scalar: Unicode.Scalar) in scalar != "\n" && scalar != "\t" && DeviceValue.isControl(scalar) }
+        guard text.unicodeScalars.contains(where: isUnsafe) else { return text }
+        var shown = ""
+        for scalar in text.unicodeScalars {
+            if isUnsafe(scalar) {
+                shown += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+            } else {
+                shown.unicodeScalars.append(scalar)
+            }
+        }
+        return shown
     }
 
     /// `text` without a leading `devicectl: ` (JSON lines name the program by being devicectl's).

@@ -122,6 +122,25 @@ import Testing
         }
     }
 
+    /// A hostile member name's escape sequences never reach the terminal: a message shows them as `\u{1B}`.
+    @Test func aHostileNameCannotDriveTheTerminal() throws {
+        try withTemporaryDirectory { dir in
+            let archive = "\(dir)/e.tar"
+            let made = try Shell.run("python3", ["-c", """
+                import io, sys, tarfile
+                t = tarfile.open(sys.argv[1], 'w', format=tarfile.PAX_FORMAT)
+                i = tarfile.TarInfo('../\\x1b[31mred\\x1b[0m'); i.size = 1; t.addfile(i, io.BytesIO(b'x')); t.close()
+                """, archive])
+            try #require(made.status == 0, "\(made.stderr)")
+            for command in [["restore", archive, "\(dir)/new"], ["verify", archive]] {
+                let result = try DevicectlBinary.run(command)
+                #expect(result.status == 1, "\(result.stderr)")
+                #expect(!result.stderr.contains("\u{1B}"), "\(result.stderr)")
+                #expect(result.stderr.contains("\\u{1B}[31mred"), "\(result.stderr)")
+            }
+        }
+    }
+
     /// Under --json the error object carries the same words.
     @Test func theJSONErrorSaysTheSame() throws {
         try withTemporaryDirectory { dir in

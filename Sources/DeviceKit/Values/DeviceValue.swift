@@ -99,7 +99,7 @@ public enum DeviceValue {
     // MARK: - Rules
 
     /// C0 controls (NUL included), DEL and the C1 controls.
-    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+    public static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 
