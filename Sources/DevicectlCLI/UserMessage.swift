@@ -39,7 +39,4 @@ enum UserMessage {
     /// `PATH: cannot ACTION: reason`, `PATH: no such file or directory`, or `cannot ACTION: reason`
     /// (`SystemError.sentence`).
     static func text(for error: SystemError) -> String { error.sentence }
-
-    /// What the user would call the failed step (`SystemError.action`).
-    static func action(_ call: String) -> String { SystemError.action(call) }
 }

@@ -33,8 +33,8 @@ import Testing
             == "\(path): cannot set the times: operation not permitted")
         #expect(UserMessage.text(for: SystemError("mkdirat", path: path, code: EEXIST))
             == "\(path): cannot create it: file exists")
-        #expect(UserMessage.action("fchownat") == "change the owner of")
-        #expect(UserMessage.action("renameat2") == "rename")
+        #expect(SystemError.action("fchownat") == "change the owner of")
+        #expect(SystemError.action("renameat2") == "rename")
     }
 
     @Test func aMissingFileIsSaidPlainlyAndStandardInputByName() {

@@ -468,9 +468,11 @@ final class MobileSyncMemberReader: FormatSource {
         } catch {
             throw RestoreError.refusedMember(name.shown, reason: error.description, cause: RestoreCause(error))
         }
-        guard let last = cipher.finish() else { throw RestoreError.refusedMember(name.shown, reason: Self.undecryptable) }
-        last.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: plain[produced...]).copyMemory(from: $0) }
-        return UInt64(produced + last.count)
+        // The last block straight after the rest in `plain` (32 bytes of room past the read buffer's size).
+        guard let last = cipher.finish(into: UnsafeMutableRawBufferPointer(rebasing: plain[produced...])) else {
+            throw RestoreError.refusedMember(name.shown, reason: Self.undecryptable)
+        }
+        return UInt64(produced + last)
     }
 
     static let undecryptable =

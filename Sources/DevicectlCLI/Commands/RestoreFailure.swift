@@ -11,7 +11,7 @@ struct RestoreFailure: Error, CustomStringConvertible {
 
     var description: String {
         let what = Self.member(in: cause.path).map { "'\($0)'" } ?? "its working files"
-        return "cannot restore onto \(root): could not \(UserMessage.action(cause.call)) \(what): "
+        return "cannot restore onto \(root): could not \(SystemError.action(cause.call)) \(what): "
             + "\(SystemError.phrase(cause.code)); nothing was restored"
     }
 
