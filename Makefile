@@ -3,7 +3,8 @@
 
 SWIFT ?= swift
 APT_PACKAGES := libarchive-dev libzstd-dev liblzma-dev lzip libarchive-tools libssl-dev pkg-config attr e2fsprogs zstd xz-utils gzip python3 tar time \
-	strace util-linux zlib1g-dev libsqlite3-dev python3-venv file mount groff-base zsh fish
+	strace util-linux zlib1g-dev libsqlite3-dev python3-venv file mount groff-base zsh fish \
+	$(if $(filter amd64,$(shell dpkg --print-architecture 2>/dev/null)),libipsec-mb-dev)
 RELEASE_BIN := .build/release/devicectl
 
 .PHONY: all deps build release test test-release demo bench bench-smoke fuzz fuzz-mobilesync fuzz-device clean install install-files uninstall oracles

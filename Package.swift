@@ -34,6 +34,9 @@ let package = Package(
         // SQLite: a MobileSync backup's Manifest.db.
         .target(name: "CSQLite", dependencies: ["CSupport"]),
         .target(name: "CSupport"),
+        // Intel's multi-buffer library (libipsec-mb1, amd64; header from libipsec-mb-dev), loaded if installed: an
+        // encrypted MobileSync backup's small files, AES-256-CBC several at once.
+        .target(name: "CMultiBuffer"),
 
         // MARK: - Libraries
         .target(name: "SystemKit", dependencies: ["CSupport"]),
@@ -44,7 +47,8 @@ let package = Package(
         .target(name: "TarKit", dependencies: ["SystemKit", "CArchive", "CZlib", "CZstd", "CLzma"]),
         // The MobileSync layer (Finder/iTunes/idevicebackup2 backups): Manifest.db, MBFile records, binary plists,
         // the keybag; knows no device.
-        .target(name: "MobileSyncKit", dependencies: ["SystemKit", "PropertyListKit", "CSQLite", "CCrypto"]),
+        .target(
+            name: "MobileSyncKit", dependencies: ["SystemKit", "PropertyListKit", "CSQLite", "CCrypto", "CMultiBuffer"]),
         .target(
             name: "BackupKit",
             dependencies: ["DeviceKit", "SystemKit", "TarKit", "MobileSyncKit", "PropertyListKit", "CArchive", "CCrypto"]),

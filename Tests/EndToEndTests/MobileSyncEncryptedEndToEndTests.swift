@@ -58,10 +58,17 @@ import Testing
         try withTemporaryDirectory { scratch in
             let root = scratch + "/phone", encrypted = scratch + "/encrypted", plain = scratch + "/plain"
             let data = try MobileSyncBackupEndToEndTests.phone(root)
-            // Larger than a batch of the content-file thread: encrypted in pieces, one CBC chain.
-            let documents = Self.documents + ["big.bin"]
+            // Larger than a batch of the content-file thread: encrypted in pieces, one CBC chain. Files at the
+            // edges of the ones encrypted several at once (`FileBatchCipher`: a padding block of their own, the
+            // longest it takes, one byte more), and a run of small ones that share batches.
+            let edges = [15, 16, 65_519, 65_520] + (1...40).map { $0 * 1_531 % 20_000 }
+            let documents = Self.documents + ["big.bin"] + edges.enumerated().map { "edge-\($0.offset)-\($0.element)" }
             try Data((0..<600_007).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ 1) })
                 .write(to: URL(fileURLWithPath: data + "/Documents/big.bin"))
+            for (index, length) in edges.enumerated() {
+                try Data((0..<length).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ index) })
+                    .write(to: URL(fileURLWithPath: data + "/Documents/edge-\(index)-\(length)"))
+            }
             try Self.backUp(root, to: encrypted)
             let made = try BackupCheck.devicectl(["backup", root, "--format", "mobilesync", "-o", plain, "-q"])
             #expect(made.status == 0, "\(made.stderr)")

@@ -21,6 +21,10 @@ final class ContentFileWriter {
         case data(offset: Int, count: Int)
         /// The current file is complete: write the last block (encrypted) and close it.
         case close
+        /// A whole file in this batch: create `name` in `directory`, write `count` bytes at `offset` in the batch's
+        /// data and close it. With a key (at `keyOffset`), the bytes are the file padded (PKCS#7), encrypted in
+        /// place with the batch's other whole files before any step runs (`FileBatchCipher`).
+        case whole(directory: Int32, name: String, keyOffset: Int?, offset: Int, count: Int)
     }
 
     /// A reusable batch of steps, its data and its keys.
@@ -59,6 +63,8 @@ final class ContentFileWriter {
         var pending = 0
         /// Bytes written to content files (read by the formatter once the worker has stopped).
         var bytesWritten: UInt64 = 0
+        /// The batch's whole encrypted files, made at the first batch that has one.
+        var batchCipher: FileBatchCipher?
 
         init(shown: String) {
             self.shown = shown
@@ -81,6 +87,9 @@ final class ContentFileWriter {
     private var thread: WorkerThread?
     private let worker: Worker
     private var filling: Batch?
+    /// Where the current file began: its batch, its `create` step and its first data byte there; nil once the
+    /// file left that batch (a batch was handed over), or when no file is open.
+    private var opened: (batch: Batch, step: Int, offset: Int, directory: Int32, name: String, keyOffset: Int?)?
 
     /// A writer of content files into the backup directory `shown` (as messages name it).
     init(shown: String) throws(SystemError) {
@@ -111,6 +120,7 @@ final class ContentFileWriter {
             batch.keys.append(contentsOf: key)
         }
         batch.steps.append(.create(directory: directory, name: name, keyOffset: keyOffset))
+        opened = (batch, batch.steps.count - 1, batch.used, directory, name, keyOffset)
     }
 
     /// The current file's next bytes (copied: `data` is the caller's to reuse at once).
@@ -127,8 +137,29 @@ final class ContentFileWriter {
         }
     }
 
-    /// The current file is complete.
+    /// The current file is complete. A file whose steps are all in the batch being filled becomes one `.whole`
+    /// step (an encrypted one padded there, when the padding fits and the file is short enough to be encrypted
+    /// with the batch's others).
     func close() throws(BackupError) {
+        defer { opened = nil }
+        if let opened, let batch = filling, opened.batch === batch {
+            var count = batch.used - opened.offset
+            let padding = opened.keyOffset == nil ? 0 : FileBatchCipher.padding(forLength: count)
+            if padding == 0 || (count + padding <= FileBatchCipher.maximumLength && batch.used + padding <= Self.batchBytes) {
+                if padding > 0 {
+                    UnsafeMutableRawBufferPointer(rebasing: batch.data[batch.used..<(batch.used + padding)])
+                        .initializeMemory(as: UInt8.self, repeating: UInt8(padding))
+                    batch.used += padding
+                    count += padding
+                }
+                batch.steps.removeSubrange(opened.step...)
+                batch.steps.append(
+                    .whole(
+                        directory: opened.directory, name: opened.name, keyOffset: opened.keyOffset,
+                        offset: opened.offset, count: count))
+                return
+            }
+        }
         try room(0).steps.append(.close)
     }
 
@@ -165,6 +196,7 @@ final class ContentFileWriter {
     private func submit() throws(BackupError) {
         guard let batch = filling else { return }
         filling = nil
+        opened = nil  // an open file now spans batches (and this one may come back as a spare)
         guard handOff.submit(batch) else { throw stoppedFailure }
     }
 
@@ -178,6 +210,7 @@ final class ContentFileWriter {
         defer { worker.file = nil }  // a file left open by a failure or a cancel is closed
         while let batch = handOff.next() {
             do {
+                try encryptWholeFiles(batch, worker)
                 for step in batch.steps { try apply(step, batch, worker) }
             } catch {
                 batch.clearKeys()
@@ -191,8 +224,29 @@ final class ContentFileWriter {
         }
     }
 
+    /// Encrypts the batch's whole encrypted files together, in place.
+    private static func encryptWholeFiles(_ batch: Batch, _ worker: Worker) throws(BackupError) {
+        guard !batch.keys.isEmpty else { return }
+        let cipher = worker.batchCipher ?? FileBatchCipher()
+        worker.batchCipher = cipher
+        let outcome = batch.keys.withUnsafeBytes { keys -> Result<Void, MobileSyncError> in
+            for step in batch.steps {
+                guard case .whole(_, _, let keyOffset?, let offset, let count) = step else { continue }
+                cipher.add(
+                    UnsafeMutableRawBufferPointer(rebasing: batch.data[offset..<(offset + count)]),
+                    key: keys.baseAddress! + keyOffset)
+            }
+            return Result { () throws(MobileSyncError) in try cipher.run() }
+        }
+        do { try outcome.get() } catch { throw .format(error) }
+    }
+
     private static func apply(_ step: Step, _ batch: Batch, _ worker: Worker) throws(BackupError) {
         switch step {
+        case .whole(let directory, let name, _, let offset, let count):
+            try apply(.create(directory: directory, name: name, keyOffset: nil), batch, worker)
+            try writeAll(UnsafeRawBufferPointer(rebasing: batch.data[offset..<(offset + count)]), worker)
+            try apply(.close, batch, worker)
         case .create(let directory, let name, let keyOffset):
             let fd = openat(directory, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
             guard fd >= 0 else { throw .system(SystemError("openat", path: "\(worker.shown)/\(contentPath(name))")) }
