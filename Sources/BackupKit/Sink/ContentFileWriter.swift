@@ -4,7 +4,8 @@ import MobileSyncKit
 import SystemKit
 
 /// Creates each content file (`xx/<fileID>`, `O_CREAT | O_EXCL | O_NOFOLLOW` in its `xx` directory), encrypts its
-/// data when the backup is encrypted (one `FileCipher`, restarted a file) and writes and closes it, on a thread of
+/// data when the backup is encrypted (a file whole in one batch padded there and encrypted with the batch's others,
+/// `FileBatchCipher`; a larger one by a `FileCipher`, restarted a file) and writes and closes it, on a thread of
 /// its own: creating, writing and closing tens of thousands of small files, and AES over every stored byte, were
 /// the formatting thread's time, the slowest of a MobileSync backup's threads. The formatter hands over what to do
 /// in order, with the data copied into batches of 256 KiB (sixteen, through the one bounded hand-off, `HandOff`); a
