@@ -88,9 +88,9 @@ final class ContentFileWriter {
     private var thread: WorkerThread?
     private let worker: Worker
     private var filling: Batch?
-    /// Where the current file began: its batch, its `create` step and its first data byte there; nil once the
-    /// file left that batch (a batch was handed over), or when no file is open.
-    private var opened: (batch: Batch, step: Int, offset: Int, directory: Int32, name: String, keyOffset: Int?)?
+    /// Where the current file began: its batch, the index of its `create` step and its first data byte there; nil
+    /// once the file left that batch (a batch was handed over), or when no file is open.
+    private var opened: (batch: Batch, step: Int, offset: Int)?
 
     /// A writer of content files into the backup directory `shown` (as messages name it).
     init(shown: String) throws(SystemError) {
@@ -121,7 +121,7 @@ final class ContentFileWriter {
             batch.keys.append(contentsOf: key)
         }
         batch.steps.append(.create(directory: directory, name: name, keyOffset: keyOffset))
-        opened = (batch, batch.steps.count - 1, batch.used, directory, name, keyOffset)
+        opened = (batch, batch.steps.count - 1, batch.used)
     }
 
     /// The current file's next bytes (copied: `data` is the caller's to reuse at once).
@@ -143,9 +143,11 @@ final class ContentFileWriter {
     /// with the batch's others).
     func close() throws(BackupError) {
         defer { opened = nil }
-        if let opened, let batch = filling, opened.batch === batch {
+        if let opened, let batch = filling, opened.batch === batch,
+            case .create(let directory, let name, let keyOffset) = batch.steps[opened.step]
+        {
             var count = batch.used - opened.offset
-            let padding = opened.keyOffset == nil ? 0 : FileBatchCipher.padding(forLength: count)
+            let padding = keyOffset == nil ? 0 : FileBatchCipher.padding(forLength: count)
             if padding == 0 || (count + padding <= FileBatchCipher.maximumLength && batch.used + padding <= Self.batchBytes) {
                 if padding > 0 {
                     UnsafeMutableRawBufferPointer(rebasing: batch.data[batch.used..<(batch.used + padding)])
@@ -155,9 +157,7 @@ final class ContentFileWriter {
                 }
                 batch.steps.removeSubrange(opened.step...)
                 batch.steps.append(
-                    .whole(
-                        directory: opened.directory, name: opened.name, keyOffset: opened.keyOffset,
-                        offset: opened.offset, count: count))
+                    .whole(directory: directory, name: name, keyOffset: keyOffset, offset: opened.offset, count: count))
                 return
             }
         }
