@@ -765,8 +765,20 @@ def versions(devicectl):
             model, os.cpu_count(), os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, platform.release()),
         "tools": "; ".join(first_line(*argv) for argv in (
             [devicectl, "--version"], ["tar", "--version"], ["bsdtar", "--version"], ["zstd", "--version"],
-            ["sha256sum", "--version"], ["openssl", "version"])),
+            ["sha256sum", "--version"], ["openssl", "version"])) + "; " + multi_buffer_library(),
     }
+
+
+def multi_buffer_library():
+    """Whether Intel's multi-buffer library is installed (an encrypted MobileSync backup encrypts its small files
+    several at a time with it, one by one through OpenSSL without it), and its version."""
+    try:
+        found = subprocess.run(["dpkg-query", "-W", "-f=${Version}", "libipsec-mb1"], capture_output=True, text=True)
+    except OSError:
+        return "libipsec-mb1 unknown (no dpkg-query)"
+    if found.returncode == 0 and found.stdout.strip():
+        return "libipsec-mb1 %s (encrypted MobileSync backups)" % found.stdout.strip()
+    return "libipsec-mb1 not installed (encrypted MobileSync backups encrypt one file at a time)"
 
 
 TABLE_HEADER = ["| comparison | devicectl wall | CPU | peak RSS | peer | wall | CPU | peak RSS | **ratio** | CPU ratio | target "
