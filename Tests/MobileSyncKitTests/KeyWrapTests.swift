@@ -69,4 +69,24 @@ import Testing
         #expect(throws: MobileSyncError.self) { try KeyWrapper(kek: kek).wrap(Array(self.key.prefix(12))) }
         #expect(try KeyWrapper(kek: kek).unwrap(Array(repeating: 0, count: 20)) == nil)
     }
+
+    /// Many keys wrapped together are each wrapped as OpenSSL's wrap cipher wraps it alone, in order; a buffer that is
+    /// not whole keys is refused.
+    @Test func keysWrappedTogetherAreEachWrappedAsAlone() throws {
+        var generator = SystemRandomNumberGenerator()
+        for (length, count) in [(32, 256), (32, 1), (16, 7), (24, 3), (40, 5)] {
+            let kek = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let keys = (0..<count).map { _ in (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) } }
+            let wrapped = try keys.flatMap { $0 }.withUnsafeBytes { try KeyWrapper(kek: kek).wrap(many: $0, length: length) }
+            #expect(wrapped.count == count * (length + 8))
+            for (index, key) in keys.enumerated() {
+                let one = Array(wrapped[(index * (length + 8))..<((index + 1) * (length + 8))])
+                #expect(one == (try KeyWrap.wrap(key, with: kek)), "key \(index) of \(count), \(length) bytes")
+            }
+        }
+        let wrapper = try KeyWrapper(kek: kek)
+        #expect(throws: MobileSyncError.self) { try [UInt8](repeating: 1, count: 33).withUnsafeBytes { try wrapper.wrap(many: $0, length: 32) } }
+        #expect(throws: MobileSyncError.self) { try [UInt8](repeating: 1, count: 36).withUnsafeBytes { try wrapper.wrap(many: $0, length: 12) } }
+        #expect(try [UInt8]().withUnsafeBytes { try wrapper.wrap(many: $0, length: 32) } == [])
+    }
 }
