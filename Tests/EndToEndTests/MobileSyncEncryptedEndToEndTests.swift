@@ -58,13 +58,17 @@ import Testing
         try withTemporaryDirectory { scratch in
             let root = scratch + "/phone", encrypted = scratch + "/encrypted", plain = scratch + "/plain"
             let data = try MobileSyncBackupEndToEndTests.phone(root)
-            // Larger than a batch of the content-file thread: encrypted in pieces, one CBC chain. Files at the
+            // Larger than a batch of the content-file thread: encrypted in pieces, one CBC chain; over 1 MiB, read
+            // after the walk while Manifest.db is encrypted (`BackupEngine.mobileSyncDeferFrom`). Files at the
             // edges of the ones encrypted several at once (`FileBatchCipher`: a padding block of their own, the
             // longest it takes, one byte more), and a run of small ones that share batches.
             let edges = [15, 16, 65_519, 65_520] + (1...40).map { $0 * 1_531 % 20_000 }
-            let documents = Self.documents + ["big.bin"] + edges.enumerated().map { "edge-\($0.offset)-\($0.element)" }
+            let documents =
+                Self.documents + ["big.bin", "huge.bin"] + edges.enumerated().map { "edge-\($0.offset)-\($0.element)" }
             try Data((0..<600_007).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ 1) })
                 .write(to: URL(fileURLWithPath: data + "/Documents/big.bin"))
+            try Data((0..<1_052_677).map { UInt8(truncatingIfNeeded: $0 &* 29 &+ 3) })
+                .write(to: URL(fileURLWithPath: data + "/Documents/huge.bin"))
             for (index, length) in edges.enumerated() {
                 try Data((0..<length).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ index) })
                     .write(to: URL(fileURLWithPath: data + "/Documents/edge-\(index)-\(length)"))

@@ -12,7 +12,23 @@ import SystemKit
 /// A file whose size, mtime, inode or ctime differ after reading, or that reads short, fails the backup naming it.
 /// ctime (as GNU tar compares it) catches a file rewritten in place with its mtime put back, which would
 /// otherwise be archived torn (the old start, the new end) under a digest that verifies.
+/// With `deferFrom` (a MobileSync backup, which hashes nothing), up to `maximumDeferred` files of at least that size
+/// (whole, with one name) are packed as members during the walk but read after it (`readDeferred()`, their
+/// descriptors kept open until then): the format then has every member, and finishes its index while their data
+/// is still being written (`BatchRecord.deferred`).
 final class ArchivingVisitor: TreeVisitor {
+    /// A file to read: its open descriptor, its status before reading and, for messages, the walk's entry (during
+    /// the walk: its name is built only when a message needs it) or its name (a deferred file, read after the walk).
+    private struct OpenFile {
+        let descriptor: Int32
+        let status: FileStatus
+        var entry: WalkEntry?
+        var name: String?
+        var displayPath: String { name ?? entry?.displayPath ?? "" }
+    }
+
+    /// Files deferred at most: each holds a descriptor until the walk ends.
+    static let maximumDeferred = 32
     private let pipe: BatchPipe
     /// Hashes every file, when this thread is the run's `HashPlacement`.
     private let digest: SHA256Digest
@@ -43,12 +59,18 @@ final class ArchivingVisitor: TreeVisitor {
     private var recordData = 0
     private(set) var tally = BackupTally()
     private(set) var warnings = 0
+    /// Files of at least this many bytes are read after the walk (nil: none).
+    private let deferFrom: UInt64?
+    /// Files packed and not yet read, in member order; their descriptors are this visitor's (duplicates).
+    private var deferred: [OpenFile] = []
 
     init(
         pipe: BatchPipe, progress: ProgressThrottle, warn: @escaping (String) -> Void,
         afterRead: ((String) -> Void)? = nil, duringRead: ((String, UInt64) -> Void)? = nil,
-        placement: HashPlacement = .default, stored: ((StoredPath) -> Void)? = nil
+        placement: HashPlacement = .default, stored: ((StoredPath) -> Void)? = nil, deferFrom: UInt64? = nil
     ) throws {
+        // Deferred data is hashed by no one: only a run that keeps no digests defers.
+        self.deferFrom = placement == .nowhere ? deferFrom : nil
         self.stored = stored
         self.pipe = pipe
         hashesHere = placement == .reader
@@ -61,9 +83,29 @@ final class ArchivingVisitor: TreeVisitor {
         attributeScratch.reserveCapacity(1024)
     }
 
+    deinit {
+        for file in deferred { close(file.descriptor) }
+    }
+
     var elapsed: Double { progress.elapsed }
 
     func finishProgress() { progress.finish(files: tally.counts.files, bytes: tally.counts.bytes, counted: tally.countedFiles) }
+
+    /// After the walk: marks every member packed (`.membersComplete`) and reads the deferred files, in member order,
+    /// each after a `.resume` record, checking each as a file read during the walk is checked. Nothing when none was
+    /// deferred.
+    func readDeferred() throws {
+        guard !deferred.isEmpty else { return }
+        try appendBare(.membersComplete, size: 0)
+        while !deferred.isEmpty {
+            let file = deferred.removeFirst()
+            defer { close(file.descriptor) }
+            try appendBare(.resume, size: file.status.size)
+            try copyData(file, recordOffset: nil, hashing: false, regions: nil)
+            tally.counts.bytes += file.status.size
+            progress.tick(files: tally.counts.files, bytes: tally.counts.bytes, counted: tally.countedFiles)
+        }
+    }
 
     /// Hands over the last partly filled batch and tells the writer nothing more comes.
     func finish() {
@@ -107,6 +149,18 @@ final class ArchivingVisitor: TreeVisitor {
             return
         }
         try encodeAttributes(attributes, of: walked)
+        if let deferFrom, status.size >= deferFrom, status.linkCount == 1, !DataRegionMap.mayHaveHoles(status),
+            deferred.count < Self.maximumDeferred
+        {
+            let copy = fcntl(walked.descriptor, F_DUPFD_CLOEXEC, 0)
+            if copy >= 0 {
+                deferred.append(OpenFile(descriptor: copy, status: status, name: walked.displayPath))
+                _ = try append(.file, walked, link: nil, flags: BatchRecord.deferred)
+                tally.counts.files += 1
+                progress.tick(files: tally.counts.files, bytes: tally.counts.bytes, counted: tally.countedFiles)
+                return
+            }
+        }
         // Only a file with fewer blocks than its size needs is asked where its holes are: no call for the others.
         let regions = DataRegionMap.mayHaveHoles(status) ? try dataRegions(walked) : nil
         if regions != nil { tally.sparseBytes &+= status.size }
@@ -117,7 +171,8 @@ final class ArchivingVisitor: TreeVisitor {
         let flags = (hashing ? BatchRecord.readerHashed : 0) | (regions != nil ? BatchRecord.sparse : 0)
             | (status.linkCount > 1 ? BatchRecord.linked : 0)
         let recordOffset = try append(.file, walked, link: nil, flags: flags, regions: regions?.regions)
-        try copyData(walked, recordOffset: recordOffset, hashing: hashing, regions: regions)
+        let file = OpenFile(descriptor: walked.descriptor, status: status, entry: walked)
+        try copyData(file, recordOffset: recordOffset, hashing: hashing, regions: regions)
         hardLinks.remember(device: status.device, inode: status.inode, name: walked.path.cString, links: status.linkCount)
         tally.counts.files += 1
         tally.counts.bytes += status.size
@@ -187,7 +242,7 @@ final class ArchivingVisitor: TreeVisitor {
         record.size = kind == .file ? status.size : 0
         record.regionCount = UInt32(regions?.count ?? 0)
         // A small file travels with its header: ask for room for both when it is cheap to.
-        let small = kind == .file && status.size <= 64 * 1024 && regions == nil
+        let small = kind == .file && status.size <= 64 * 1024 && regions == nil && flags & BatchRecord.deferred == 0
         let wanted = record.metadataSize + (small ? Int(status.size) : 0)
         let target = try room(wanted)
         let offset = target.used
@@ -216,8 +271,10 @@ final class ArchivingVisitor: TreeVisitor {
     /// Reads the file into batches (one `.file` record, then `.data` records when it spills over; for a file with
     /// holes, only its data regions, each hole a `.hole` record), then checks that it did not change while it was
     /// read. With `hashing`, a `.digest` record follows.
-    private func copyData(_ walked: WalkEntry, recordOffset: Int, hashing: Bool, regions map: DataRegionMap?) throws {
-        lengthField = recordOffset + BatchRecord.dataLengthOffset
+    /// `recordOffset`: the `.file` record's offset in the current batch, whose data the first bytes go into (nil: a
+    /// `.data` record opens for them).
+    private func copyData(_ walked: OpenFile, recordOffset: Int?, hashing: Bool, regions map: DataRegionMap?) throws {
+        lengthField = recordOffset.map { $0 + BatchRecord.dataLengthOffset }
         recordData = 0
         if hashing { try resetDigest() }
         if let map {
@@ -241,7 +298,7 @@ final class ArchivingVisitor: TreeVisitor {
 
     /// Reads `count` bytes of the file at `start` into the open data record (after a hole, a new `.data` record),
     /// continuing in `.data` records in fresh batches.
-    private func read(_ walked: WalkEntry, at start: UInt64, count: UInt64, hashing: Bool) throws {
+    private func read(_ walked: OpenFile, at start: UInt64, count: UInt64, hashing: Bool) throws {
         let expected = walked.status.size
         let end = start + count
         var offset = start
@@ -288,6 +345,16 @@ final class ArchivingVisitor: TreeVisitor {
         recordData = 0
     }
 
+    /// A record of `kind` with no path and no data (`.membersComplete`, `.resume`), after the open data record.
+    private func appendBare(_ kind: BatchRecord.Kind, size: UInt64) throws {
+        closeDataRecord()
+        var record = BatchRecord(kind: kind.rawValue)
+        record.size = size
+        let target = try room(record.metadataSize)
+        target.base.storeBytes(of: record, toByteOffset: target.used, as: BatchRecord.self)
+        target.used += record.metadataSize
+    }
+
     /// A hole of `length` zero bytes up to `end`: a `.hole` record (no data: nothing is read), hashed as zeros.
     private func appendHole(_ length: UInt64, endingAt end: UInt64, hashing: Bool) throws {
         closeDataRecord()
@@ -325,7 +392,7 @@ final class ArchivingVisitor: TreeVisitor {
         target.used = offset + record.metadataSize + SHA256Digest.length
     }
 
-    private func checkUnchanged(_ walked: WalkEntry) throws {
+    private func checkUnchanged(_ walked: OpenFile) throws {
         guard let after = Kernel.status(ofDescriptor: walked.descriptor) else {
             throw BackupError.unreadable(path: walked.displayPath, SystemError("statx", path: walked.displayPath))
         }

@@ -70,7 +70,8 @@ extension BackupEngine {
             let run = BackupRun(
                 request: request, deviceRoot: true, header: header, spillDirectory: output.parentPath,
                 ownArchives: own, progress: progress, warning: warning, afterRead: afterRead, duringRead: duringRead,
-                placement: hashing ?? .nowhere, stored: stored, batches: BackupEngine.mobileSyncBatchCount)
+                placement: hashing ?? .nowhere, stored: stored, batches: BackupEngine.mobileSyncBatchCount,
+                deferFrom: BackupEngine.mobileSyncDeferFrom)
             return try run.archive(into: sink) { try output.commit() }
         } catch {
             // The sink's writer threads stop before the temporary directory they write into is removed.

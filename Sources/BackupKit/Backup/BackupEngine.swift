@@ -18,6 +18,10 @@ public enum BackupEngine {
     /// page cache, and with 64 its peak RSS at 200,000 files was 61.2 MiB against 53.9 (target 64) for 0.96x of the
     /// time, within the noise (11 alternating rounds; 16 batches 0.98x).
     static let mobileSyncBatchCount = 8
+    /// A MobileSync backup reads its files of at least 1 MiB after the walk (`ArchivingVisitor.maximumDeferred` of
+    /// them at most): Manifest.db, complete once every member is begun, is closed (and encrypted: one CBC chain over
+    /// the whole file, alone at the end) on the rows thread while their data is written.
+    static let mobileSyncDeferFrom: UInt64 = 1 << 20
     static let batchSize = 128 << 10
     static let batchWake = 4
 

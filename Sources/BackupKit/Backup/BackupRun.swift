@@ -24,6 +24,9 @@ struct BackupRun {
     var formatterGate: (@Sendable (BatchPipe) -> Void)? = nil
     /// The pipe's pool (`BackupEngine.batchCount`; tests set a smaller one).
     var batches = BackupEngine.batchCount
+    /// Files of at least this size are read after the walk (`ArchivingVisitor`; a format that stores members in
+    /// order never sets it); nil: none.
+    var deferFrom: UInt64? = nil
 
     /// The count behind the progress reports' total, as `request.counting` asks.
     private func scanner(_ rules: ExclusionRules) -> BackupScanner? {
@@ -56,7 +59,7 @@ struct BackupRun {
         defer { scanner?.stop() }
         let visitor = try ArchivingVisitor(
             pipe: pipe, progress: ProgressThrottle(progress, scanner: scanner), warn: warning,
-            afterRead: afterRead, duringRead: duringRead, placement: placement, stored: stored)
+            afterRead: afterRead, duringRead: duringRead, placement: placement, stored: stored, deferFrom: deferFrom)
         if inline {
             consumer.runInline()
         } else {
@@ -65,6 +68,7 @@ struct BackupRun {
         do {
             try TreeWalker(root: request.root, rules: rules, visitor: visitor, ignoring: ownArchives,
                 oneFileSystem: request.oneFileSystem).run()
+            try visitor.readDeferred()
             visitor.finish()
         } catch {
             pipe.cancel()

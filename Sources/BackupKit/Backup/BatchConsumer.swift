@@ -100,6 +100,12 @@ final class BatchConsumer<Sink: FormatSink>: @unchecked Sendable {
                 try data(UnsafeRawBufferPointer(start: start + record.metadataSize, count: Int(record.dataLength)))
             } else if kind == .hole {
                 try ZeroBytes.forEachChunk(record.size) { try data($0) }
+            } else if kind == .membersComplete {
+                try sink.membersComplete()
+            } else if kind == .resume {
+                // A deferred file's data: no one hashes it (only a run without digests defers).
+                hashingHere = false
+                try sink.resume(size: record.size)
             } else if kind == .digest {
                 guard let size = pendingSize else {
                     throw BackupError.output("internal error: a digest without its file")
@@ -126,6 +132,7 @@ final class BatchConsumer<Sink: FormatSink>: @unchecked Sendable {
                     mtimeSeconds: record.mtimeSeconds, mtimeNanoseconds: record.mtimeNanoseconds,
                     size: kind == .file ? record.size : 0, attributes: attributes)
                 member.linked = record.flags & BatchRecord.linked != 0
+                member.deferred = record.flags & BatchRecord.deferred != 0
                 if record.flags & BatchRecord.sparse != 0 {
                     let count = Int(record.regionCount)
                     let regions = (start + record.regionsOffset)
@@ -134,7 +141,9 @@ final class BatchConsumer<Sink: FormatSink>: @unchecked Sendable {
                 }
                 try sink.begin(member)
                 if members != nil { addToMembers(member, link: link) }
-                if kind == .file {
+                if kind == .file && member.deferred {
+                    hashingHere = false
+                } else if kind == .file {
                     let name = UnsafeRawBufferPointer(start: path, count: Int(record.pathLength))
                     hashingHere = record.flags & BatchRecord.readerHashed == 0
                     if hashingHere {

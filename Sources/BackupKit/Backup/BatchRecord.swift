@@ -9,9 +9,12 @@
 /// A sparse file (`sparse`: its `.file` record carries `regionCount` regions, each offset and length as two `UInt64`)
 /// comes as its data regions in order, each hole before, between or after them as a `.hole` record of `size` zero
 /// bytes (no data), the data after a hole in `.data` records.
+/// A file read after the walk (`deferred`: a large file of a MobileSync backup, `ArchivingVisitor`) has no data after
+/// its `.file` record. Once every member is packed a `.membersComplete` record follows, then each such file's data in
+/// the order of their members: a `.resume` record (`size`: the file's), then its `.data` records.
 struct BatchRecord {
     enum Kind: UInt8 {
-        case directory = 1, file, symlink, hardlink, data, digest, hole
+        case directory = 1, file, symlink, hardlink, data, digest, hole, membersComplete, resume
     }
 
     static let readerHashed: UInt8 = 1
@@ -19,9 +22,11 @@ struct BatchRecord {
     static let sparse: UInt8 = 2
     /// A file with more than one name: a later `.hardlink` record may name it.
     static let linked: UInt8 = 4
+    /// A file whose data comes after `.membersComplete`, at its `.resume` record.
+    static let deferred: UInt8 = 8
 
     var kind: UInt8
-    /// `readerHashed` for a file whose digest follows in a `.digest` record; `sparse`; `linked`.
+    /// `readerHashed` for a file whose digest follows in a `.digest` record; `sparse`; `linked`; `deferred`.
     var flags: UInt8 = 0
     var pathLength: UInt32 = 0
     var linkLength: UInt32 = 0
@@ -36,7 +41,7 @@ struct BatchRecord {
     /// Data regions of a `sparse` file (none: the whole file is a hole).
     var regionCount: UInt32 = 0
     var mtimeSeconds: Int64 = 0
-    /// The member's size (whole file, holes included), for `.file`; the hole's length, for `.hole`.
+    /// The member's size (whole file, holes included), for `.file` and `.resume`; the hole's length, for `.hole`.
     var size: UInt64 = 0
 
     static let headerSize = MemoryLayout<BatchRecord>.stride
@@ -47,7 +52,7 @@ struct BatchRecord {
     /// Offset of the data regions from the record's start (8-byte aligned).
     var regionsOffset: Int {
         let links = kind == Kind.symlink.rawValue || kind == Kind.hardlink.rawValue ? Int(linkLength) + 1 : 0
-        let bare = kind == Kind.data.rawValue || kind == Kind.digest.rawValue || kind == Kind.hole.rawValue
+        let bare = kind >= Kind.data.rawValue
         let raw = Self.headerSize + (bare ? 0 : Int(pathLength) + 1) + links + Int(attributeBytes)
         return (raw + 7) & ~7
     }

@@ -12,6 +12,13 @@ protocol FormatSink: AnyObject, SendableMetatype {
     /// The next bytes of the current file's data.
     func write(_ data: UnsafeRawBufferPointer) throws(BackupError)
 
+    /// Every member has been begun: what follows is the data of the files begun `deferred` (`SinkMember.deferred`),
+    /// each after a `resume`, then the manifest. Only a run that defers calls it.
+    func membersComplete() throws(BackupError)
+
+    /// The next deferred file's data (`size` bytes) follows in `write` calls, in the order the files were begun.
+    func resume(size: UInt64) throws(BackupError)
+
     /// Ends the archive after the manifest and waits until every byte is written (the destination is
     /// committed by its owner afterwards).
     func finish() throws(BackupError)
@@ -29,4 +36,11 @@ protocol FormatSink: AnyObject, SendableMetatype {
 
 extension FormatSink {
     var storedCounts: EntryCounts? { nil }
+
+    func membersComplete() throws(BackupError) {}
+
+    /// A format that stores members in order (a tar) is never handed deferred files.
+    func resume(size: UInt64) throws(BackupError) {
+        throw .output("internal error: deferred file data for a format that stores members in order")
+    }
 }

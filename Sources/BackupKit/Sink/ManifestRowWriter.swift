@@ -6,9 +6,11 @@ import SystemKit
 /// the NSKeyedArchiver blob), computes the fileID when the sink has none (directories and links) and inserts it
 /// (`ManifestDatabaseWriter`), so the sink's thread only creates and writes content files: encoding and inserting
 /// rows were a third of that thread's time, and the walk's thread had room. Rows go in batches of 256 through the one
-/// bounded hand-off (`HandOff`, four batches), in order. The database is the worker's alone until `finish()`
-/// returns; a failure stops the worker and is thrown by the next `add` or `finish`. `cancel()` (and `deinit`) stop
-/// and join it.
+/// bounded hand-off (`HandOff`, four batches), in order. The database is the worker's alone: after the last row the
+/// worker runs the caller's `finish(then:)` work on it (closing Manifest.db: its indexes, its first page and, for
+/// an encrypted backup, the CBC pass over the whole file) while the caller goes on, and `wait()` returns the outcome.
+/// A failure stops the worker and is thrown by the next `add`, `finish(then:)` or `wait()`. `cancel()` (and
+/// `deinit`) stop and join it (a finishing step under way ends first).
 final class ManifestRowWriter {
     /// One row to write.
     struct Row {
@@ -25,22 +27,26 @@ final class ManifestRowWriter {
         var rows: [Row] = []
     }
 
-    /// The database, used by the worker thread alone while it runs.
+    /// The database, used by the worker thread alone; the work to run on it after the last row (set before the
+    /// hand-off is closed, read by the worker after it drained it) and that work's failure (read after the join).
     private final class Database: @unchecked Sendable {
         let writer: ManifestDatabaseWriter
+        var finishing: ((ManifestDatabaseWriter) throws(BackupError) -> UInt64)?
+        var written: UInt64 = 0
+        var failure: BackupError?
         init(_ writer: ManifestDatabaseWriter) { self.writer = writer }
     }
 
     private let handOff: HandOff<Batch, MobileSyncError>
     private var worker: WorkerThread?
     private var filling: Batch?
-    let database: ManifestDatabaseWriter
+    private let shared: Database
 
     init(database: ManifestDatabaseWriter) throws(SystemError) {
-        self.database = database
         let handOff = HandOff<Batch, MobileSyncError>(items: (0..<4).map { _ in Batch() }, wakeAfter: 2)
         self.handOff = handOff
         let shared = Database(database)
+        self.shared = shared
         worker = try WorkerThread { Self.run(shared, handOff) }
     }
 
@@ -69,6 +75,9 @@ final class ManifestRowWriter {
             batch.rows.removeAll(keepingCapacity: true)
             handOff.recycle(batch)
         }
+        // Drained after `finish(then:)` (not stopped): the database's last steps, on this thread.
+        guard !handOff.isStopped, let finishing = database.finishing else { return }
+        do { database.written = try finishing(database.writer) } catch { database.failure = error }
     }
 
     /// Queues `row`; hands a full batch to the worker.
@@ -81,12 +90,21 @@ final class ManifestRowWriter {
         if filling!.rows.count >= Self.batchSize { try submit() }
     }
 
-    /// Writes the last rows and stops the worker; the database is the caller's again.
-    func finish() throws(MobileSyncError) {
+    /// Hands over the last rows; once they are in, the worker runs `finishing` on the database (and then ends). Returns
+    /// at once: `wait()` for the outcome.
+    func finish(then finishing: @escaping (ManifestDatabaseWriter) throws(BackupError) -> UInt64) throws(MobileSyncError) {
         try submit()
+        shared.finishing = finishing
         handOff.close()
+    }
+
+    /// Waits until the worker has ended (after `finish(then:)`); returns what the finishing work returned (bytes it
+    /// wrote), or throws the worker's failure: a row's, or the finishing work's.
+    func wait() throws(BackupError) -> UInt64 {
         worker.take()?.join()
-        if let failure = handOff.failure { throw failure }
+        if let failure = handOff.failure { throw .format(failure) }
+        if let failure = shared.failure { throw failure }
+        return shared.written
     }
 
     /// Stops the worker without writing what is queued, and waits for it.

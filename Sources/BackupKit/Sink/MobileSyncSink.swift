@@ -35,8 +35,11 @@ final class MobileSyncSink: FormatSink {
     /// being handed over.
     private let contents: ContentFileWriters
     private var contentOpen = false
-    /// The encrypted Manifest.db's output buffer (encrypted backups).
-    private var cipherOutput = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 16)
+    /// Files begun deferred (`SinkMember.deferred`) whose data has not come yet, in order: each one's fileID and, in
+    /// an encrypted backup, its file key; a nil fileID for a file not stored (its data is passed over).
+    private var deferredFiles: [(fileID: String?, key: [UInt8]?)] = []
+    /// Manifest.db is being closed on the rows thread (`membersComplete`, or `finish`).
+    private var databaseClosing = false
     /// The `xx` directories made so far, open (by their first byte's value; -1 until made).
     private let contentDirectories = DescriptorTable(count: 256)
     /// The attributes of stored files that have any, by path relative to ROOT: a hard link has its inode's
@@ -94,7 +97,9 @@ final class MobileSyncSink: FormatSink {
         stop()
         current = nil
         contentDirectories.closeAll()
-        cipherOutput.deallocate()
+        for index in deferredFiles.indices where deferredFiles[index].key != nil {
+            BackupEncryption.clear(&deferredFiles[index].key!)
+        }
     }
 
     func begin(_ member: SinkMember) throws(BackupError) {
@@ -108,8 +113,10 @@ final class MobileSyncSink: FormatSink {
         }
         switch map.placement(of: path) {
         case .structure:
+            if member.deferred { deferredFiles.append((nil, nil)) }
             return
         case .unmapped(let top):
+            if member.deferred { deferredFiles.append((nil, nil)) }
             if unmappedTops.insert(top).inserted {
                 notes.append("\(top): not in any backup domain (no container metadata names it); not stored")
             }
@@ -142,14 +149,33 @@ final class MobileSyncSink: FormatSink {
         bytesWritten += UInt64(data.count)
     }
 
+    /// Every row is known: Manifest.db is closed (and encrypted) on the rows thread while the deferred files' data
+    /// comes and is written.
+    func membersComplete() throws(BackupError) {
+        try closeCurrent()
+        try closeDatabase()
+    }
+
+    func resume(size: UInt64) throws(BackupError) {
+        if let signal = interruption() { throw .interrupted(signal: signal) }
+        try closeCurrent()
+        guard !deferredFiles.isEmpty else { throw .output("internal error: data for a file that was not deferred") }
+        var (fileID, key) = deferredFiles.removeFirst()
+        defer { if key != nil { BackupEncryption.clear(&key!) } }
+        guard let fileID else { return }  // not stored: `write` passes its data over
+        currentFileID = fileID
+        try contents.create(in: try contentDirectory(fileID), name: fileID, key: key)
+        contentOpen = true
+        remaining = size
+        if size == 0 { try closeCurrent() }
+    }
+
     func finish() throws(BackupError) {
         try closeCurrent()
+        guard deferredFiles.isEmpty else { throw .output("internal error: deferred files whose data never came") }
+        try closeDatabase()
         bytesWritten += try contents.finish()
-        do {
-            try rows.finish()
-            try rows.database.finish()
-        } catch { throw .format(error) }
-        if let encryption { try encryptDatabase(with: encryption.manifestKey) }
+        bytesWritten += try rows.wait()
         let uuid = UUID().uuidString
         let properties: BackupProperties
         do { properties = self.properties(try keyBag.value()) } catch { throw .format(error) }
@@ -192,7 +218,8 @@ final class MobileSyncSink: FormatSink {
             record.kind = .file
             record.size = member.size
             record.protectionClass = Self.fileProtectionClass
-            record.encryptionKey = try createContentFile(fileID, size: member.size)
+            record.encryptionKey =
+                member.deferred ? try deferContentFile(fileID) : try createContentFile(fileID, size: member.size)
             if !record.extendedAttributes.isEmpty { fileAttributes[path] = record.extendedAttributes }
             if member.linked, let key = record.encryptionKey { linkedKeys[path] = (key, member.size) }
         case .hardlink:
@@ -288,6 +315,20 @@ final class MobileSyncSink: FormatSink {
         return encryptionKey
     }
 
+    /// Makes the key of the content file of `fileID`, created when its data comes (`resume`); returns its
+    /// `EncryptionKey` in an encrypted backup.
+    private func deferContentFile(_ fileID: String) throws(BackupError) -> [UInt8]? {
+        var encryptionKey: [UInt8]?
+        var key: [UInt8]?
+        if let encryption {
+            do {
+                (key, encryptionKey) = try encryption.fileKey(protectionClass: UInt32(Self.fileProtectionClass))
+            } catch { throw .format(error) }
+        }
+        deferredFiles.append((fileID, key))
+        return encryptionKey
+    }
+
     /// Creates `name` in `parent` for `size` bytes of data; an empty file is closed at once.
     private func create(_ name: String, in parent: Int32, size: UInt64, shownAs: String? = nil) throws(BackupError) {
         currentFileID = nil
@@ -317,8 +358,22 @@ final class MobileSyncSink: FormatSink {
         do { try file.close() } catch { throw .system(error) }
     }
 
-    /// Replaces the closed Manifest.db by its encryption under `key` (AES-256-CBC, PKCS#7), in place.
-    private func encryptDatabase(with key: [UInt8]) throws(BackupError) {
+    /// Hands the last rows to the rows thread, which then closes Manifest.db and, encrypted, encrypts it (once).
+    private func closeDatabase() throws(BackupError) {
+        guard !databaseClosing else { return }
+        databaseClosing = true
+        let directory = directory, shown = shown, key = encryption?.manifestKey
+        let finishing: (ManifestDatabaseWriter) throws(BackupError) -> UInt64 = { database throws(BackupError) in
+            do throws(MobileSyncError) { try database.finish() } catch { throw .format(error) }
+            guard let key else { return 0 }
+            return try Self.encryptDatabase(in: directory, shown: shown, with: key)
+        }
+        do throws(MobileSyncError) { try rows.finish(then: finishing) } catch { throw .format(error) }
+    }
+
+    /// Replaces the closed Manifest.db in `directory` by its encryption under `key` (AES-256-CBC, PKCS#7), in place;
+    /// returns the bytes written.
+    private static func encryptDatabase(in directory: Int32, shown: String, with key: [UInt8]) throws(BackupError) -> UInt64 {
         // In place: AES-CBC writes each block no further than the bytes already read (the padding block past the
         // end), and the database's pages are overwritten rather than a second file's pages allocated (a failure
         // leaves the temporary directory, which is removed, as ever).
@@ -331,11 +386,12 @@ final class MobileSyncSink: FormatSink {
         do { databaseCipher = try FileCipher(key: key) } catch { throw .format(error) }
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 128 << 10, alignment: 16)
         defer { chunk.deallocate() }
+        let output = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk.count + 16, alignment: 16)
+        defer { output.deallocate() }
         var readOffset: off_t = 0, writeOffset: UInt64 = 0
         func put(_ bytes: UnsafeRawBufferPointer) throws(BackupError) {
             do { try Kernel.writeAll(descriptor, bytes, at: writeOffset, path: name) } catch { throw .system(error) }
             writeOffset += UInt64(bytes.count)
-            bytesWritten += UInt64(bytes.count)
         }
         while true {
             let n = pread(descriptor, chunk.baseAddress, chunk.count, readOffset)
@@ -345,12 +401,13 @@ final class MobileSyncSink: FormatSink {
             readOffset += off_t(n)
             let produced: Int
             let input = UnsafeRawBufferPointer(rebasing: chunk[0..<n])
-            do { produced = try databaseCipher.update(input, into: cipherOutput) } catch { throw .format(error) }
-            try put(UnsafeRawBufferPointer(rebasing: cipherOutput[0..<produced]))
+            do { produced = try databaseCipher.update(input, into: output) } catch { throw .format(error) }
+            try put(UnsafeRawBufferPointer(rebasing: output[0..<produced]))
         }
         guard let last = databaseCipher.finish() else { throw .format(.crypto(call: "EVP_CipherFinal_ex")) }
         try last.withUnsafeBytes { buffer in Result { () throws(BackupError) in try put(buffer) } }.get()
         do { try file.close() } catch { throw .system(error) }
+        return writeOffset
     }
 
     /// Copies the content file of `source` byte for byte (in an encrypted backup, the ciphertext) to a new content

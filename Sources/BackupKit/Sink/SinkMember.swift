@@ -30,6 +30,8 @@ struct SinkMember {
     var dataRegions: UnsafeBufferPointer<DataRegionMap.Region>? = nil
     /// A file with more than one name: a later hard-link member may name it.
     var linked = false
+    /// A file whose data comes later, after `FormatSink.membersComplete()`, at its `FormatSink.resume(size:)`.
+    var deferred = false
 
     /// Calls `body` with each attribute: its NUL-terminated name and its value.
     func forEachAttribute(_ body: (UnsafeBufferPointer<CChar>, UnsafeRawBufferPointer) throws -> Void) rethrows {
