@@ -8,8 +8,10 @@ import SystemKit
 /// each member's domain and path from `DomainMap`, a Manifest.db row for every file, directory and symlink
 /// (the domain root `""` included: HomeDomain's is ROOT, written first), each file's data at
 /// `<fileID[0:2]>/<fileID>`, a hard link's data copied from the file it names. devicectl's own manifest, the last
-/// member, is kept beside them as `devicectl-manifest.jsonl`. `finish()` closes Manifest.db, then writes
-/// Manifest.plist and Info.plist, and Status.plist (`finished`) last. Every name is created with
+/// member, is kept beside them as `devicectl-manifest.jsonl`. A deferred file (`SinkMember.deferred`) gets its row
+/// and key at its member and its content file at its `resume`; once every member is begun (`membersComplete`, or
+/// `finish`) the rows thread closes Manifest.db (and encrypts it) while the rest is written. `finish()` waits for
+/// it, then writes Manifest.plist and Info.plist, and Status.plist (`finished`) last. Every name is created with
 /// `O_CREAT | O_EXCL | O_NOFOLLOW` in a directory the sink made, by descriptor.
 final class MobileSyncSink: FormatSink {
     /// The name devicectl's manifest takes in the backup directory.

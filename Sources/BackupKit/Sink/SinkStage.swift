@@ -8,4 +8,6 @@
 // a sparse member, `MobileSyncSink` stores every byte.
 // Threads: called on the formatting thread only; `TarSink`'s compressor (TarKit's `StreamCompressor`) has a
 // thread of its own when the stream is compressed; `MobileSyncSink`'s content files have two (`ContentFileWriters`,
-// a file each in turn) and its Manifest.db rows (`ManifestRowWriter`) one.
+// a file each in turn) and its Manifest.db rows (`ManifestRowWriter`) one, which also closes (and encrypts) the
+// database once every member is begun (`membersComplete`: a MobileSync backup reads its large files after the walk).
+// A format that stores members in order is never handed deferred files (`resume` fails).
