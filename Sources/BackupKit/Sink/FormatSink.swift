@@ -1,8 +1,9 @@
 // FormatSink: what a backup format does with the walked members: the backup's format stage.
 
 /// A backup format. The formatting thread (`BatchConsumer`) hands it each member in archive order (depth first,
-/// a directory before its contents, names sorted bytewise), a file's data right after its member, and last the
-/// manifest (`ManifestWriter.finish`), then `finish()`. The walk, the exclusion rules, hashing, the manifest's
+/// a directory before its contents, names sorted bytewise), a file's data right after its member (a deferred file's,
+/// in a run that defers, after `membersComplete()`, at its `resume`), and last the manifest (`ManifestWriter.finish`),
+/// then `finish()`. The walk, the exclusion rules, hashing, the manifest's
 /// lines and the members digest are done before a sink sees anything, so a second format (a MobileSync
 /// directory, say) implements only this. Called on one thread at a time; never concurrently.
 protocol FormatSink: AnyObject, SendableMetatype {
