@@ -17,14 +17,20 @@ import SystemKit
 /// descriptors kept open until then): the format then has every member, and finishes its index while their data
 /// is still being written (`BatchRecord.deferred`).
 final class ArchivingVisitor: TreeVisitor {
-    /// A file to read: its open descriptor, its status before reading and, for messages, the walk's entry (during
-    /// the walk: its name is built only when a message needs it) or its name (a deferred file, read after the walk).
-    private struct OpenFile {
+    /// A file to read: its open descriptor, its status before reading and its name in messages. The walk's entry
+    /// during the walk (its name built only when a message needs it), a `DeferredFile` after it; the reading code is
+    /// specialized for each.
+    fileprivate protocol ReadableFile {
+        var descriptor: Int32 { get }
+        var status: FileStatus { get }
+        var displayPath: String { get }
+    }
+
+    /// A file read after the walk: a duplicate of the walk's descriptor (this visitor's to close), the walk's status.
+    private struct DeferredFile: ReadableFile {
         let descriptor: Int32
         let status: FileStatus
-        var entry: WalkEntry?
-        var name: String?
-        var displayPath: String { name ?? entry?.displayPath ?? "" }
+        let displayPath: String
     }
 
     /// Files deferred at most: each holds a descriptor until the walk ends.
@@ -62,7 +68,7 @@ final class ArchivingVisitor: TreeVisitor {
     /// Files of at least this many bytes are read after the walk (nil: none).
     private let deferFrom: UInt64?
     /// Files packed and not yet read, in member order; their descriptors are this visitor's (duplicates).
-    private var deferred: [OpenFile] = []
+    private var deferred: [DeferredFile] = []
 
     init(
         pipe: BatchPipe, progress: ProgressThrottle, warn: @escaping (String) -> Void,
@@ -154,7 +160,7 @@ final class ArchivingVisitor: TreeVisitor {
         {
             let copy = fcntl(walked.descriptor, F_DUPFD_CLOEXEC, 0)
             if copy >= 0 {
-                deferred.append(OpenFile(descriptor: copy, status: status, name: walked.displayPath))
+                deferred.append(DeferredFile(descriptor: copy, status: status, displayPath: walked.displayPath))
                 _ = try append(.file, walked, link: nil, flags: BatchRecord.deferred)
                 tally.counts.files += 1
                 progress.tick(files: tally.counts.files, bytes: tally.counts.bytes, counted: tally.countedFiles)
@@ -171,8 +177,7 @@ final class ArchivingVisitor: TreeVisitor {
         let flags = (hashing ? BatchRecord.readerHashed : 0) | (regions != nil ? BatchRecord.sparse : 0)
             | (status.linkCount > 1 ? BatchRecord.linked : 0)
         let recordOffset = try append(.file, walked, link: nil, flags: flags, regions: regions?.regions)
-        let file = OpenFile(descriptor: walked.descriptor, status: status, entry: walked)
-        try copyData(file, recordOffset: recordOffset, hashing: hashing, regions: regions)
+        try copyData(walked, recordOffset: recordOffset, hashing: hashing, regions: regions)
         hardLinks.remember(device: status.device, inode: status.inode, name: walked.path.cString, links: status.linkCount)
         tally.counts.files += 1
         tally.counts.bytes += status.size
@@ -273,7 +278,9 @@ final class ArchivingVisitor: TreeVisitor {
     /// read. With `hashing`, a `.digest` record follows.
     /// `recordOffset`: the `.file` record's offset in the current batch, whose data the first bytes go into (nil: a
     /// `.data` record opens for them).
-    private func copyData(_ walked: OpenFile, recordOffset: Int?, hashing: Bool, regions map: DataRegionMap?) throws {
+    private func copyData<File: ReadableFile>(
+        _ walked: File, recordOffset: Int?, hashing: Bool, regions map: DataRegionMap?
+    ) throws {
         lengthField = recordOffset.map { $0 + BatchRecord.dataLengthOffset }
         recordData = 0
         if hashing { try resetDigest() }
@@ -298,7 +305,7 @@ final class ArchivingVisitor: TreeVisitor {
 
     /// Reads `count` bytes of the file at `start` into the open data record (after a hole, a new `.data` record),
     /// continuing in `.data` records in fresh batches.
-    private func read(_ walked: OpenFile, at start: UInt64, count: UInt64, hashing: Bool) throws {
+    private func read<File: ReadableFile>(_ walked: File, at start: UInt64, count: UInt64, hashing: Bool) throws {
         let expected = walked.status.size
         let end = start + count
         var offset = start
@@ -392,7 +399,7 @@ final class ArchivingVisitor: TreeVisitor {
         target.used = offset + record.metadataSize + SHA256Digest.length
     }
 
-    private func checkUnchanged(_ walked: OpenFile) throws {
+    private func checkUnchanged<File: ReadableFile>(_ walked: File) throws {
         guard let after = Kernel.status(ofDescriptor: walked.descriptor) else {
             throw BackupError.unreadable(path: walked.displayPath, SystemError("statx", path: walked.displayPath))
         }
@@ -450,3 +457,5 @@ final class ArchivingVisitor: TreeVisitor {
         }
     }
 }
+
+extension WalkEntry: ArchivingVisitor.ReadableFile {}
