@@ -165,11 +165,7 @@ final class MobileSyncSink: FormatSink {
         var (fileID, key) = deferredFiles.removeFirst()
         defer { if key != nil { BackupEncryption.clear(&key!) } }
         guard let fileID else { return }  // not stored: `write` passes its data over
-        currentFileID = fileID
-        try contents.create(in: try contentDirectory(fileID), name: fileID, key: key)
-        contentOpen = true
-        remaining = size
-        if size == 0 { try closeCurrent() }
+        try openContentFile(fileID, key: key, size: size)
     }
 
     func finish() throws(BackupError) {
@@ -301,34 +297,37 @@ final class MobileSyncSink: FormatSink {
     /// class and the wrapped file key) in an encrypted backup, whose data is then encrypted as it is written.
     @discardableResult
     private func createContentFile(_ fileID: String, size: UInt64) throws(BackupError) -> [UInt8]? {
-        var encryptionKey: [UInt8]?
-        var key: [UInt8]?
+        var (key, encryptionKey) = try newFileKey()
         defer { if key != nil { BackupEncryption.clear(&key!) } }
-        if let encryption {
-            do {
-                (key, encryptionKey) = try encryption.fileKey(protectionClass: UInt32(Self.fileProtectionClass))
-            } catch { throw .format(error) }
-        }
-        currentFileID = fileID
-        try contents.create(in: try contentDirectory(fileID), name: fileID, key: key)
-        contentOpen = true
-        remaining = size
-        if size == 0 { try closeCurrent() }
+        try openContentFile(fileID, key: key, size: size)
         return encryptionKey
     }
 
     /// Makes the key of the content file of `fileID`, created when its data comes (`resume`); returns its
     /// `EncryptionKey` in an encrypted backup.
     private func deferContentFile(_ fileID: String) throws(BackupError) -> [UInt8]? {
-        var encryptionKey: [UInt8]?
-        var key: [UInt8]?
-        if let encryption {
-            do {
-                (key, encryptionKey) = try encryption.fileKey(protectionClass: UInt32(Self.fileProtectionClass))
-            } catch { throw .format(error) }
-        }
+        let (key, encryptionKey) = try newFileKey()
         deferredFiles.append((fileID, key))
         return encryptionKey
+    }
+
+    /// A fresh file key and its `EncryptionKey` value in an encrypted backup; neither in a plain one.
+    private func newFileKey() throws(BackupError) -> (key: [UInt8]?, encryptionKey: [UInt8]?) {
+        guard let encryption else { return (nil, nil) }
+        do {
+            let made = try encryption.fileKey(protectionClass: UInt32(Self.fileProtectionClass))
+            return (made.key, made.encryptionKey)
+        } catch { throw .format(error) }
+    }
+
+    /// Opens the content file of `fileID` for `size` bytes of plaintext, encrypted under `key` when one is given (the
+    /// caller clears it); an empty file is closed at once.
+    private func openContentFile(_ fileID: String, key: [UInt8]?, size: UInt64) throws(BackupError) {
+        currentFileID = fileID
+        try contents.create(in: try contentDirectory(fileID), name: fileID, key: key)
+        contentOpen = true
+        remaining = size
+        if size == 0 { try closeCurrent() }
     }
 
     /// Creates `name` in `parent` for `size` bytes of data; an empty file is closed at once.
