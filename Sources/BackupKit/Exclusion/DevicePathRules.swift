@@ -21,23 +21,54 @@ enum DevicePathRules {
     /// `Library/Preferences` of the device root (the device's `/var/mobile/Library/Preferences`).
     private static let devicePreferences = Array("Library/Preferences".utf8)
 
-    /// The iOS reasons for `path` (relative to the device root, `/`-separated, no leading `./`).
+    /// The iOS reasons for `path` (relative to the device root, `/`-separated, no leading `./`). Asked for every
+    /// entry of a walk (and of the count beside it): the components' bounds go on the stack, nothing is allocated.
     static func reasons(for path: UnsafeBufferPointer<UInt8>) -> ExclusionReasons {
         guard let first = path.first, first == UInt8(ascii: "C") || first == UInt8(ascii: "D") else { return [] }
-        var parts: [UnsafeBufferPointer<UInt8>.SubSequence] = []
-        parts.reserveCapacity(6)
-        for part in path.split(separator: UInt8(ascii: "/"), maxSplits: 6, omittingEmptySubsequences: false) {
-            parts.append(part)
-            if parts.count > 6 { return [] }
+        // No rule is deeper than `maxDepth` components.
+        return withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: maxDepth) { bounds in
+            var count = 0
+            var start = 0
+            for index in 0...path.count where index == path.count || path[index] == UInt8(ascii: "/") {
+                if count == maxDepth { return [] }
+                bounds[count] = start..<index
+                count += 1
+                start = index + 1
+            }
+            let parts = Components(path: path, bounds: UnsafeBufferPointer(rebasing: bounds[..<count]))
+            return reasons(of: parts)
         }
-        if parts.count == 1 { return parts[0].elementsEqual(deviceLocal) ? .deviceLocal : [] }
-        guard parts[0].elementsEqual(containers) else { return [] }
-        if parts.count == 4 && matches(parts, bundleClass) { return .iosAppBundle }
-        guard parts.count >= 5, dataClasses.contains(where: { matches(parts, $0) }) else { return [] }
+    }
+
+    /// The deepest rule's components: `Containers/Data/Application/<UUID>/Library/Caches`.
+    private static let maxDepth = 6
+
+    /// A path's components, as bounds into its bytes.
+    private struct Components {
+        let path: UnsafeBufferPointer<UInt8>
+        let bounds: UnsafeBufferPointer<Range<Int>>
+
+        var count: Int { bounds.count }
+
+        /// Whether component `index` is `name`.
+        func equals(_ index: Int, _ name: [UInt8]) -> Bool {
+            UnsafeBufferPointer(rebasing: path[bounds[index]]).elementsEqual(name)
+        }
+
+        /// Whether the components from `offset` on start with `prefix` and go on past it.
+        func startsWith(_ prefix: [[UInt8]], from offset: Int = 0) -> Bool {
+            count - offset > prefix.count && prefix.indices.allSatisfy { equals(offset + $0, prefix[$0]) }
+        }
+    }
+
+    private static func reasons(of parts: Components) -> ExclusionReasons {
+        if parts.count == 1 { return parts.equals(0, deviceLocal) ? .deviceLocal : [] }
+        guard parts.equals(0, containers) else { return [] }
+        if parts.count == 4 && parts.startsWith(bundleClass) { return .iosAppBundle }
+        guard parts.count >= 5, dataClasses.contains(where: { parts.startsWith($0) }) else { return [] }
         // parts[3] is the container's UUID directory; the rest must be exactly a never-backed-up path.
-        let rest = parts[4...]
-        for (rule, reason) in neverBackedUp where rule.count == rest.count {
-            if zip(rest, rule).allSatisfy({ $0.elementsEqual($1) }) { return reason }
+        for (rule, reason) in neverBackedUp where rule.count == parts.count - 4 {
+            if rule.indices.allSatisfy({ parts.equals(4 + $0, rule[$0]) }) { return reason }
         }
         return []
     }
@@ -48,10 +79,5 @@ enum DevicePathRules {
         guard path.count >= devicePreferences.count, path.first == UInt8(ascii: "L") else { return false }
         guard path.prefix(devicePreferences.count).elementsEqual(devicePreferences) else { return false }
         return path.count == devicePreferences.count || path[devicePreferences.count] == UInt8(ascii: "/")
-    }
-
-    /// Whether `parts` starts with `prefix` (the class directory's components).
-    private static func matches(_ parts: [UnsafeBufferPointer<UInt8>.SubSequence], _ prefix: [[UInt8]]) -> Bool {
-        parts.count > prefix.count && zip(parts, prefix).allSatisfy { $0.elementsEqual($1) }
     }
 }
