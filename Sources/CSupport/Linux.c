@@ -3,6 +3,7 @@
 #include "CSupportLinux.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <unistd.h>
 
@@ -27,6 +28,17 @@ int csupport_avoid_cpu(int cpu) {
     if (CPU_COUNT(&set) < 2 || !CPU_ISSET(cpu, &set)) return 0;
     CPU_CLR(cpu, &set);
     return sched_setaffinity(0, sizeof set, &set) == 0 ? 1 : -1;
+}
+
+int csupport_thread_allow_cpu(pthread_t thread, int cpu) {
+    if (cpu < 0 || cpu >= CPU_SETSIZE) return EINVAL;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    int status = pthread_getaffinity_np(thread, sizeof set, &set);
+    if (status != 0) return status;
+    if (CPU_ISSET(cpu, &set)) return 0;
+    CPU_SET(cpu, &set);
+    return pthread_setaffinity_np(thread, sizeof set, &set);
 }
 
 int csupport_cpu_allowed(int cpu) {

@@ -1,11 +1,17 @@
 // WorkerThread: the one worker thread type: a pthread that runs a closure and is joined by its owner.
 import CSupport
 import Glibc
+import Synchronization
 
 /// A thread running one closure. The owner joins it (`join()`, or at the latest when the value goes away),
 /// so no worker outlives the pipeline that started it.
 public struct WorkerThread: ~Copyable {
     private let thread: pthread_t
+    /// The owner's reference to what the thread runs (trivial, so that `join()` may discard the value), released
+    /// by `join()` or `deinit`.
+    private let work: Unmanaged<Work>
+    /// The CPU the thread was started off (`offCallersCPU`), or -1.
+    public let avoidedCPU: Int32
 
     /// Starts `body` on a new thread with a stack of `stackSize` bytes (nil: the default). `whenIdle`: the thread
     /// runs under SCHED_IDLE, only on a core no other thread wants (best effort: a kernel that refuses leaves it
@@ -23,17 +29,13 @@ public struct WorkerThread: ~Copyable {
         defer { pthread_attr_destroy(&attributes) }
         if let stackSize { pthread_attr_setstacksize(&attributes, stackSize) }
         let avoided = offCallersCPU ? csupport_current_cpu() : -1
-        let work = Work {
-            if whenIdle { _ = csupport_run_when_idle() }
-            if avoided >= 0 { _ = csupport_avoid_cpu(avoided) }
-            body()
-        }
+        let work = Work(whenIdle: whenIdle, avoided: avoided, body)
         let context = Unmanaged.passRetained(work).toOpaque()
         var thread = pthread_t()
         let status = pthread_create(
             &thread, &attributes,
             { context in
-                Unmanaged<Work>.fromOpaque(context!).takeRetainedValue().body()
+                Unmanaged<Work>.fromOpaque(context!).takeRetainedValue().run()
                 return nil
             }, context)
         guard status == 0 else {
@@ -41,11 +43,24 @@ public struct WorkerThread: ~Copyable {
             throw SystemError("pthread_create", code: status)
         }
         self.thread = thread
+        self.work = Unmanaged.passRetained(work)
+        avoidedCPU = avoided
+    }
+
+    /// Lets the thread run on the CPU it was started off too, from now on (nothing when it was started anywhere).
+    /// For an owner about to wait for it: a thread kept off the owner's CPU and under SCHED_IDLE may otherwise wait
+    /// for as long as another process keeps its one allowed CPU busy, while the owner's CPU idles in the wait.
+    public func mayRunAnywhere() {
+        guard avoidedCPU >= 0 else { return }
+        // Raised first: a thread not yet past its start sees it there and undoes its own restriction.
+        work.takeUnretainedValue().anywhere.store(true, ordering: .sequentiallyConsistent)
+        _ = csupport_thread_allow_cpu(thread, avoidedCPU)
     }
 
     /// Waits until the closure has returned.
     public consuming func join() {
         pthread_join(thread, nil)
+        work.release()
         discard self
     }
 
@@ -57,10 +72,32 @@ public struct WorkerThread: ~Copyable {
         } else {
             pthread_join(thread, nil)
         }
+        work.release()
     }
 
-    private final class Work {
+    /// What the thread runs: its policies, then the body.
+    private final class Work: Sendable {
         let body: @Sendable () -> Void
-        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+        let whenIdle: Bool
+        let avoided: Int32
+        /// Set by `mayRunAnywhere()`.
+        let anywhere = Atomic<Bool>(false)
+
+        init(whenIdle: Bool, avoided: Int32, _ body: @escaping @Sendable () -> Void) {
+            self.whenIdle = whenIdle
+            self.avoided = avoided
+            self.body = body
+        }
+
+        func run() {
+            if whenIdle { _ = csupport_run_when_idle() }
+            if avoided >= 0 {
+                _ = csupport_avoid_cpu(avoided)
+                if anywhere.load(ordering: .sequentiallyConsistent) {
+                    _ = csupport_thread_allow_cpu(pthread_self(), avoided)
+                }
+            }
+            body()
+        }
     }
 }

@@ -95,6 +95,36 @@ import Testing
         Issue.record("the creating thread moved between CPUs at every try for 30 s")
     }
 
+    /// `mayRunAnywhere()` gives a worker started off its creator's CPU that CPU back (a backup's count, which its
+    /// owner is about to wait for): called while the worker runs, and called at once after the start, when the worker
+    /// may not have restricted itself yet (it then undoes that itself). Each worker reads its CPUs only after the
+    /// call has returned.
+    @Test func aWorkerMayRunAnywhereOnceItsOwnerSaysSo() throws {
+        let mine = Self.allowed()
+        for started in [true, false] {
+            let before = Locked<[Int]?>(nil)
+            let go = Locked(false)
+            let after = Locked<[Int]?>(nil)
+            let thread = try WorkerThread(whenIdle: false, offCallersCPU: true) {
+                if started { before.value = Self.allowed() }
+                let deadline = MonotonicClock.seconds() + 30
+                while !go.value && MonotonicClock.seconds() < deadline { sched_yield() }
+                after.value = Self.allowed()
+            }
+            let avoided = Int(thread.avoidedCPU)
+            if started {
+                let deadline = MonotonicClock.seconds() + 30
+                while before.value == nil && MonotonicClock.seconds() < deadline { sched_yield() }
+                #expect(before.value == (mine.count >= 2 ? mine.filter { $0 != avoided } : mine))
+            }
+            thread.mayRunAnywhere()
+            go.value = true
+            thread.join()
+            #expect(mine.count < 2 || mine.contains(avoided), "the creator ran on a CPU it may use")
+            #expect(after.value == mine)
+        }
+    }
+
     // MARK: - Helpers
 
     private static func pin(to cpu: Int32) -> Bool {

@@ -3,8 +3,11 @@ import Synchronization
 import SystemKit
 
 /// Counts the tree's files while the backup runs, as restic's scanner does, but from directory listings alone
-/// (`FileCounter`), on a thread of its own under SCHED_IDLE (it runs only on a core the backup leaves idle): measured
-/// beside a backup, it costs it about 2%, where a full second walk (statx, xattrs) cost 20%. A walk that fails leaves
+/// (`FileCounter`), on a thread of its own under SCHED_IDLE (it runs only on a core the backup leaves idle), kept off
+/// the CPU the reading thread runs on when it starts: free to run there, it cost the backup 1.06-1.08x its time
+/// without progress on the bench tree (most likely by holding that CPU, in a system call, into the reader's wake-up);
+/// off it, 1.00x (a full second walk with statx and xattrs cost 20%). Before it is joined it may run anywhere again (`mayRunAnywhere`), or a busy
+/// process on its one CPU would keep the owner waiting (2.9x; 1.01x after). A walk that fails leaves
 /// no total (the backup reports its own errors); `stop()` ends it early. `BackupCounting.first` counts on the calling
 /// thread before the backup starts instead (`counted`).
 final class BackupScanner {
@@ -22,7 +25,7 @@ final class BackupScanner {
     /// No thread (no total) if none can start.
     init(root: String, rules: ExclusionRules, whenIdle: Bool = true) {
         let shared = self.shared
-        thread = try? WorkerThread(whenIdle: whenIdle) {
+        thread = try? WorkerThread(whenIdle: whenIdle, offCallersCPU: true) {
             let total = Self.count(root: root, rules: rules, stopWhen: { shared.stopped.load(ordering: .relaxed) })
             shared.total.withLock { $0 = total }
         }
@@ -43,6 +46,7 @@ final class BackupScanner {
 
     /// Waits for the walk to finish (tests) and returns its count.
     func waitForTotal() -> BackupTotal? {
+        thread?.mayRunAnywhere()
         thread.take()?.join()
         return total
     }
@@ -50,6 +54,7 @@ final class BackupScanner {
     /// Ends the walk (at its next directory) and waits for the thread.
     func stop() {
         shared.stopped.store(true, ordering: .relaxed)
+        thread?.mayRunAnywhere()
         thread.take()?.join()
     }
 

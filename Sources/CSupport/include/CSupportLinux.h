@@ -2,6 +2,8 @@
 #ifndef DEVICECTL_CSUPPORT_LINUX_H
 #define DEVICECTL_CSUPPORT_LINUX_H
 
+#include <pthread.h>
+
 /// O_PATH: a descriptor that only locates a file (usable as an *at() directory).
 static const int CSUPPORT_O_PATH = 010000000;
 /// O_TMPFILE: an unnamed temporary file in the given directory.
@@ -28,6 +30,10 @@ int csupport_current_cpu(void);
 /// them. Returns 1 when the set changed, 0 when it was left
 /// (a single allowed CPU, or `cpu` not in the set), -1 with errno set when a call failed.
 int csupport_avoid_cpu(int cpu);
+
+/// Adds `cpu` back to the allowed CPUs of `thread` (a thread of this process), undoing `csupport_avoid_cpu`.
+/// Returns 0, or an errno value.
+int csupport_thread_allow_cpu(pthread_t thread, int cpu);
 
 /// Whether the calling thread may run on `cpu`: 1 or 0 (0 also when the call fails). Tests read affinity with it.
 int csupport_cpu_allowed(int cpu);
