@@ -816,22 +816,25 @@ def table_rows(rows):
 
 def bounds(rows, calls, cores):
     """"What bounds each margin" (issue 20): per throughput row, idle and busy, user and system CPU per stored file
-    of each side and the floor on all cores; then system calls per file from the strace run."""
+    of each side and the floor (all cores, or what a busy loop leaves of them); then system calls per file from the
+    strace run."""
     lines = ["", "## What bounds each margin", "",
              "**files**: the regular files each row's tools store: for like for like, every file of the like-for-like "
              "tree; for the device archive, its regular members (the included files, the apps' metadata plists and the "
              "manifest; sha256sum hashes the included files alone). µs per file: the median user and system CPU time "
-             "(system = CPU - user, per run) over those files. **%d-core floor** = (devicectl's median CPU / %d CPUs) / "
+             "(system = CPU - user, per run) over those files. **floor** = (devicectl's median CPU / %d CPUs) / "
              "the peer's median wall: the ratio devicectl would reach with its CPU spread over all %d cores for the "
              "whole run and nothing else running. A target below it cannot be met without cutting CPU. With one core "
-             "busy the floor still counts all %d cores, so there the real floor is higher." % (cores, cores, cores, cores),
+             "busy the floor counts %g cores: the busy loop is one thread, and the scheduler shares its CPU evenly "
+             "between it and one of devicectl's threads at most (two of them there would leave the other CPU idle)." % (
+                 cores, cores, cores - 0.5),
              "",
              "| comparison | peer | files | devicectl user µs/file | devicectl system µs/file | peer user µs/file "
-             "| peer system µs/file | CPU ratio | **ratio** | target | **%d-core floor** | target vs floor |" % cores,
+             "| peer system µs/file | CPU ratio | **ratio** | target | **floor** | target vs floor |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for row in rows:
         files, target = row["files"], row["target"]
-        floor = row["a"][1] / cores / row["b"][0]
+        floor = row["a"][1] / (cores - 0.5 if row.get("busy") else cores) / row["b"][0]
         if target is None:
             verdict = "no target"
         elif target < floor:

@@ -6,10 +6,10 @@ import SystemKit
 /// (`FileCounter`), on a thread of its own under SCHED_IDLE (it runs only on a core the backup leaves idle), kept off
 /// the CPU the reading thread runs on when it starts: free to run there, it cost the backup 1.06-1.08x its time
 /// without progress on the bench tree (most likely by holding that CPU, in a system call, into the reader's wake-up);
-/// off it, 1.00x (a full second walk with statx and xattrs cost 20%). Before it is joined it may run anywhere again (`mayRunAnywhere`), or a busy
-/// process on its one CPU would keep the owner waiting (2.9x; 1.01x after). A walk that fails leaves
-/// no total (the backup reports its own errors); `stop()` ends it early. `BackupCounting.first` counts on the calling
-/// thread before the backup starts instead (`counted`).
+/// off it, 1.00x (a full second walk with statx and xattrs cost 20%). Before it is joined it may run anywhere again
+/// (`mayRunAnywhere`), or a busy process on its one CPU would keep the owner waiting (2.9x; 1.01x after). A walk that
+/// fails leaves no total (the backup reports its own errors); `stop()` ends it early. `BackupCounting.first` counts on
+/// the calling thread before the backup starts instead (`counted`).
 final class BackupScanner {
     /// What the thread shares with its owner.
     private final class Shared: Sendable {
