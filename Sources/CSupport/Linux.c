@@ -41,6 +41,10 @@ int csupport_thread_allow_cpu(pthread_t thread, int cpu) {
     return pthread_setaffinity_np(thread, sizeof set, &set);
 }
 
+int csupport_thread_id(void) {
+    return gettid();
+}
+
 int csupport_cpu_allowed(int cpu) {
     if (cpu < 0 || cpu >= CPU_SETSIZE) return 0;
     cpu_set_t set;

@@ -52,9 +52,16 @@ public struct WorkerThread: ~Copyable {
     /// for as long as another process keeps its one allowed CPU busy, while the owner's CPU idles in the wait.
     public func mayRunAnywhere() {
         guard avoidedCPU >= 0 else { return }
+        let work = work.takeUnretainedValue()
         // Raised first: a thread not yet past its start sees it there and undoes its own restriction.
-        work.takeUnretainedValue().anywhere.store(true, ordering: .sequentiallyConsistent)
+        work.anywhere.store(true, ordering: .sequentiallyConsistent)
+        // Only while the thread has not ended, which it then cannot until this call is done: the kernel clears an
+        // ended thread's id, and glibc would then change the calling thread's CPUs instead.
+        let claimed = work.phase.compareExchange(
+            expected: Work.running, desired: Work.allowing, ordering: .sequentiallyConsistent)
+        guard claimed.exchanged else { return }
         _ = csupport_thread_allow_cpu(thread, avoidedCPU)
+        work.phase.store(Work.running, ordering: .sequentiallyConsistent)
     }
 
     /// Waits until the closure has returned.
@@ -82,6 +89,11 @@ public struct WorkerThread: ~Copyable {
         let avoided: Int32
         /// Set by `mayRunAnywhere()`.
         let anywhere = Atomic<Bool>(false)
+        /// `running`, `allowing` (the owner is changing the thread's CPUs) or `ended` (the body has returned).
+        let phase = Atomic<Int>(Work.running)
+        static let running = 0
+        static let allowing = 1
+        static let ended = 2
 
         init(whenIdle: Bool, avoided: Int32, _ body: @escaping @Sendable () -> Void) {
             self.whenIdle = whenIdle
@@ -98,6 +110,9 @@ public struct WorkerThread: ~Copyable {
                 }
             }
             body()
+            // The owner may be changing this thread's CPUs: it needs the thread alive for the moment that takes.
+            while !phase.compareExchange(expected: Work.running, desired: Work.ended, ordering: .sequentiallyConsistent)
+                .exchanged { sched_yield() }
         }
     }
 }

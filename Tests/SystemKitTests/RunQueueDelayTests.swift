@@ -125,6 +125,31 @@ import Testing
         }
     }
 
+    /// `mayRunAnywhere()` after the worker has ended changes nobody's CPUs: the kernel has cleared the ended thread's
+    /// id, and asked by that id glibc would change the calling thread's instead. A helper thread starts the worker,
+    /// waits until its task is gone from /proc, keeps itself off the worker's avoided CPU, then calls.
+    @Test func mayRunAnywhereAfterTheWorkerEndedLeavesTheCallerAlone() throws {
+        let mine = Self.allowed()
+        let outcome = Locked<[Int]?>(nil)
+        let expected = Locked<[Int]?>(nil)
+        let helper = try WorkerThread {
+            let id = Locked<Int32>(0)
+            guard let worker = try? WorkerThread(offCallersCPU: true, { id.value = csupport_thread_id() }) else { return }
+            let avoided = worker.avoidedCPU
+            let deadline = MonotonicClock.seconds() + 30
+            while (id.value == 0 || access("/proc/self/task/\(id.value)", F_OK) == 0)
+                && MonotonicClock.seconds() < deadline { sched_yield() }
+            _ = csupport_avoid_cpu(avoided)
+            expected.value = Self.allowed()
+            worker.mayRunAnywhere()
+            outcome.value = Self.allowed()
+            worker.join()
+        }
+        helper.join()
+        #expect(outcome.value != nil && outcome.value == expected.value)
+        #expect(mine.count < 2 || expected.value?.count == mine.count - 1, "the helper kept off one CPU")
+    }
+
     // MARK: - Helpers
 
     private static func pin(to cpu: Int32) -> Bool {

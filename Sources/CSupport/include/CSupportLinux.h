@@ -35,6 +35,9 @@ int csupport_avoid_cpu(int cpu);
 /// Returns 0, or an errno value.
 int csupport_thread_allow_cpu(pthread_t thread, int cpu);
 
+/// The calling thread's kernel id (gettid; tests watch a thread's /proc/self/task entry with it).
+int csupport_thread_id(void);
+
 /// Whether the calling thread may run on `cpu`: 1 or 0 (0 also when the call fails). Tests read affinity with it.
 int csupport_cpu_allowed(int cpu);
 
