@@ -75,6 +75,9 @@ import Testing
         ("*é", "café", true),
         ("*a*a*a*a*a*a*a*b", String(repeating: "a", count: 4000), false),
         ("**/**/**/**/x", Array(repeating: "d", count: 200).joined(separator: "/"), false),
+        ("**/**/**/**/x", Array(repeating: "d", count: 200).joined(separator: "/") + "/x", true),
+        ("a/**/b/**", "a/1/b/2/3", true),
+        ("a/**/b/**", "a/1/b", false),
     ])
     func patterns(_ glob: String, _ path: String, _ matches: Bool) throws {
         #expect(try ExclusionPattern(glob).matches(path) == matches)

@@ -189,39 +189,62 @@ public struct ExclusionPattern: Sendable, Equatable {
             guard case .name(let tokens) = components[0] else { return true }
             return Self.matchName(tokens, UnsafeBufferPointer(rebasing: path[basenameOffset...]))
         }
-        var names: [Range<Int>] = []
-        var start = 0
-        for index in 0...path.count where index == path.count || path[index] == UInt8(ascii: "/") {
-            names.append(start..<index)
-            start = index + 1
+        // A pattern that starts or ends with a name must match the path's first or last component: most paths fail
+        // there, before the full match.
+        if case .name(let tokens)? = components.last,
+            !Self.matchName(tokens, UnsafeBufferPointer(rebasing: path[basenameOffset...]))
+        {
+            return false
         }
-        // reachable[j]: the components matched so far can end right before path component j.
-        var reachable = [Bool](repeating: false, count: names.count + 1)
-        reachable[0] = true
-        for (index, component) in components.enumerated() {
-            var next = [Bool](repeating: false, count: names.count + 1)
-            switch component {
-            case .anyDepth:
-                // A last `**` needs one component at least: `Documents/**` is below Documents, not it.
-                let atLeastOne = index == components.count - 1
-                var seen = false
-                for j in 0...names.count {
-                    if atLeastOne {
-                        next[j] = seen
-                        seen = seen || reachable[j]
-                    } else {
-                        seen = seen || reachable[j]
-                        next[j] = seen
-                    }
-                }
-            case .name(let tokens):
-                for j in 0..<names.count where reachable[j] {
-                    if Self.matchName(tokens, UnsafeBufferPointer(rebasing: path[names[j]])) { next[j + 1] = true }
-                }
+        if case .name(let tokens)? = components.first {
+            let end = path.firstIndex(of: UInt8(ascii: "/")) ?? path.count
+            if !Self.matchName(tokens, UnsafeBufferPointer(rebasing: path[..<end])) { return false }
+        }
+        // Asked for every entry of a walk: the components' bounds and the two rows of flags go in temporary
+        // allocations (on the stack at the usual depths), not in arrays.
+        var count = 1
+        for byte in path where byte == UInt8(ascii: "/") { count += 1 }
+        return withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: count) { names in
+            var start = 0
+            var filled = 0
+            for index in 0...path.count where index == path.count || path[index] == UInt8(ascii: "/") {
+                (names.baseAddress! + filled).initialize(to: start..<index)
+                filled += 1
+                start = index + 1
             }
-            reachable = next
+            return withUnsafeTemporaryAllocation(of: Bool.self, capacity: 2 * (count + 1)) { flags in
+                // reachable[j]: the components matched so far can end right before path component j.
+                var reachable = UnsafeMutableBufferPointer(rebasing: flags[0...count])
+                var next = UnsafeMutableBufferPointer(rebasing: flags[(count + 1)...])
+                reachable.initialize(repeating: false)
+                reachable[0] = true
+                for (index, component) in components.enumerated() {
+                    next.initialize(repeating: false)
+                    switch component {
+                    case .anyDepth:
+                        // A last `**` needs one component at least: `Documents/**` is below Documents, not it.
+                        let atLeastOne = index == components.count - 1
+                        var seen = false
+                        for j in 0...count {
+                            if atLeastOne {
+                                next[j] = seen
+                                seen = seen || reachable[j]
+                            } else {
+                                seen = seen || reachable[j]
+                                next[j] = seen
+                            }
+                        }
+                    case .name(let tokens):
+                        for j in 0..<count where reachable[j]
+                        && Self.matchName(tokens, UnsafeBufferPointer(rebasing: path[names[j]])) {
+                            next[j + 1] = true
+                        }
+                    }
+                    swap(&reachable, &next)
+                }
+                return reachable[count]
+            }
         }
-        return reachable[names.count]
     }
 
     /// The scalar starting at byte `index` of UTF-8 `bytes` and its length; a malformed sequence reads as
