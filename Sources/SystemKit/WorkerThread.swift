@@ -11,7 +11,7 @@ public struct WorkerThread: ~Copyable {
     /// by `join()` or `deinit`.
     private let work: Unmanaged<Work>
     /// The CPU the thread was started off (`offCallersCPU`), or -1.
-    public let avoidedCPU: Int32
+    public var avoidedCPU: Int32 { work.takeUnretainedValue().avoided }
 
     /// Starts `body` on a new thread with a stack of `stackSize` bytes (nil: the default). `whenIdle`: the thread
     /// runs under SCHED_IDLE, only on a core no other thread wants (best effort: a kernel that refuses leaves it
@@ -44,7 +44,6 @@ public struct WorkerThread: ~Copyable {
         }
         self.thread = thread
         self.work = Unmanaged.passRetained(work)
-        avoidedCPU = avoided
     }
 
     /// Lets the thread run on the CPU it was started off too, from now on (nothing when it was started anywhere).

@@ -22,22 +22,13 @@ enum DevicePathRules {
     private static let devicePreferences = Array("Library/Preferences".utf8)
 
     /// The iOS reasons for `path` (relative to the device root, `/`-separated, no leading `./`). Asked for every
-    /// entry of a walk (and of the count beside it): the components' bounds go on the stack, nothing is allocated.
+    /// entry of a walk (and of the count beside it): nothing is allocated (`PathComponents`).
     static func reasons(for path: UnsafeBufferPointer<UInt8>) -> ExclusionReasons {
         guard let first = path.first, first == UInt8(ascii: "C") || first == UInt8(ascii: "D") else { return [] }
         // No rule is deeper than `maxDepth` components.
-        return withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: maxDepth) { bounds in
-            var count = 0
-            var start = 0
-            for index in 0...path.count where index == path.count || path[index] == UInt8(ascii: "/") {
-                if count == maxDepth { return [] }
-                bounds[count] = start..<index
-                count += 1
-                start = index + 1
-            }
-            let parts = Components(path: path, bounds: UnsafeBufferPointer(rebasing: bounds[..<count]))
-            return reasons(of: parts)
-        }
+        return PathComponents.withBounds(of: path, atMost: maxDepth) { bounds in
+            reasons(of: Components(path: path, bounds: bounds))
+        } ?? []
     }
 
     /// The deepest rule's components: `Containers/Data/Application/<UUID>/Library/Caches`.

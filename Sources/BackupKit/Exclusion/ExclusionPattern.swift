@@ -200,18 +200,10 @@ public struct ExclusionPattern: Sendable, Equatable {
             let end = path.firstIndex(of: UInt8(ascii: "/")) ?? path.count
             if !Self.matchName(tokens, UnsafeBufferPointer(rebasing: path[..<end])) { return false }
         }
-        // Asked for every entry of a walk: the components' bounds and the two rows of flags go in temporary
-        // allocations (on the stack at the usual depths), not in arrays.
-        var count = 1
-        for byte in path where byte == UInt8(ascii: "/") { count += 1 }
-        return withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: count) { names in
-            var start = 0
-            var filled = 0
-            for index in 0...path.count where index == path.count || path[index] == UInt8(ascii: "/") {
-                (names.baseAddress! + filled).initialize(to: start..<index)
-                filled += 1
-                start = index + 1
-            }
+        // Asked for every entry of a walk: the components' bounds (`PathComponents`) and the two rows of flags go
+        // in temporary allocations (on the stack at the usual depths), not in arrays.
+        return PathComponents.withBounds(of: path) { names in
+            let count = names.count
             return withUnsafeTemporaryAllocation(of: Bool.self, capacity: 2 * (count + 1)) { flags in
                 // reachable[j]: the components matched so far can end right before path component j.
                 var reachable = UnsafeMutableBufferPointer(rebasing: flags[0...count])
@@ -244,7 +236,7 @@ public struct ExclusionPattern: Sendable, Equatable {
                 }
                 return reachable[count]
             }
-        }
+        } ?? false
     }
 
     /// The scalar starting at byte `index` of UTF-8 `bytes` and its length; a malformed sequence reads as
