@@ -69,6 +69,9 @@ public enum Devicectl {
         // A write past RLIMIT_FSIZE must fail with EFBIG (so the temporary archive or the staged restore is
         // removed and the error names the file), not kill the process with SIGXFSZ and leave them behind.
         signal(SIGXFSZ, SIG_IGN)
+        // Before any thread starts: a table grown later stalls every thread that opens a file for an RCU grace period
+        // (`Kernel.reserveDescriptorSlots`).
+        Kernel.reserveDescriptorSlots(Kernel.startupDescriptorSlots)
         let context = CommandContext(console: Console(), environment: environment, argumentBytes: argumentBytes)
         let console = context.console
         var commandName: String?
