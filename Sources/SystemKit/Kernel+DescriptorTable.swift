@@ -9,12 +9,13 @@ extension Kernel {
     /// Grows this process's descriptor table to `count` slots (fewer when `RLIMIT_NOFILE`'s soft limit is lower) by
     /// duplicating a standard descriptor to the highest slot and closing the copy: the kernel never shrinks a table.
     /// Call it while the process has one thread. Why: the kernel grows the table when a descriptor number does not
-    /// fit (64 slots, then 128, 256, 512 ...), and in a process whose threads share the table each growth waits for
-    /// an RCU grace period (`expand_fdtable`: `synchronize_rcu`), with every thread that opens a file waiting behind
-    /// it: on the bench's VM a MobileSync backup of 2,000 files took 0.099 s with the table grown as it went and
-    /// 0.060 s with it grown first (21 alternating rounds). With one thread there is no wait (microseconds; 8 KiB of
-    /// kernel memory for 1,024 slots). Returns whether the table now has the slots (false: no standard descriptor
-    /// open to duplicate, or the limit leaves no more than the 64 every process starts with).
+    /// fit (64 slots, or 256 inherited from a shell; then 512 ...), and in a process whose threads share the table
+    /// each growth waits for an RCU grace period (`expand_fdtable`: `synchronize_rcu`), with every thread that opens
+    /// a file waiting behind it: on the bench's VM a MobileSync backup of 2,000 files took 0.095 s with the table
+    /// grown as it went and 0.052 s with it grown first (21 alternating rounds). With one thread there is no wait
+    /// (three system calls; 8 KiB of kernel memory for 1,024 slots). Returns whether the table now has the slots
+    /// (false: no standard descriptor open to duplicate, or the limit leaves no more than the 64 every process
+    /// starts with).
     @discardableResult
     public static func reserveDescriptorSlots(_ count: Int) -> Bool {
         var limit = rlimit()
