@@ -20,10 +20,10 @@ extension Kernel {
     public static func reserveDescriptorSlots(_ count: Int) -> Bool {
         var limit = rlimit()
         guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return false }
-        let highest = Int32(clamping: min(UInt64(max(count, 0)), UInt64(limit.rlim_cur)) &- 1)
-        guard highest >= 64 else { return false }
+        let slots = min(UInt64(max(count, 0)), UInt64(limit.rlim_cur), UInt64(Int32.max))
+        guard slots > 64 else { return false }
         for descriptor in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] {
-            let copy = fcntl(descriptor, F_DUPFD_CLOEXEC, highest)
+            let copy = fcntl(descriptor, F_DUPFD_CLOEXEC, Int32(slots - 1))
             if copy >= 0 {
                 close(copy)
                 return true
