@@ -37,7 +37,8 @@ import Testing
             let expected = Int(min(UInt64(Kernel.startupDescriptorSlots), UInt64(limit.rlim_cur)))
             // The device lock held here: the backup waits for it, having done what it does before taking it.
             let lock = try FileLock(path: root + "/DeviceLocal/lock", wait: false)
-            let child = try ChildProcess.devicectl(["backup", root, "-o", dir + "/b.tar", "--no-progress"])
+            let child = try ChildProcess.devicectl([
+                "backup", root, "-o", dir + "/b.tar", "--no-progress", "--lock-timeout", "60"])
             let waiting = child.wait(upTo: 60) { Self.waitsForALock(child.pid) }
             try #require(waiting, "the backup never waited for the lock: \(child.stderr)")
             let slots = Self.statusField("FDSize", of: child.pid) ?? 0
