@@ -136,11 +136,7 @@ import Testing
             let lock = try FileLock(path: "\(phone.root)/DeviceLocal/lock", wait: false)
             let backup = try ChildProcess.devicectl(["backup", phone.root, "-o", "\(dir)/b.tar"])
             // Wait (with a deadline) until the kernel lists the backup as blocked on the device lock.
-            let blocked = waitUntil(seconds: 20) {
-                (try? String(contentsOfFile: "/proc/locks", encoding: .utf8))?.split(separator: "\n").contains {
-                    $0.contains("-> FLOCK") && $0.split(separator: " ").contains("\(backup.pid)")
-                } == true
-            }
+            let blocked = waitUntil(seconds: 20) { ProcFiles.waitsForALock(backup.pid) }
             #expect(blocked, "the backup never waited for the device lock")
             #expect(backup.isRunning)
             #expect(!FileManager.default.fileExists(atPath: "\(dir)/b.tar"))

@@ -9,24 +9,6 @@ import TestSupport
 import Testing
 
 @Suite struct DescriptorTableEndToEndTests {
-    /// Whether `/proc/locks` lists `pid` as waiting for a lock (a `->` line).
-    static func waitsForALock(_ pid: Int32) -> Bool {
-        guard let locks = try? String(contentsOfFile: "/proc/locks", encoding: .utf8) else { return false }
-        return locks.split(separator: "\n").contains { line in
-            let fields = line.split(separator: " ")
-            return fields.count > 5 && fields[1] == "->" && fields[5] == "\(pid)"
-        }
-    }
-
-    /// A field of `/proc/PID/status` (`FDSize`, `Threads`) as a number.
-    static func statusField(_ name: String, of pid: Int32) -> Int? {
-        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
-        for line in status.split(separator: "\n") where line.hasPrefix(name + ":") {
-            return Int(line.dropFirst(name.count + 1).trimmingCharacters(in: .whitespaces))
-        }
-        return nil
-    }
-
     @Test func aBackupHasItsDescriptorTableGrownBeforeItTakesTheDeviceLock() throws {
         try withTemporaryDirectory { dir in
             let root = dir + "/phone"
@@ -40,9 +22,9 @@ import Testing
             let lock = try FileLock(path: root + "/DeviceLocal/lock", wait: false)
             let child = try ChildProcess.devicectl(
                 ["backup", root, "-o", dir + "/b.tar", "--no-progress"], environment: ["DEVICECTL_LOCK_TIMEOUT": ""])
-            let waiting = child.wait(upTo: 60) { Self.waitsForALock(child.pid) }
+            let waiting = child.wait(upTo: 60) { ProcFiles.waitsForALock(child.pid) }
             try #require(waiting, "the backup never waited for the lock: \(child.stderr)")
-            let slots = Self.statusField("FDSize", of: child.pid) ?? 0
+            let slots = ProcFiles.statusField("FDSize", of: "\(child.pid)") ?? 0
             #expect(slots >= expected, "FDSize \(slots), expected at least \(expected)")
             try lock.release()
             #expect(child.finish(within: 60))

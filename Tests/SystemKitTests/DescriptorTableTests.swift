@@ -1,17 +1,13 @@
 // DescriptorTableTests: `Kernel.reserveDescriptorSlots` grows the descriptor table to the slots asked for, within
 // RLIMIT_NOFILE, and closes the descriptor that grew it. (A fresh process's table, grown from 64: DescriptorTableEndToEndTests.)
-import Foundation
 import Glibc
 import SystemKit
+import TestSupport
 import Testing
 
 @Suite struct DescriptorTableTests {
     /// This process's descriptor slots (`FDSize` in /proc/self/status).
-    static func slots() throws -> Int {
-        let status = try #require(try? String(contentsOfFile: "/proc/self/status", encoding: .utf8))
-        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("FDSize:") })
-        return try #require(Int(line.dropFirst("FDSize:".count).trimmingCharacters(in: .whitespaces)))
-    }
+    static func slots() throws -> Int { try #require(ProcFiles.statusField("FDSize")) }
 
     @Test func growsTheTableWithinTheLimit() throws {
         var limit = rlimit()
