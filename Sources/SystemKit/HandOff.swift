@@ -107,6 +107,32 @@ public final class HandOff<Item, Failure: Error>: @unchecked Sendable {
         return true
     }
 
+    /// Takes back, in submission order, the queued items from the newest one `wanted` accepts to the newest of all,
+    /// for the producer to work on while the consumer drains the older ones (a producer with nothing left to fill
+    /// shares the consumer's work from the other end). They stay in flight: the consumer does not see them, and waits
+    /// when it has drained the rest, until `putBack`. Nil when no queued item is wanted, or once stopped.
+    public func takeBack(fromNewestWhere wanted: (Item) -> Bool) -> [Item]? {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !stopped, let index = ready.lastIndex(where: wanted) else { return nil }
+        let taken = Array(ready[index...])
+        ready.removeSubrange(index...)
+        return taken
+    }
+
+    /// Queues again, after every item still queued and in their order, the items `takeBack` returned (nothing more
+    /// may be submitted in between: the order the consumer sees is the order of submission). Dropped once stopped.
+    public func putBack(_ items: [Item]) {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !stopped else {
+            inFlight -= items.count
+            return
+        }
+        ready.append(contentsOf: items)
+        if consumerWaits && ready.count >= wakeAfter { condition.broadcast() }
+    }
+
     /// No more items will be submitted: the consumer drains what is queued, then `next()` returns nil.
     public func close() {
         condition.lock()

@@ -108,4 +108,23 @@ import TestSupport
             #expect(try Self.frames("\(dir)/ahead.tar.zst") == 5)
         }
     }
+
+    @Test func atTheEndTheWritingThreadCompressesQueuedFramesFromTheNewestBack() throws {
+        try withTemporaryDirectory { dir in
+            // Three blocks fit the pool, so nothing is compressed ahead while the stream is written; at the end the
+            // compressing thread is still on the first (level 19: a large fraction of a second), and the writing
+            // thread, with nothing left to fill, compresses the last block (at least) itself.
+            let members = Self.members(count: 2, size: 2_500_000)
+            try Self.write(members, to: "\(dir)/plain.tar", compression: .none)
+            let writer = try Self.write(members, to: "\(dir)/end.tar.zst", compression: .zstd, level: 19)
+            #expect(writer.framesCompressedAhead >= 1)
+            try Self.expectSameStream("\(dir)/end.tar.zst", plain: "\(dir)/plain.tar", members: members)
+            #expect(try Self.frames("\(dir)/end.tar.zst") == 3)
+            // The same entries give the same bytes, whichever thread made which frame in either run.
+            try Self.write(members, to: "\(dir)/again.tar.zst", compression: .zstd, level: 19)
+            #expect(
+                try Data(contentsOf: URL(fileURLWithPath: "\(dir)/again.tar.zst"))
+                    == Data(contentsOf: URL(fileURLWithPath: "\(dir)/end.tar.zst")))
+        }
+    }
 }

@@ -179,6 +179,48 @@ private final class Seen: @unchecked Sendable {
         #expect(handOff.next() == nil)
     }
 
+    /// Queues `values` from the pool (the consumer not yet started).
+    private func queue(_ values: [Int], on handOff: HandOff<Slot, Stop>) throws {
+        for value in values {
+            let slot = try #require(handOff.takeSpare())
+            slot.value = value
+            #expect(handOff.submit(slot))
+        }
+    }
+
+    @Test func takeBackReturnsTheQueueFromTheNewestWantedItemAndTheConsumerSeesSubmissionOrder() throws {
+        let handOff = HandOff<Slot, Stop>(items: pool(6))
+        try queue([0, 1, 2, 3, 4], on: handOff)
+        // The newest odd value is 3: it and the items after it come back, in order.
+        let taken = try #require(handOff.takeBack(fromNewestWhere: { $0.value % 2 == 1 }))
+        #expect(taken.map(\.value) == [3, 4])
+        #expect(handOff.takeBack(fromNewestWhere: { $0.value > 10 }) == nil)
+        // The consumer drains the older items, then waits for the ones taken back: they are still in flight.
+        let seen = Seen()
+        let consumer = try WorkerThread(drain(handOff, into: seen))
+        try #require(waitUntil(seconds: 30) { handOff.consumerIsWaiting && seen.values.count == 3 })
+        #expect(seen.values == [0, 1, 2])
+        taken[0].value = 33
+        handOff.putBack(taken)
+        #expect(handOff.waitUntilIdle())
+        handOff.close()
+        consumer.join()
+        #expect(seen.values == [0, 1, 2, 33, 4])
+        #expect(handOff.spareCount == 6)
+    }
+
+    @Test func itemsPutBackAfterAStopAreDroppedAndTheProducerIsNotLeftWaiting() throws {
+        let handOff = HandOff<Slot, Stop>(items: pool(3))
+        try queue([0, 1, 2], on: handOff)
+        let taken = try #require(handOff.takeBack(fromNewestWhere: { $0.value == 1 }))
+        handOff.fail(Stop(code: 5))
+        #expect(handOff.takeBack(fromNewestWhere: { _ in true }) == nil)
+        handOff.putBack(taken)
+        #expect(handOff.next() == nil)
+        #expect(!handOff.waitUntilIdle())
+        #expect(handOff.failure == Stop(code: 5))
+    }
+
     @Test func workerThreadJoinWaitsForItsClosure() throws {
         let seen = Seen()
         let worker = try WorkerThread(stackSize: 1 << 20) { seen.end() }
