@@ -261,6 +261,16 @@ import Testing
             let data = try Data(contentsOf: URL(fileURLWithPath: "\(tree.root)/\(sample["path"] as! String)"))
             #expect(sample["sha256"] as? String == (try SHA256Digest.hex(of: Array(data))))
             #expect(sample["size"] as? Int == data.count)
+            // The members line carries the SHA-256 of every manifest byte before it: the spilled lines are hashed on
+            // a thread of their own while they are copied into the archive. GNU tar extracts them, sha256sum hashes.
+            let extracted = try Shell.run("tar", ["-xOf", archive, ".devicectl-manifest.jsonl"])
+            try #require(extracted.status == 0)
+            let before = extracted.stdoutData.dropLast().split(separator: 0x0A, omittingEmptySubsequences: false)
+                .dropLast().reduce(into: Data()) { $0 += $1 + [0x0A] }
+            #expect(before.count > ManifestWriter.memoryLimit)
+            try before.write(to: URL(fileURLWithPath: "\(dir)/before"))
+            let sum = try Shell.run("sha256sum", ["\(dir)/before"])
+            #expect(lines.last?["manifestSha256"] as? String == sum.stdout.split(separator: " ").first.map(String.init))
         }
     }
 

@@ -89,21 +89,26 @@ final class ManifestWriter {
             return
         }
         let totalsLine = totals.jsonLine() + [0x0A]
-        // One pass: the members line ends with the SHA-256 of the bytes before it, so those are hashed as they
-        // are written, and the member's size comes from a members line of the same length (a digest is always
-        // 64 hex digits).
+        // The members line ends with the SHA-256 of the bytes before it, so those are hashed as they are written,
+        // and the member's size comes from a members line of the same length (a digest is always 64 hex digits).
         let placeholder = String(repeating: "0", count: 2 * SHA256Digest.length)
         let membersLength = members.line(manifestSha256: placeholder).jsonLine().count + 1
         try begin(
             size: headerLine.count + spilledBytes + buffer.count + totalsLine.count + membersLength, created: created,
             in: sink)
         let manifestDigest = try SHA256Digest()
+        headerLine.withUnsafeBytes { manifestDigest.update($0) }
+        // The spilled lines are hashed on a thread of their own while this one copies them into the archive (each
+        // reads the spill file): copying and hashing them one after the other was the backup's last stretch on one
+        // thread, after every other thread had ended.
+        let spillHash = spilledBytes > 0 ? try SpillHash(spill: spillRead, into: manifestDigest) : nil
+        try headerLine.withUnsafeBytes { try sink.write($0) }
+        if spilledBytes > 0 { try spillRead.forEachChunk { try sink.write($0) } }
+        try spillHash?.finish()
         let write = { (bytes: UnsafeRawBufferPointer) throws in
             manifestDigest.update(bytes)
             try sink.write(bytes)
         }
-        try headerLine.withUnsafeBytes(write)
-        if spilledBytes > 0 { try forEachSpillChunk(write) }
         try buffer.withUnsafeBytes(write)
         try totalsLine.withUnsafeBytes(write)
         let membersLine = members.line(manifestSha256: manifestDigest.hex).jsonLine() + [0x0A]
@@ -127,18 +132,53 @@ final class ManifestWriter {
         }
     }
 
-    /// Reads the spilled file lines back in 1 MiB chunks.
-    private func forEachSpillChunk(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
-        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
-        defer { chunk.deallocate() }
-        let fd = spill?.rawValue ?? -1
-        var offset = 0
-        while offset < spilledBytes {
-            let n = pread(fd, chunk.baseAddress, min(chunk.count, spilledBytes - offset), off_t(offset))
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { throw SystemError("pread", path: "manifest spill file in \(spillDirectory)") }
-            try body(UnsafeRawBufferPointer(rebasing: chunk[0..<n]))
-            offset += n
+    /// The spilled file lines, to read back.
+    private var spillRead: SpillRead {
+        SpillRead(descriptor: spill?.rawValue ?? -1, count: spilledBytes, location: "manifest spill file in \(spillDirectory)")
+    }
+
+    /// The spill file's lines, read back in 1 MiB chunks with `pread` (so two threads may read them at once).
+    struct SpillRead: Sendable {
+        let descriptor: Int32
+        let count: Int
+        let location: String
+
+        func forEachChunk(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+            let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+            defer { chunk.deallocate() }
+            var offset = 0
+            while offset < count {
+                let n = pread(descriptor, chunk.baseAddress, min(chunk.count, count - offset), off_t(offset))
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { throw SystemError("pread", path: location) }
+                try body(UnsafeRawBufferPointer(rebasing: chunk[0..<n]))
+                offset += n
+            }
+        }
+    }
+
+    /// Feeds the spilled lines to a digest on a worker thread, which alone uses the digest until `finish`.
+    private final class SpillHash: @unchecked Sendable {
+        private let digest: SHA256Digest
+        /// The worker's failure, read after the join.
+        private var failure: Error?
+        private var worker: WorkerThread?
+
+        init(spill: SpillRead, into digest: SHA256Digest) throws {
+            self.digest = digest
+            do {
+                worker = try WorkerThread { [self] in
+                    do { try spill.forEachChunk { self.digest.update($0) } } catch { failure = error }
+                }
+            } catch { throw BackupError.system(error) }
+        }
+
+        deinit { worker.take()?.join() }
+
+        /// Waits for the worker; throws what stopped it.
+        func finish() throws {
+            worker.take()?.join()
+            if let failure { throw failure }
         }
     }
 }
