@@ -138,7 +138,7 @@ final class ManifestWriter {
     }
 
     /// The spill file's lines, read back in 1 MiB chunks with `pread` (so two threads may read them at once).
-    struct SpillRead: Sendable {
+    private struct SpillRead: Sendable {
         let descriptor: Int32
         let count: Int
         let location: String
@@ -157,18 +157,25 @@ final class ManifestWriter {
         }
     }
 
-    /// Feeds the spilled lines to a digest on a worker thread, which alone uses the digest until `finish`.
-    private final class SpillHash: @unchecked Sendable {
-        private let digest: SHA256Digest
-        /// The worker's failure, read after the join.
-        private var failure: Error?
+    /// Feeds the spilled lines to a digest on a worker thread, which alone uses the digest until `finish` (or the
+    /// value going away, when the copy failed) joins it.
+    private final class SpillHash {
+        /// What the worker uses: the digest, and what stopped it (read after the join).
+        private final class Work: @unchecked Sendable {
+            let digest: SHA256Digest
+            var failure: Error?
+            init(_ digest: SHA256Digest) { self.digest = digest }
+        }
+
+        private let work: Work
         private var worker: WorkerThread?
 
         init(spill: SpillRead, into digest: SHA256Digest) throws {
-            self.digest = digest
+            let work = Work(digest)
+            self.work = work
             do {
-                worker = try WorkerThread { [self] in
-                    do { try spill.forEachChunk { self.digest.update($0) } } catch { failure = error }
+                worker = try WorkerThread {
+                    do { try spill.forEachChunk { work.digest.update($0) } } catch { work.failure = error }
                 }
             } catch { throw BackupError.system(error) }
         }
@@ -178,7 +185,7 @@ final class ManifestWriter {
         /// Waits for the worker; throws what stopped it.
         func finish() throws {
             worker.take()?.join()
-            if let failure { throw failure }
+            if let failure = work.failure { throw failure }
         }
     }
 }
