@@ -265,8 +265,8 @@ import Testing
             // a thread of their own while they are copied into the archive. GNU tar extracts them, sha256sum hashes.
             let extracted = try Shell.run("tar", ["-xOf", archive, ".devicectl-manifest.jsonl"])
             try #require(extracted.status == 0)
-            let before = extracted.stdoutData.dropLast().split(separator: 0x0A, omittingEmptySubsequences: false)
-                .dropLast().reduce(into: Data()) { $0 += $1 + [0x0A] }
+            let manifest = extracted.stdoutData
+            let before = manifest[...(try #require(manifest.dropLast().lastIndex(of: 0x0A)))]
             #expect(before.count > ManifestWriter.memoryLimit)
             try before.write(to: URL(fileURLWithPath: "\(dir)/before"))
             let sum = try Shell.run("sha256sum", ["\(dir)/before"])

@@ -148,7 +148,8 @@ final class ManifestWriter {
             defer { chunk.deallocate() }
             var offset = 0
             while offset < count {
-                let n = pread(descriptor, chunk.baseAddress, min(chunk.count, count - offset), off_t(offset))
+                let n = Kernel.read(
+                    descriptor, into: chunk.baseAddress!, count: min(chunk.count, count - offset), at: UInt64(offset))
                 if n < 0 && errno == EINTR { continue }
                 if n <= 0 { throw SystemError("pread", path: location) }
                 try body(UnsafeRawBufferPointer(rebasing: chunk[0..<n]))
