@@ -18,6 +18,12 @@ import TestSupport
         return (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ index &* 7) }
     }
 
+    /// An operation holds no reference (names, paths and digests are bytes in the batch's arena): queuing and applying
+    /// one copies plain bytes, and no reference count is changed by both threads in turn.
+    @Test func operationsHoldNoReference() {
+        #expect(_isPOD(StagingOp.self))
+    }
+
     @Test func theReaderAppliesBatchesWhileTheWriterIsBehind() throws {
         try withTemporaryDirectory { dir in
             let fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
@@ -52,7 +58,7 @@ import TestSupport
                 let path = Array(file.path.utf8)
                 if index >= held && index % 17 == 5 {
                     let digest = SHA256Hash.of(file.data)
-                    try pipeline.add(.logDigest(path: path, size: UInt64(file.data.count), digest: digest))
+                    try pipeline.logDigest(path: path, size: UInt64(file.data.count), digest: digest)
                     expected.append(DigestLog.Record(path: path, size: UInt64(file.data.count), digest: digest))
                     continue
                 }
@@ -73,14 +79,13 @@ import TestSupport
                 }
                 try file.data[split...].withUnsafeBytes { try pipeline.addData($0, offset: UInt64(split + middleHole)) }
                 try pipeline.addHole(tailHole)
-                try pipeline.add(
-                    .closeFile(
-                        truncateTo: tailHole > 0 ? UInt64(whole.count) : nil, owner: nil, chmod: nil, xattrs: [],
-                        mtime: timespec(tv_sec: 1_700_000_000 + index, tv_nsec: 123),
-                        logged: hashedWhereWritten ? (path, UInt64(whole.count)) : nil))
+                try pipeline.closeFile(
+                    truncateTo: tailHole > 0 ? UInt64(whole.count) : nil, owner: nil, chmod: nil, xattrs: [],
+                    mtime: timespec(tv_sec: 1_700_000_000 + index, tv_nsec: 123),
+                    logged: hashedWhereWritten ? (path, UInt64(whole.count)) : nil)
                 let digest = SHA256Hash.of(whole)
                 if !hashedWhereWritten {
-                    try pipeline.add(.logDigest(path: path, size: UInt64(whole.count), digest: digest))
+                    try pipeline.logDigest(path: path, size: UInt64(whole.count), digest: digest)
                 }
                 expected.append(DigestLog.Record(path: path, size: UInt64(whole.count), digest: digest))
                 written.append((file.path, whole, index))

@@ -9,7 +9,7 @@ extension DigestLog {
 
         /// Appends a record (path at most 65535 bytes; member paths are at most 4095) whose digest is `digest`'s 32
         /// bytes (zeros when it has another length).
-        mutating func append(path: [UInt8], size: UInt64, digest: UnsafeRawBufferPointer) {
+        mutating func append(path: some Collection<UInt8>, size: UInt64, digest: UnsafeRawBufferPointer) {
             let length = UInt16(min(path.count, Int(UInt16.max)))
             bytes.append(UInt8(length & 0xFF))
             bytes.append(UInt8(length >> 8))

@@ -31,13 +31,12 @@ extension RestoreSession {
             throw RestoreError.refusedMember(member.path, reason: problem)
         }
         let chmod = mode & ~0o777 != 0 || mode & processUmask != 0 ? mode : nil
-        try pipeline.add(
-            .closeFile(
-                truncateTo: sparseTail ? size : nil, owner: try owner(member), chmod: chmod,
-                xattrs: try userXattrs(member, path, symlink: false), mtime: mtime(member),
-                logged: hashedWhereWritten ? (path.bytes, size) : nil))
+        try pipeline.closeFile(
+            truncateTo: sparseTail ? size : nil, owner: try owner(member), chmod: chmod,
+            xattrs: try userXattrs(member, path, symlink: false), mtime: mtime(member),
+            logged: hashedWhereWritten ? (path.bytes, size) : nil)
         if !hashedWhereWritten, let digests {
-            try pipeline.add(.logDigest(path: path.bytes, size: size, digest: digests.file.finalize()))
+            try pipeline.logDigest(path: path.bytes, size: size, digest: digests.file.finalize())
         }
         report.counts.files += 1
         report.counts.bytes += size
@@ -51,7 +50,7 @@ extension RestoreSession {
         try digests?.file.reset()
         var none: [UInt8]? = nil
         try copyData(member, size: size, to: nil, hashedThere: false, collecting: &none)
-        if let digests { try pipeline.add(.logDigest(path: path.bytes, size: size, digest: digests.file.finalize())) }
+        if let digests { try pipeline.logDigest(path: path.bytes, size: size, digest: digests.file.finalize()) }
     }
 
     /// Reads the member's data blocks into the pipeline (when given) and, for a format with a manifest, into the

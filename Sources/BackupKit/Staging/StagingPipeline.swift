@@ -102,18 +102,52 @@ final class StagingPipeline: @unchecked Sendable {
     /// writes into it: `addData` and `add(.closeFile)` follow. `hashed`: the thread that writes the file hashes it
     /// and logs its digest at `.closeFile` (`hashesWhereWritten`).
     func addFile(_ path: MemberPath, permissions: mode_t, hashed: Bool, in tree: StagingTree) throws {
-        if current.files >= StagingBatch.maxFiles { try submit() }
+        if current.files >= StagingBatch.maxFiles || current.room <= path.bytes.count { try submit() }
+        let batch = current
         if creation == .reader {
-            current.operations.append(
-                .file(SharedDescriptor(try tree.createFile(path, permissions: permissions)), hashed: hashed))
+            batch.handed.append(SharedDescriptor(try tree.createFile(path, permissions: permissions)))
+            batch.operations.append(.file(handed: batch.handed.count - 1, hashed: hashed))
         } else {
-            let (parent, name) = try tree.prepareFile(path)
-            current.operations.append(
-                .create(parent: parent, name: name, display: path.text, permissions: permissions, hashed: hashed))
+            let parent = try tree.prepareFile(path)
+            if batch.parents.last !== parent { batch.parents.append(parent) }
+            let span = path.bytes.withUnsafeBytes { batch.append($0, terminated: true) }
+            batch.operations.append(
+                .create(
+                    parent: parent.rawValue, path: span, nameStart: path.name.startIndex, permissions: permissions,
+                    hashed: hashed))
             writerCreatesPending = true
         }
-        current.files += 1
+        batch.files += 1
         fileOpen = true
+    }
+
+    /// Queues the end of the file being created: `close`'s length, owner, mode and mtime, `xattrs`, and, when it is
+    /// hashed where it is written, its digest logged under `logged` (its member path and size).
+    func closeFile(
+        truncateTo: UInt64?, owner: StagingOwner?, chmod: mode_t?, xattrs: [(name: String, value: [UInt8])],
+        mtime: timespec?, logged: (path: [UInt8], size: UInt64)?
+    ) throws {
+        if let logged, current.room < logged.path.count { try submit() }
+        let batch = current
+        var close = StagingOp.Close(truncateTo: truncateTo, owner: owner, chmod: chmod, mtime: mtime)
+        if !xattrs.isEmpty {
+            batch.xattrs.append(xattrs)
+            close.xattrs = batch.xattrs.count - 1
+        }
+        if let logged {
+            close.logged = (logged.path.withUnsafeBytes { batch.append($0) }, logged.size)
+        }
+        fileOpen = false
+        try add(.closeFile(close))
+    }
+
+    /// Queues the logging of a digest the reader computed (`StagingOp.logDigest`).
+    func logDigest(path: [UInt8], size: UInt64, digest: [UInt8]) throws {
+        if current.room < path.count + digest.count { try submit() }
+        let batch = current
+        let pathSpan = path.withUnsafeBytes { batch.append($0) }
+        let digestSpan = digest.withUnsafeBytes { batch.append($0) }
+        try add(.logDigest(path: pathSpan, size: size, digest: digestSpan))
     }
 
     /// Waits until every file queued so far exists (before a hard link names one), when the writer creates any.
@@ -125,10 +159,10 @@ final class StagingPipeline: @unchecked Sendable {
     }
 
     /// Queues `operation`.
-    func add(_ operation: StagingOp) throws {
-        current.operations.append(operation)
-        if case .closeFile = operation { fileOpen = false }
-        if current.isFull { try submit() }
+    private func add(_ operation: StagingOp) throws {
+        let batch = current
+        batch.operations.append(operation)
+        if batch.isFull { try submit() }
     }
 
     /// Queues `count` bytes (at most `StagingBatch.holeUnit`) of a sparse hole in the file being created, to be hashed
@@ -143,12 +177,12 @@ final class StagingPipeline: @unchecked Sendable {
     func addData(_ bytes: UnsafeRawBufferPointer, offset: UInt64) throws {
         var done = 0
         while done < bytes.count {
-            let count = min(bytes.count - done, StagingBatch.arenaSize - current.used)
-            (current.arena.baseAddress! + current.used).copyMemory(from: bytes.baseAddress! + done, byteCount: count)
-            current.operations.append(.data(offset: offset + UInt64(done), start: current.used, count: count))
-            current.used += count
+            let batch = current
+            let count = min(bytes.count - done, batch.room)
+            let span = batch.append(UnsafeRawBufferPointer(rebasing: bytes[done..<(done + count)]))
+            batch.operations.append(.data(offset: offset + UInt64(done), start: span.start, count: count))
             done += count
-            if current.isFull { try submit() }
+            if batch.isFull { try submit() }
         }
     }
 
@@ -192,7 +226,9 @@ final class StagingPipeline: @unchecked Sendable {
         batchesAppliedByReader += 1
         current.reset(keepingDigests: true)
         if let open = readerFile.take() {
-            current.operations.append(.resume(SharedDescriptor(open), hash: try readerHash?.copy()))
+            current.handed.append(SharedDescriptor(open))
+            current.resumedHash = try readerHash?.copy()
+            current.operations.append(.resume(handed: current.handed.count - 1))
         }
     }
 
@@ -254,50 +290,63 @@ final class StagingPipeline: @unchecked Sendable {
     /// Applies `batch`'s operations in order, gathering the digests of the files it closes into the batch; `file` is
     /// the applying thread's open file and `hash` its digest (nil when nothing is hashed), carried across batches.
     private func execute(_ batch: StagingBatch, file: inout FileDescriptor?, hash: StagingHash?) throws {
-        for operation in batch.operations {
-            switch operation {
-            case .create(let parent, let name, let display, let permissions, let hashed):
-                file = try StagingTree.openNewFile(name, in: parent, permissions: permissions, display: display)
-                try hash?.start(active: hashed)
-            case .file(let opened, let hashed):
-                file = opened.take()
-                try hash?.start(active: hashed)
-            case .resume(let opened, let state):
-                file = opened.take()
-                if let state { hash?.take(state) }
-            case .data(let offset, let start, let count):
-                guard file != nil else { continue }
-                let fd = file?.rawValue ?? -1
-                let path = file?.path ?? ""
-                var done = 0
-                while done < count {
-                    let n = try SystemError.check("write", path: path) {
-                        pwrite(fd, batch.arena.baseAddress! + start + done, count - done, off_t(offset) + off_t(done))
+        let arena = UnsafeRawPointer(batch.arena.baseAddress!)
+        try batch.operations.withUnsafeBufferPointer { operations in
+            for operation in operations {
+                switch operation {
+                case .create(let parent, let path, let nameStart, let permissions, let hashed):
+                    let name = (arena + path.start + nameStart).assumingMemoryBound(to: CChar.self)
+                    file = try StagingTree.openNewFile(
+                        name, in: parent, permissions: permissions,
+                        display: String(decoding: batch.bytes(path), as: UTF8.self))
+                    try hash?.start(active: hashed)
+                case .file(let index, let hashed):
+                    file = batch.handed[index].take()
+                    try hash?.start(active: hashed)
+                case .resume(let index):
+                    file = batch.handed[index].take()
+                    if let state = batch.resumedHash { hash?.take(state) }
+                case .data(let offset, let start, let count):
+                    guard let fd = file?.rawValue else { continue }
+                    var done = 0
+                    while done < count {
+                        let n = try SystemError.check("write", path: file?.path ?? "") {
+                            pwrite(fd, arena + start + done, count - done, off_t(offset) + off_t(done))
+                        }
+                        done += n
                     }
-                    done += n
+                    hash?.update(UnsafeRawBufferPointer(start: arena + start, count: count))
+                case .hole(let count):
+                    hash?.updateZeros(count)
+                case .logDigest(let path, let size, let digest):
+                    batch.digests.append(path: batch.bytes(path), size: size, digest: batch.bytes(digest))
+                case .closeFile(let close):
+                    if let logged = close.logged {
+                        hash?.withFinalDigest {
+                            batch.digests.append(path: batch.bytes(logged.path), size: logged.size, digest: $0)
+                        }
+                    }
+                    guard let file = file.take() else { continue }
+                    try finish(file, close, xattrs: close.xattrs.map { batch.xattrs[$0] } ?? [])
                 }
-                hash?.update(UnsafeRawBufferPointer(start: batch.arena.baseAddress! + start, count: count))
-            case .hole(let count):
-                hash?.updateZeros(count)
-            case .logDigest(let path, let size, let digest):
-                digest.withUnsafeBytes { batch.digests.append(path: path, size: size, digest: $0) }
-            case .closeFile(let truncateTo, let owner, let chmod, let xattrs, let mtime, let logged):
-                if let logged {
-                    hash?.withFinalDigest { batch.digests.append(path: logged.path, size: logged.size, digest: $0) }
-                }
-                guard let file = file.take() else { continue }
-                let fd = file.rawValue
-                if let size = truncateTo {
-                    try SystemError.check("ftruncate", path: file.path) { ftruncate(fd, off_t(size)) }
-                }
-                if let owner { try SystemError.check("fchown", path: file.path) { fchown(fd, owner.uid, owner.gid) } }
-                if let chmod { try SystemError.check("fchmod", path: file.path) { fchmod(fd, chmod) } }
-                if !xattrs.isEmpty { try StagingTree.setXattrs(xattrs, on: fd, path: file.path) }
-                if let mtime {
-                    try ModificationTime.set(mtime, descriptor: fd, path: file.path)
-                }
-                try file.close()
             }
         }
+    }
+
+    /// Sets what `close` says on `file` and closes it.
+    private func finish(
+        _ file: consuming FileDescriptor, _ close: StagingOp.Close, xattrs: [(name: String, value: [UInt8])]
+    ) throws {
+        let fd = file.rawValue
+        if let size = close.truncateTo {
+            try SystemError.check("ftruncate", path: file.path) { ftruncate(fd, off_t(size)) }
+        }
+        if let owner = close.owner {
+            try SystemError.check("fchown", path: file.path) { fchown(fd, owner.uid, owner.gid) }
+        }
+        if let chmod = close.chmod { try SystemError.check("fchmod", path: file.path) { fchmod(fd, chmod) } }
+        if !xattrs.isEmpty { try StagingTree.setXattrs(xattrs, on: fd, path: file.path) }
+        if let mtime = close.mtime { try ModificationTime.set(mtime, descriptor: fd, path: file.path) }
+        try file.close()
     }
 }

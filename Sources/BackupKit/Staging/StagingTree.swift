@@ -45,27 +45,31 @@ final class StagingTree {
 
     /// Creates the regular file `path` (exclusively) and returns it open for writing.
     func createFile(_ path: MemberPath, permissions: mode_t) throws -> FileDescriptor {
-        let (parent, name) = try prepareFile(path)
-        return try StagingTree.openNewFile(name, in: parent, permissions: permissions, display: path.text)
+        let parent = try prepareFile(path)
+        let fd = try CName(path.name).withPointer {
+            try StagingTree.openNewFile($0, in: parent.rawValue, permissions: permissions, display: path.text).take()
+        }
+        return FileDescriptor(rawValue: fd, path: path.text)
     }
 
     /// Everything about creating the file `path` but the `openat2` itself, which `openNewFile` may then do on
-    /// another thread: the parent directory (made if missing, opened beneath the root) and the object count.
-    func prepareFile(_ path: MemberPath) throws -> (parent: SharedDescriptor, name: CName) {
+    /// another thread: the parent directory (made if missing, opened beneath the root), returned, and the object count.
+    func prepareFile(_ path: MemberPath) throws -> SharedDescriptor {
         let parent = try parentDescriptor(of: path)
         try count()
-        return (parent, CName(path.name))
+        return parent
     }
 
-    /// Creates `name` in `parent` exclusively (never following or replacing anything) and opens it for writing.
-    static func openNewFile(_ name: CName, in parent: SharedDescriptor, permissions: mode_t, display: String) throws
-        -> FileDescriptor
-    {
-        let fd = name.withPointer {
-            Kernel.openat2(parent.rawValue, $0, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode: permissions, resolve: StagingTree.beneath)
-        }
-        if fd < 0 { throw StagingTree.refusal(errno, nil, display: display, creating: "file") }
-        return FileDescriptor(rawValue: fd, path: display)
+    /// Creates `name` (one component) in the directory `parent` exclusively (never following or replacing anything)
+    /// and opens it for writing; `display` names it in messages.
+    static func openNewFile(
+        _ name: UnsafePointer<CChar>, in parent: Int32, permissions: mode_t, display: @autoclosure () -> String
+    ) throws -> FileDescriptor {
+        let fd = Kernel.openat2(
+            parent, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode: permissions,
+            resolve: StagingTree.beneath)
+        if fd < 0 { throw StagingTree.refusal(errno, nil, display: display(), creating: "file") }
+        return FileDescriptor(rawValue: fd, path: display())
     }
 
     /// Creates the directory `path`, or adopts it when an earlier member created it implicitly as a parent.
