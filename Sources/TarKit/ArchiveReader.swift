@@ -403,14 +403,17 @@ public final class ArchiveReader {
         while filled < minimum {
             if let signal = options.interruption() { throw ArchiveReaderError.interrupted(signal: signal) }
             options.onRead?()
-            var ready = pollfd(fd: input?.rawValue ?? -1, events: Int16(POLLIN), revents: 0)
-            let polled = poll(&ready, 1, 100)
-            if polled == 0 { continue }
-            if polled < 0 {
-                // EINTR: a signal arrived while waiting; the check above sees it. Reading now would block
-                // in read(2) on a stalled pipe until the next signal.
-                if errno == EINTR { continue }
-                throw SystemError("poll", path: name)
+            // A regular file is always ready (poll(2) says so at once): only a pipe, a socket or a device can stall.
+            if inputSize == nil {
+                var ready = pollfd(fd: input?.rawValue ?? -1, events: Int16(POLLIN), revents: 0)
+                let polled = poll(&ready, 1, 100)
+                if polled == 0 { continue }
+                if polled < 0 {
+                    // EINTR: a signal arrived while waiting; the check above sees it. Reading now would block
+                    // in read(2) on a stalled pipe until the next signal.
+                    if errno == EINTR { continue }
+                    throw SystemError("poll", path: name)
+                }
             }
             let count = Glibc.read(input?.rawValue ?? -1, inputBuffer.baseAddress! + filled, inputBuffer.count - filled)
             if count < 0 {
