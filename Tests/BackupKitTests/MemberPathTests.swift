@@ -1,4 +1,5 @@
-// MemberPathTests: a member name is checked and normalised by the documented rules, for any mix of components.
+// MemberPathTests: a member name is checked and normalised by the documented rules, for any mix of components, and an
+// already normalised name is kept as it is, not copied.
 import TarKit
 import TestSupport
 import Testing
@@ -41,6 +42,7 @@ import Testing
             }
             cases.append(raw)
         }
+        var normalisedKept = 0
         for raw in cases {
             let name = String(decoding: raw.prefix(80), as: UTF8.self)
             switch Self.expected(raw) {
@@ -56,7 +58,16 @@ import Testing
                 #expect(path.depth == components.count, "\(name)")
                 #expect(Array(path.name) == (components.last ?? []), "\(name)")
                 #expect(Array(path.parent) == Array(components.dropLast().joined(separator: [UInt8(ascii: "/")])))
+                if joined == raw {
+                    // Kept as it is: the same storage, no copy made.
+                    let same = raw.withUnsafeBufferPointer { kept in
+                        path.bytes.withUnsafeBufferPointer { $0.baseAddress == kept.baseAddress }
+                    }
+                    #expect(same, "\(name)")
+                    normalisedKept += 1
+                }
             }
         }
+        #expect(normalisedKept > 1_000)
     }
 }

@@ -34,8 +34,6 @@ final class StagingPipeline: @unchecked Sendable {
     private var current = StagingBatch()
     /// A file of the queued batches is still to be created by the writer (reader thread only).
     private var writerCreatesPending = false
-    /// The file the writer is filling (writer thread only).
-    private var file: FileDescriptor?
     private let creation: FileCreation
     /// A file is open at the end of the batch being filled: its next batch continues it (reader thread only).
     private var fileOpen = false
@@ -267,6 +265,9 @@ final class StagingPipeline: @unchecked Sendable {
     private func run() {
         var delay = creation == .writer && digestLog != nil ? RunQueueDelay() : nil
         var applied = 0
+        // The file the writer is filling: a local, not a property, so that no field of this object the reader reads
+        // for every file shares a cache line with one the writer changes for every file.
+        var file: FileDescriptor?
         while let batch = handOff.next() {
             writerGate?()
             do {
