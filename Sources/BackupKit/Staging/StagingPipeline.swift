@@ -97,7 +97,7 @@ final class StagingPipeline: @unchecked Sendable {
     static let readerHashedSize = 4096
 
     /// Queues the creation of the regular file `path` in `tree` (on the run's `FileCreation` thread) and then the
-    /// writes into it: `addData` and `add(.closeFile)` follow. `hashed`: the thread that writes the file hashes it
+    /// writes into it: `addData` and `closeFile` follow. `hashed`: the thread that writes the file hashes it
     /// and logs its digest at `.closeFile` (`hashesWhereWritten`).
     func addFile(_ path: MemberPath, permissions: mode_t, hashed: Bool, in tree: StagingTree) throws {
         if current.files >= StagingBatch.maxFiles || current.room <= path.bytes.count { try submit() }
