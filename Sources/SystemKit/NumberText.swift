@@ -31,15 +31,16 @@ public enum NumberText {
         var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
                      UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
             (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
+        var start = MemoryLayout.size(ofValue: digits)
         var rest = value
         withUnsafeMutableBytes(of: &digits) { buffer in
+            // From the last digit back, then one append.
             while rest > 0 {
-                buffer[count] = UInt8(ascii: "0") + UInt8(rest % 10)
+                start -= 1
+                buffer[start] = UInt8(ascii: "0") + UInt8(rest % 10)
                 rest /= 10
-                count += 1
             }
-            for index in stride(from: count - 1, through: 0, by: -1) { out.append(buffer[index]) }
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[start...]))
         }
     }
 }

@@ -4,6 +4,13 @@ import SystemKit
 import Testing
 
 @Suite struct NumberTextTests {
+    @Test(arguments: [0, 1, 9, 10, 99, 100, 4096, 1_000_000_007, UInt64(Int64.max), UInt64.max])
+    func appendsDecimalAsDescriptionWrites(_ value: UInt64) {
+        var text = Array("n=".utf8)
+        NumberText.appendDecimal(value, to: &text)
+        #expect(text == Array("n=\(value)".utf8))
+    }
+
     @Test func fixedDecimalsAsPrintfWritesThem() {
         // Ties, values just off a tie, a binary value below its decimal form (0.15), huge, tiny, signed, not finite.
         let values: [Double] = [
