@@ -26,64 +26,44 @@ public struct MemberPath: Equatable, Sendable {
         guard !raw.contains(0) else { throw .nul }
         guard raw[0] != UInt8(ascii: "/") else { throw .absolute }
         guard raw.count <= MemberPath.maxLength else { throw .tooLong }
-        if let (depth, lastStart) = try MemberPath.normalizedComponents(raw) {
-            // Already normalised (as nearly every name is): `raw` itself, not a copy built component by component.
-            guard depth <= MemberPath.maxDepth else { throw .tooDeep }
-            bytes = raw
-            nameStart = lastStart
-            self.depth = depth
-            return
-        }
-        var out: [UInt8] = []
-        out.reserveCapacity(raw.count)
+        let slash = UInt8(ascii: "/")
+        let dot = UInt8(ascii: ".")
+        // The components are `raw` itself (as nearly every name is normalised already) until one is dropped; only then
+        // is a copy made, of the components kept so far, and the rest appended to it.
+        var copy: [UInt8]?
         var depth = 0
         var lastStart = 0
         var start = 0
-        let slash = UInt8(ascii: "/")
-        let dot = UInt8(ascii: ".")
         while start < raw.count {
             var end = start
             while end < raw.count && raw[end] != slash { end += 1 }
             let length = end - start
             if length == 0 || (length == 1 && raw[start] == dot) {
+                if copy == nil {
+                    copy = Array(raw[..<max(0, start - 1)])
+                    copy?.reserveCapacity(raw.count)
+                }
                 start = end + 1
                 continue
             }
             if length == 2 && raw[start] == dot && raw[start + 1] == dot { throw .dotDot }
             guard length <= MemberPath.maxComponent else { throw .componentTooLong }
-            if !out.isEmpty { out.append(slash) }
-            lastStart = out.count
-            out.append(contentsOf: raw[start..<end])
+            if copy != nil {
+                if copy?.isEmpty == false { copy?.append(slash) }
+                lastStart = copy?.count ?? 0
+                copy?.append(contentsOf: raw[start..<end])
+            } else {
+                lastStart = start
+            }
             depth += 1
             start = end + 1
         }
         guard depth <= MemberPath.maxDepth else { throw .tooDeep }
-        bytes = out
+        // A trailing `/` ends the last component without starting another: dropped too.
+        if copy == nil && raw.last == slash { copy = Array(raw.dropLast()) }
+        bytes = copy ?? raw
         nameStart = lastStart
         self.depth = depth
-    }
-
-    /// The number of components of `raw` and where its last one starts, when normalising would change nothing (no
-    /// empty or `.` component, no trailing `/`); nil when it would. Throws what the full check throws for the
-    /// components before that point, in the same order, so a name is refused for the same reason either way.
-    private static func normalizedComponents(_ raw: [UInt8]) throws(MemberPathProblem) -> (depth: Int, lastStart: Int)? {
-        let slash = UInt8(ascii: "/")
-        let dot = UInt8(ascii: ".")
-        var depth = 0
-        var lastStart = 0
-        var start = 0
-        while start < raw.count {
-            var end = start
-            while end < raw.count && raw[end] != slash { end += 1 }
-            let length = end - start
-            if length == 0 || (length == 1 && raw[start] == dot) || end == raw.count - 1 { return nil }
-            if length == 2 && raw[start] == dot && raw[start + 1] == dot { throw .dotDot }
-            guard length <= MemberPath.maxComponent else { throw .componentTooLong }
-            lastStart = start
-            depth += 1
-            start = end + 1
-        }
-        return (depth, lastStart)
     }
 
     /// Whether `raw` normalises to `normalized` (a name with no `.` or empty component), looked at cheaply first: a

@@ -119,8 +119,9 @@ final class StagingPipeline: @unchecked Sendable {
         fileOpen = true
     }
 
-    /// Queues the end of the file being created: `close`'s length, owner, mode and mtime, `xattrs`, and, when it is
-    /// hashed where it is written, its digest logged under `logged` (its member path and size).
+    /// Queues the end of the file being created: its length (`truncateTo`, for a sparse tail), owner, mode, `xattrs`
+    /// and mtime, then its close; and, when it is hashed where it is written, its digest logged under `logged` (its
+    /// member path and size).
     func closeFile(
         truncateTo: UInt64?, owner: StagingOwner?, chmod: mode_t?, xattrs: [(name: String, value: [UInt8])],
         mtime: timespec?, logged: (path: [UInt8], size: UInt64)?

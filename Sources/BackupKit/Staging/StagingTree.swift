@@ -46,10 +46,11 @@ final class StagingTree {
     /// Creates the regular file `path` (exclusively) and returns it open for writing.
     func createFile(_ path: MemberPath, permissions: mode_t) throws -> FileDescriptor {
         let parent = try prepareFile(path)
+        let display = path.text
         let fd = try CName(path.name).withPointer {
-            try StagingTree.openNewFile($0, in: parent.rawValue, permissions: permissions, display: path.text).take()
+            try StagingTree.openNewFile($0, in: parent.rawValue, permissions: permissions, display: display).take()
         }
-        return FileDescriptor(rawValue: fd, path: path.text)
+        return FileDescriptor(rawValue: fd, path: display)
     }
 
     /// Everything about creating the file `path` but the `openat2` itself, which `openNewFile` may then do on
@@ -63,13 +64,13 @@ final class StagingTree {
     /// Creates `name` (one component) in the directory `parent` exclusively (never following or replacing anything)
     /// and opens it for writing; `display` names it in messages.
     static func openNewFile(
-        _ name: UnsafePointer<CChar>, in parent: Int32, permissions: mode_t, display: @autoclosure () -> String
+        _ name: UnsafePointer<CChar>, in parent: Int32, permissions: mode_t, display: String
     ) throws -> FileDescriptor {
         let fd = Kernel.openat2(
             parent, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode: permissions,
             resolve: StagingTree.beneath)
-        if fd < 0 { throw StagingTree.refusal(errno, nil, display: display(), creating: "file") }
-        return FileDescriptor(rawValue: fd, path: display())
+        if fd < 0 { throw StagingTree.refusal(errno, nil, display: display, creating: "file") }
+        return FileDescriptor(rawValue: fd, path: display)
     }
 
     /// Creates the directory `path`, or adopts it when an earlier member created it implicitly as a parent.
