@@ -12,11 +12,14 @@ public enum JSONText {
     public static func appendString(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         var start = 0
-        for index in 0..<bytes.count {
+        var index = 0
+        while true {
+            index += plainLength(UnsafeBufferPointer(rebasing: bytes[index...]))
+            guard index < bytes.count else { break }
             let byte = bytes[index]
-            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
             out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
-            start = index + 1
+            index += 1
+            start = index
             out.append(UInt8(ascii: "\\"))
             switch byte {
             case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.append(byte)
@@ -32,6 +35,37 @@ public enum JSONText {
         }
         out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
         out.append(UInt8(ascii: "\""))
+    }
+
+    /// How many of `bytes`' leading bytes a JSON string holds as they are: up to the first one it escapes (a control
+    /// character below 0x20, `"` or `\`), or all of them. Eight bytes at a time (a word tested at once for any such
+    /// byte), then byte by byte from the word that holds one: paths are long and almost never hold one, and a loop over
+    /// every byte was 78% of the time reading a manifest's file line took.
+    @inlinable
+    public static func plainLength(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        guard let start = bytes.baseAddress else { return 0 }
+        let raw = UnsafeRawPointer(start)
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        var index = 0
+        while bytes.count - index >= 8 {
+            let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            // Each test is non-zero exactly when some byte of the word is below 0x20, is `"` (0x22), is `\` (0x5C)
+            // (which byte, the bits do not say reliably: the scan below finds it).
+            let quotes = word ^ (ones &* 0x22)
+            let backslashes = word ^ (ones &* 0x5C)
+            let control = (word &- ones &* 0x20) & ~word
+            let quote = (quotes &- ones) & ~quotes
+            let backslash = (backslashes &- ones) & ~backslashes
+            if (control | quote | backslash) & highs != 0 { break }
+            index += 8
+        }
+        while index < bytes.count {
+            let byte = start[index]
+            if byte < 0x20 || byte == 0x22 || byte == 0x5C { return index }
+            index += 1
+        }
+        return index
     }
 
     /// Appends `text` as a quoted JSON string.

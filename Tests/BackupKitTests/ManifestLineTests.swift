@@ -73,6 +73,31 @@ import Testing
         #expect(viaParse == Self.general(line))
     }
 
+    /// Paths of every length up to 70 bytes with one byte of each kind at every place (the path is scanned sixteen
+    /// bytes at a time): a byte JSON escapes sends the line to the general parser; any other gives its answer.
+    @Test func oneByteAnywhereInThePath() {
+        let escaped: [[UInt8]] = [[0x00], [0x0A], [0x1F], [0x22], [0x5C]]
+        let plain: [[UInt8]] = [[0x20], [0x2F], [0x7F], Array("é".utf8)]
+        let prefix = Array(#"{"kind":"file","path":""#.utf8), suffix = Array(#"","size":5,"sha256":"\#(Self.hex)"}"#.utf8)
+        for length in 1...70 {
+            for place in 0..<length {
+                for bytes in escaped + plain {
+                    var path = [UInt8](repeating: UInt8(ascii: "a"), count: length)
+                    path.replaceSubrange(place..<(place + 1), with: bytes)
+                    let line = prefix + path + suffix
+                    let fast = ManifestLine.devicectlFileLine(line[...])
+                    if escaped.contains(bytes) {
+                        #expect(fast == nil, "\(bytes) at \(place) of \(length)")
+                    } else {
+                        #expect(Self.describe(fast) == Self.describe(.file(path: path, size: 5, digest: Hex.decode(Self.hex.utf8)!)),
+                                "\(bytes) at \(place) of \(length)")
+                        #expect(Self.describe(fast) == Self.general(String(decoding: line, as: UTF8.self)))
+                    }
+                }
+            }
+        }
+    }
+
     @Test func escapedPathsAreDecodedByTheGeneralParser() throws {
         let line = #"{"kind":"file","path":"caf\u00e9 \"q\"","size":3,"sha256":"\#(Self.hex)"}"#
         guard case .file(let path, let size, _) = try ManifestLine.parse(Array(line.utf8)[...]) else {

@@ -42,6 +42,60 @@ import Testing
         }
     }
 
+    /// Long strings with one byte of each kind at every place (the scan takes sixteen bytes at a time): what
+    /// JSONEncoder writes, and `plainLength` stops exactly at the first byte a string escapes.
+    @Test func oneByteAnywhereInALongString() throws {
+        let escaped: [UInt8] = [0x00, 0x01, 0x0A, 0x1F, 0x22, 0x5C]
+        let plain: [UInt8] = [0x20, 0x2F, 0x5B, 0x5D, 0x7E, 0x7F]
+        for length in 1...70 {
+            for place in 0..<length {
+                for byte in escaped + plain {
+                    var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: length)
+                    bytes[place] = byte
+                    let expected = escaped.contains(byte) ? place : length
+                    #expect(bytes.withUnsafeBufferPointer { JSONText.plainLength($0) } == expected, "\(byte) at \(place)")
+                    let text = String(decoding: bytes, as: UTF8.self)
+                    #expect(written { JSONText.appendString(text, to: &$0) } == (try encoded(text)), "\(byte) at \(place)")
+                }
+            }
+        }
+    }
+
+    /// Every byte value at every place of strings up to 24 bytes (three words and a tail).
+    @Test func plainLengthStopsAtEveryEscapedByte() {
+        for length in 1...24 {
+            for place in 0..<length {
+                for byte in UInt8.min...UInt8.max {
+                    var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: length)
+                    bytes[place] = byte
+                    let expected = byte < 0x20 || byte == 0x22 || byte == 0x5C ? place : length
+                    #expect(bytes.withUnsafeBufferPointer { JSONText.plainLength($0) } == expected, "\(byte) at \(place)")
+                }
+            }
+        }
+    }
+
+    /// `plainLength` against the rule written plainly, on seeded random bytes (few escaped ones, anywhere).
+    @Test func plainLengthIsTheRuleWrittenPlainly() {
+        var state: UInt64 = 20_261_206
+        func next() -> UInt64 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return state >> 33
+        }
+        for _ in 0..<20_000 {
+            let bytes = (0..<Int(next() % 100)).map { _ -> UInt8 in
+                switch next() % 64 {
+                case 0: UInt8(next() % 0x20)
+                case 1: 0x22
+                case 2: 0x5C
+                default: UInt8(0x20 + next() % 0xE0)
+                }
+            }
+            let expected = bytes.firstIndex { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C } ?? bytes.count
+            #expect(bytes.withUnsafeBufferPointer { JSONText.plainLength($0) } == expected, "\(bytes)")
+        }
+    }
+
     @Test func integersAndBooleans() throws {
         for value: UInt64 in [0, 1, 9, 10, 99, 100, 12_345, UInt64(UInt32.max), UInt64(Int64.max), .max] {
             #expect(written { JSONText.appendNumber(value, to: &$0) } == (try encoded(value)))

@@ -29,11 +29,11 @@ extension ManifestLine {
             let end = start + buffer.count
             var cursor = start
             guard take(linePrefix, at: &cursor, end: end) else { return nil }
+            // The path runs to its closing quote, with no byte that JSON escapes before it (`JSONText.plainLength`):
+            // an escape (`\`) or a control character leaves the line to the general parser.
             let pathStart = cursor
-            while cursor < end, cursor.pointee != UInt8(ascii: "\"") {
-                if cursor.pointee == UInt8(ascii: "\\") || cursor.pointee < 0x20 { return nil }
-                cursor += 1
-            }
+            cursor += JSONText.plainLength(UnsafeBufferPointer(start: cursor, count: end - cursor))
+            guard cursor < end, cursor.pointee == UInt8(ascii: "\"") else { return nil }
             let pathEnd = cursor
             guard take(sizePart, at: &cursor, end: end) else { return nil }
             let digitsStart = cursor
