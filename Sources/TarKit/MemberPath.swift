@@ -2,6 +2,7 @@
 //
 // The textual checks here give early, clear errors; containment itself is the kernel's job (openat2 with
 // RESOLVE_BENEATH in StagingTree), so nothing here is load-bearing for safety on its own.
+import Glibc
 
 /// A member name split into relative components: no empty name, no NUL, not absolute, no `..`,
 /// `.` components and a trailing `/` dropped, each component at most 255 bytes, at most 4095 bytes in all.
@@ -23,7 +24,9 @@ public struct MemberPath: Equatable, Sendable {
     /// Checks `raw`; throws a `String` reason (the caller names the member).
     public init(_ raw: [UInt8]) throws(MemberPathProblem) {
         guard !raw.isEmpty else { throw .empty }
-        guard !raw.contains(0) else { throw .nul }
+        // memchr: a name is looked through for NUL and then for each `/` (a byte-by-byte loop was 3% of a restore's
+        // reading thread).
+        guard raw.withUnsafeBytes({ memchr($0.baseAddress!, 0, $0.count) }) == nil else { throw .nul }
         guard raw[0] != UInt8(ascii: "/") else { throw .absolute }
         guard raw.count <= MemberPath.maxLength else { throw .tooLong }
         let slash = UInt8(ascii: "/")
@@ -35,8 +38,11 @@ public struct MemberPath: Equatable, Sendable {
         var lastStart = 0
         var start = 0
         while start < raw.count {
-            var end = start
-            while end < raw.count && raw[end] != slash { end += 1 }
+            let end = raw.withUnsafeBytes { bytes in
+                memchr(bytes.baseAddress! + start, Int32(slash), bytes.count - start).map {
+                    UnsafeRawPointer($0) - bytes.baseAddress!
+                } ?? bytes.count
+            }
             let length = end - start
             if length == 0 || (length == 1 && raw[start] == dot) {
                 if copy == nil {
