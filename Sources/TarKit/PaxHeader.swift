@@ -292,12 +292,8 @@ struct PaxHeader {
             octal(0, at: 329, width: 8)
             octal(0, at: 337, width: 8)
             _ = put(prefix, at: 345, width: 155)
-            // Six octal digits, NUL, space.
-            var rest = sum
-            for index in stride(from: 153, through: 148, by: -1) {
-                header[index] = UInt8(ascii: "0") + UInt8(rest & 7)
-                rest >>= 3
-            }
+            // Six octal digits, NUL, space (what `octal` adds to `sum` now is past use).
+            octal(UInt64(sum), at: 148, width: 7)
             header[154] = 0
             header[155] = UInt8(ascii: " ")
         }
