@@ -21,6 +21,7 @@ import contextlib
 import ctypes
 import datetime
 import fcntl
+import hashlib
 import json
 import os
 import platform
@@ -313,6 +314,29 @@ def archive_files(archive):
     return sum(1 for line in listing.splitlines() if line.startswith("-"))
 
 
+def hashing_seconds(paths):
+    """The CPU seconds SHA-256 of every byte of `paths` takes on this machine, in this run: OpenSSL's SHA-256 (through
+    Python's hashlib, the library devicectl hashes with), the files read into memory first, each hashed whole; the
+    best of three passes, less the same calls over empty input (the per-call cost of Python, not of hashing). A
+    floor's part, not devicectl's: what any tool that keeps a SHA-256 of every file it stores must spend."""
+    blobs = []
+    for path in paths:
+        with open(path, "rb") as f:
+            blobs.append(f.read())
+    best = None
+    for _ in range(3):
+        start = time.process_time()
+        for blob in blobs:
+            hashlib.sha256(blob).digest()
+        hashed = time.process_time() - start
+        start = time.process_time()
+        for _ in blobs:
+            hashlib.sha256(b"").digest()
+        empty = time.process_time() - start
+        best = hashed - empty if best is None else min(best, hashed - empty)
+    return max(best, 0.0)
+
+
 # MARK: - One core busy
 
 @contextlib.contextmanager
@@ -451,13 +475,23 @@ def comparisons(devicectl, work, args):
     plain_files, device_files = regular_files(plain), archive_files(archive)
     again = []  # issue 20's throughput pairs, measured again with one core busy: `pairs` entries
 
-    def throughput(name, a, b, b_label, target, files, busy_target=None, twice=True):
+    # SHA-256 of the bytes a row's devicectl side hashes (every stored file's content), measured once for each set:
+    # with the peer's own CPU it makes the ideal floor in "What bounds each margin".
+    print("timing SHA-256 of the stored files ...", flush=True)
+    plain_hashing = hashing_seconds(
+        os.path.join(directory, name) for directory, _, names in os.walk(plain) for name in names
+        if os.path.isfile(os.path.join(directory, name)) and not os.path.islink(os.path.join(directory, name)))
+    device_hashing = hashing_seconds(os.path.join(tree, p) for p in sorted(stats["included"]))
+
+    def throughput(name, a, b, b_label, target, files, busy_target=None, twice=True, hashing=None):
         """A row with one of issue 20's throughput targets; `twice`: measured again with one core busy, where
-        the target is `busy_target`."""
+        the target is `busy_target`; `hashing`: the CPU seconds SHA-256 of what devicectl hashes takes, where the
+        peer hashes nothing and its work is the tar work devicectl does too (not zstd's: devicectl compresses
+        otherwise, in frames, so the peer's CPU bounds nothing there)."""
         row = pair(name, a, b, runs, b_label, target)
-        row["files"] = files
+        row["files"], row["hashing"] = files, hashing
         if twice:
-            again.append(((name, a, b, b_label, busy_target, 1), files))
+            again.append(((name, a, b, b_label, busy_target, 1), (files, hashing)))
         return row
 
     zstd_backup = backup(plain, out("dp.tar.zst"), "--compression", "zstd")
@@ -468,7 +502,7 @@ def comparisons(devicectl, work, args):
              peer(out("b.tar"), "bsdtar", "-cf", out("b.tar"), "-C", tree, "."), runs, "bsdtar -cf"),
         throughput("backup (like for like)", backup(plain, out("dp.tar")),
                    peer(out("gp.tar"), "tar", "-cf", out("gp.tar"), "-C", plain, "."), "tar -cf", 0.8, plain_files,
-                   busy_target=1.1),
+                   busy_target=1.1, hashing=plain_hashing),
         pair("backup (like for like)", backup(plain, out("dp.tar")),
              peer(out("bp.tar"), "bsdtar", "-cf", out("bp.tar"), "-C", plain, "."), runs, "bsdtar -cf"),
         # Over an archive that exists: devicectl writes a temporary file beside it and renames it over the old one,
@@ -530,7 +564,7 @@ def comparisons(devicectl, work, args):
                                 "setup": removing(restored)},
                                {"argv": ["tar", "-xf", archive, "-C", extracted],
                                 "setup": lambda: (removing(extracted)(), os.makedirs(extracted))}, "tar -xf", 0.7,
-                               device_files))
+                               device_files, hashing=device_hashing))
         # MobileSync restore against devicectl's tar restore of the same device (issue 17: at most 1.5x), and the
         # encrypted backup's restore against the plain one's (issue 18: at most 1.3x).
         again_root = out("restored-again")
@@ -561,8 +595,8 @@ def comparisons(devicectl, work, args):
                          {"argv": ["bsdtar", "-tf", archive]}, runs, "bsdtar -tf"))
     # The same pairs with one core busy, interleaved (a burst of load lands on all of them alike).
     busy_rows, busy = busy_pairs([entry for entry, _ in again], runs)
-    for row, (_, files) in zip(busy_rows, again):
-        row["files"] = files
+    for row, (_, (files, hashing)) in zip(busy_rows, again):
+        row["files"], row["hashing"] = files, hashing
     rows += busy_rows
     # Where devicectl's time goes (untimed, after every timed run): its side of the throughput pairs and MobileSync.
     profiles = {"skipped": "`--no-perf` was given"} if args.no_perf else {"skipped": perf_unusable(work)}
@@ -816,8 +850,8 @@ def table_rows(rows):
 
 def bounds(rows, calls, cores):
     """"What bounds each margin" (issue 20): per throughput row, idle and busy, user and system CPU per stored file
-    of each side and the floor (all cores, or what a busy loop leaves of them); then system calls per file from the
-    strace run."""
+    of each side, the floor (all cores, or what a busy loop leaves of them) and, where devicectl hashes what the peer
+    does not, the ideal floor; then system calls per file from the strace run."""
     lines = ["", "## What bounds each margin", "",
              "**files**: the regular files each row's tools store: for like for like, every file of the like-for-like "
              "tree; for the device archive, its regular members (the included files, the apps' metadata plists and the "
@@ -826,26 +860,40 @@ def bounds(rows, calls, cores):
              "the peer's median wall: the ratio devicectl would reach with its CPU spread over all %d cores for the "
              "whole run and nothing else running. A target below it cannot be met without cutting CPU. With one core "
              "busy the floor counts %g cores: the busy loop is one thread, and the scheduler shares its CPU evenly "
-             "between it and one of devicectl's threads at most (two of them there would leave the other CPU idle)." % (
-                 cores, cores, cores - 0.5),
+             "between it and one of devicectl's threads at most (two of them there would leave the other CPU idle). "
+             "**SHA-256 µs/file**: OpenSSL's SHA-256 of the content of the files the row stores (devicectl keeps a "
+             "digest of each in its manifest; the peer keeps none): every file of the like-for-like tree, the "
+             "included files of the device archive (its apps' plists and manifest left out, so a little under), "
+             "timed in this run apart from any tool (hashlib, the files in memory; best of three). **ideal floor** = (the peer's median CPU + that hashing) / the "
+             "same cores / the peer's median wall: what a tool doing the peer's work at the peer's cost, and hashing "
+             "every stored byte at OpenSSL's speed, would reach, perfectly spread and with nothing else to do "
+             "(no pax header for the nanosecond time, no manifest, no members digest); given for the plain tar rows "
+             "alone (a compressor of its own does other work than the peer's zstd). A target below it is out of "
+             "reach of any tool that keeps these digests on this machine." % (cores, cores, cores - 0.5),
              "",
              "| comparison | peer | files | devicectl user µs/file | devicectl system µs/file | peer user µs/file "
-             "| peer system µs/file | CPU ratio | **ratio** | target | **floor** | target vs floor |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| peer system µs/file | SHA-256 µs/file | CPU ratio | **ratio** | target | **floor** | ideal floor "
+             "| target vs floor |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for row in rows:
-        files, target = row["files"], row["target"]
-        floor = row["a"][1] / (cores - 0.5 if row.get("busy") else cores) / row["b"][0]
+        files, target, hashing = row["files"], row["target"], row.get("hashing")
+        usable = cores - 0.5 if row.get("busy") else cores
+        floor = row["a"][1] / usable / row["b"][0]
+        ideal = None if hashing is None else (row["b"][1] + hashing) / usable / row["b"][0]
         if target is None:
             verdict = "no target"
+        elif ideal is not None and target < ideal:
+            verdict = "**below the ideal floor**: out of reach of any tool keeping these digests here"
         elif target < floor:
             verdict = "**below the floor**: not reachable without cutting CPU"
         else:
             verdict = "above the floor: CPU alone does not rule it out"
         per_file = lambda seconds: seconds / files * 1e6
-        lines.append("| %s%s | %s | %d | %.1f | %.1f | %.1f | %.1f | %.2f | **%.2f** | %s | **%.2f** | %s |" % (
+        lines.append("| %s%s | %s | %d | %.1f | %.1f | %.1f | %.1f | %s | %.2f | **%.2f** | %s | **%.2f** | %s | %s |" % (
             row["name"], ", one core busy" if row.get("busy") else "", row["b_label"], files,
             per_file(row["a_user"]), per_file(row["a_sys"]), per_file(row["b_user"]), per_file(row["b_sys"]),
-            row["cpu_ratio"], row["ratio"], "" if target is None else "<= %g" % target, floor, verdict))
+            "" if hashing is None else "%.1f" % per_file(hashing), row["cpu_ratio"], row["ratio"],
+            "" if target is None else "<= %g" % target, floor, "" if ideal is None else "%.2f" % ideal, verdict))
     if calls:
         files, result = calls
         total = lambda label: sum(result[label].values()) / files
