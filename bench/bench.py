@@ -315,8 +315,8 @@ def archive_files(archive):
 
 
 def hashing_seconds(paths):
-    """The CPU seconds SHA-256 of every byte of `paths` takes on this machine, in this run: OpenSSL's SHA-256 (through
-    Python's hashlib, the library devicectl hashes with), the files read into memory first, each hashed whole; the
+    """The CPU seconds SHA-256 of every byte of `paths` takes on this machine, in this run: OpenSSL's SHA-256 (Python's
+    hashlib calls the libcrypto devicectl hashes with), the files read into memory first, each hashed whole; the
     best of three passes, less the same calls over empty input (the per-call cost of Python, not of hashing). A
     floor's part, not devicectl's: what any tool that keeps a SHA-256 of every file it stores must spend."""
     blobs = []
@@ -864,8 +864,9 @@ def bounds(rows, calls, cores):
              "**SHA-256 µs/file**: OpenSSL's SHA-256 of the content of the files the row stores (devicectl keeps a "
              "digest of each in its manifest; the peer keeps none): every file of the like-for-like tree, the "
              "included files of the device archive (its apps' plists and manifest left out, so a little under), "
-             "timed in this run apart from any tool (hashlib, the files in memory; best of three). **ideal floor** = (the peer's median CPU + that hashing) / the "
-             "same cores / the peer's median wall: what a tool doing the peer's work at the peer's cost, and hashing "
+             "timed in this run apart from any tool (hashlib, the files in memory; best of three). **ideal floor** = "
+             "(the peer's median CPU + that hashing) / the same cores / the peer's median wall: what a tool doing the "
+             "peer's work at the peer's cost, and hashing "
              "every stored byte at OpenSSL's speed, would reach, perfectly spread and with nothing else to do "
              "(no pax header for the nanosecond time, no manifest, no members digest); given for the plain tar rows "
              "alone (a compressor of its own does other work than the peer's zstd). A target below it is out of "
