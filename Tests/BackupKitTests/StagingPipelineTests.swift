@@ -36,11 +36,11 @@ import TestSupport
                 gate.wait()
                 gate.signal()
             })
-            // While the writer holds the first batch: four more small-file batches fill the hand-off (48 files a
-            // batch), then the reader must apply what it fills: a large file over three arenas (each applied batch
+            // While the writer holds the first batch: four more small-file batches fill the hand-off
+            // (`filesPerBatch` files a batch), then the reader must apply what it fills: a large file over three arenas (each applied batch
             // leaves it open for the next), small files, a second large file.
             var files: [(path: String, data: [UInt8])] = []
-            for index in 0..<(5 * StagingBatch.maxFiles) { files.append(("small/\(index % 7)/f\(index)", Self.content(index, large: false))) }
+            for index in 0..<(5 * pipeline.filesPerBatch) { files.append(("small/\(index % 7)/f\(index)", Self.content(index, large: false))) }
             files.append(("large/a", Self.content(1, large: true)))
             for index in 0..<60 { files.append(("after/f\(index)", Self.content(index + 1000, large: false))) }
             files.append(("large/b", Self.content(2, large: true)))
@@ -50,7 +50,7 @@ import TestSupport
             // more than one hole operation), every 13th ends in one, every 17th is only logged (checked, not
             // written) and every 19th is hashed by the reader (a large file in a restore) and logged after it is closed.
             // The others are hashed where they are written, the large ones too (across batches and threads).
-            let held = 5 * StagingBatch.maxFiles
+            let held = 5 * pipeline.filesPerBatch
             var expected: [DigestLog.Record] = []
             var opened = false
             var written: [(path: String, data: [UInt8], index: Int)] = []
@@ -116,6 +116,46 @@ import TestSupport
                 #expect(
                     status.st_mtim.tv_sec == 1_700_000_000 + file.index && status.st_mtim.tv_nsec == 123, "\(file.path)")
                 #expect(status.st_mode & 0o777 == 0o640, "\(file.path)")
+            }
+        }
+    }
+
+    /// With a digest log (the writer hashes small files) a batch is handed over after `hashedFilesPerBatch` files,
+    /// without one after `StagingBatch.maxFiles`. The writer is held at its first batch: the hand-off's batches and
+    /// the one being filled take that many files each, and the next file makes the reader apply a batch itself.
+    @Test(arguments: [true, false]) func aBatchIsHandedOverAfterItsFiles(logged: Bool) throws {
+        try withTemporaryDirectory { dir in
+            let fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            try #require(fd >= 0)
+            let tree = StagingTree(root: SharedDescriptor(FileDescriptor(rawValue: fd, path: dir)), objectLimit: .max)
+            let gate = DispatchSemaphore(value: 0)
+            let pipeline = try StagingPipeline(creation: .writer, digestLog: logged ? DigestLog() : nil, writerGate: {
+                gate.wait()
+                gate.signal()
+            })
+            let perBatch = logged ? 16 : 48
+            #expect(pipeline.filesPerBatch == perBatch)
+            func add(_ index: Int) throws {
+                let data = Self.content(index, large: false)
+                let path = Array("f\(index)".utf8)
+                let hashed = pipeline.hashesWhereWritten(size: UInt64(data.count))
+                try pipeline.addFile(try MemberPath(path), permissions: 0o640, hashed: hashed, in: tree)
+                try data.withUnsafeBytes { try pipeline.addData($0, offset: 0) }
+                try pipeline.closeFile(
+                    truncateTo: nil, owner: nil, chmod: nil, xattrs: [], mtime: nil,
+                    logged: hashed ? (path, UInt64(data.count)) : nil)
+            }
+            let filling = (StagingPipeline.depth + 1) * perBatch
+            for index in 0..<filling { try add(index) }
+            #expect(pipeline.batchesAppliedByReader == 0)
+            try add(filling)
+            #expect(pipeline.batchesAppliedByReader == 1)
+            gate.signal()
+            try pipeline.finish()
+            for index in 0...filling {
+                #expect(
+                    FileManager.default.contents(atPath: "\(dir)/f\(index)").map([UInt8].init)
+                        == Self.content(index, large: false))
             }
         }
     }

@@ -7,7 +7,8 @@ import Glibc
 final class StagingBatch {
     static let arenaSize = 128 << 10
     static let maxOperations = 256
-    /// Open files a batch may carry: the descriptors in flight stay far below RLIMIT_NOFILE's usual 1024.
+    /// Open files a batch may carry: the descriptors in flight stay far below RLIMIT_NOFILE's usual 1024
+    /// (a pipeline may hand batches over sooner: `StagingPipeline.filesPerBatch`).
     static let maxFiles = 48
     /// The most hole bytes one `.hole` operation hashes (a batch of them: 64 MiB, some 40 ms of SHA-256).
     static let holeUnit = 256 << 10
@@ -60,8 +61,9 @@ final class StagingBatch {
     /// Nothing to apply and no digests to hand on.
     var isEmpty: Bool { operations.isEmpty && digests.count == 0 }
 
-    /// No room for another operation or byte of data. (`maxFiles` is kept by `StagingPipeline.addFile`, which hands
-    /// a batch over before the file that would pass it: a boundary between files, which the reader can apply itself.)
+    /// No room for another operation or byte of data. (`StagingPipeline.filesPerBatch` is kept by its `addFile`, which
+    /// hands a batch over before the file that would pass it: a boundary between files, which the reader can apply
+    /// itself.)
     var isFull: Bool {
         operations.count >= StagingBatch.maxOperations || used == StagingBatch.arenaSize
     }
