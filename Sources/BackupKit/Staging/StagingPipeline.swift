@@ -105,9 +105,9 @@ final class StagingPipeline: @unchecked Sendable {
     /// in: with the writer behind and every batch in flight, the reader waited for a whole such batch before it could
     /// apply one itself, and a large file queued behind four of them waited longer. 16 keeps those stretches short.
     /// Restoring the bench archive on an AMD EPYC host (alternating rounds against 48): 0.91x and 0.90x (21 rounds),
-    /// with a busy loop on CPU 1 0.76x (15), a 200,000-file archive 0.84x (7); 8, 12, 24 and 32 measured alike. A
-    /// MobileSync restore (no digests: its writer only creates and writes) measured 1.09x and 1.14x with 16 (15 and
-    /// 11 rounds) and keeps 48.
+    /// with a busy loop on CPU 1 0.76x (15), a 200,000-file archive 0.84x (7; 24 files 0.89x); 8 to 32 measured
+    /// alike on the bench archive. A MobileSync restore (no digests: its writer only creates and writes) measured
+    /// 1.09x and 1.14x with 16 (15 and 11 rounds) and keeps 48.
     static let hashedFilesPerBatch = 16
 
     /// Queues the creation of the regular file `path` in `tree` (on the run's `FileCreation` thread) and then the
