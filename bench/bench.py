@@ -302,10 +302,18 @@ def unavailable(devicectl, argv):
     raise SystemExit("%s failed: %s" % (" ".join(argv), done.stderr.strip()))
 
 
+def regular_paths(root):
+    """The paths of the regular files a tree holds (what a like-for-like backup stores)."""
+    for directory, _, names in os.walk(root):
+        for name in names:
+            path = os.path.join(directory, name)
+            if os.path.isfile(path) and not os.path.islink(path):
+                yield path
+
+
 def regular_files(root):
-    """How many regular files a tree holds (what a like-for-like backup stores: the per-file costs' divisor)."""
-    return sum(1 for directory, _, names in os.walk(root) for name in names
-               if os.path.isfile(os.path.join(directory, name)) and not os.path.islink(os.path.join(directory, name)))
+    """How many regular files a tree holds (the like-for-like rows' per-file costs' divisor)."""
+    return sum(1 for _ in regular_paths(root))
 
 
 def archive_files(archive):
@@ -478,9 +486,7 @@ def comparisons(devicectl, work, args):
     # SHA-256 of the bytes a row's devicectl side hashes (every stored file's content), measured once for each set:
     # with the peer's own CPU it makes the ideal floor in "What bounds each margin".
     print("timing SHA-256 of the stored files ...", flush=True)
-    plain_hashing = hashing_seconds(
-        os.path.join(directory, name) for directory, _, names in os.walk(plain) for name in names
-        if os.path.isfile(os.path.join(directory, name)) and not os.path.islink(os.path.join(directory, name)))
+    plain_hashing = hashing_seconds(regular_paths(plain))
     device_hashing = hashing_seconds(os.path.join(tree, p) for p in sorted(stats["included"]))
 
     def throughput(name, a, b, b_label, target, files, busy_target=None, twice=True, hashing=None):

@@ -37,8 +37,8 @@ import TestSupport
                 gate.signal()
             })
             // While the writer holds the first batch: four more small-file batches fill the hand-off
-            // (`filesPerBatch` files a batch), then the reader must apply what it fills: a large file over three arenas (each applied batch
-            // leaves it open for the next), small files, a second large file.
+            // (`filesPerBatch` files a batch), then the reader must apply what it fills: a large file over three
+            // arenas (each applied batch leaves it open for the next), small files, a second large file.
             var files: [(path: String, data: [UInt8])] = []
             for index in 0..<(5 * pipeline.filesPerBatch) { files.append(("small/\(index % 7)/f\(index)", Self.content(index, large: false))) }
             files.append(("large/a", Self.content(1, large: true)))
