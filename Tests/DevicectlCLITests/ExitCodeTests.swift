@@ -17,9 +17,7 @@ import Testing
             let device = try Device.initialize(root)
             try device.install(AppInstallation(bundleId: "com.example.news", groups: ["group.com.example.news"]))
             let before = try device.apps()
-            let words = arguments.map {
-                $0.replacingOccurrences(of: "ROOT", with: root).replacingOccurrences(of: "DIR", with: dir)
-            }
+            let words = substitutingPlaceholders(arguments, ["ROOT": root, "DIR": dir])
             let code = Devicectl.main(words, environment: environment)
             return (code, try device.apps() == before && !FileManager.default.fileExists(atPath: "\(dir)/new"))
         }

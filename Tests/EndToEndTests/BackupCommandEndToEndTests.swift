@@ -17,7 +17,7 @@ import Testing
     func usageErrorsExit64AndWriteNothing(_ arguments: [String], _ message: String) throws {
         try withTemporaryDirectory { dir in
             try BackupCheck.sh("mkdir \"$1/src\" \"$1/out\" && printf a > \"$1/src/a\"", dir)
-            let resolved = arguments.map { $0.replacingOccurrences(of: "SRC", with: "\(dir)/src").replacingOccurrences(of: "OUT", with: "\(dir)/out") }
+            let resolved = substitutingPlaceholders(arguments, ["SRC": "\(dir)/src", "OUT": "\(dir)/out"])
             let result = try BackupCheck.devicectl(resolved)
             #expect(result.status == 64)
             #expect(result.stderr.contains(message), "\(result.stderr)")

@@ -170,7 +170,7 @@ import Testing
     func aDryRunRefusesWhatABackupRefuses(_ extra: [String], _ message: String) throws {
         try withTemporaryDirectory { dir in
             try FileManager.default.createDirectory(atPath: "\(dir)/src", withIntermediateDirectories: false)
-            let words = extra.map { $0.replacingOccurrences(of: "OUT", with: dir) }
+            let words = substitutingPlaceholders(extra, ["OUT": dir])
             for dryRun in [["--dry-run"], []] {
                 let withOutput = words.contains("-o") || !dryRun.isEmpty ? words : words + ["-o", "\(dir)/b"]
                 let result = try BackupCheck.devicectl(["backup", "\(dir)/src"] + dryRun + withOutput)

@@ -85,9 +85,7 @@ import Testing
             let path = try Self.path(testCase.file, root)
             try Data("bplist00 but not really\n".utf8).write(to: URL(fileURLWithPath: path))
             let before = try TreeSnapshot.take(root)
-            let command = testCase.command.map {
-                $0.replacingOccurrences(of: "ROOT", with: root).replacingOccurrences(of: "OUT", with: out)
-            }
+            let command = substitutingPlaceholders(testCase.command, ["ROOT": root, "OUT": out])
             try scratch.fails(command, mentioning: [path, "malformed"])
             var after = try TreeSnapshot.take(root)
             if testCase.command[0] == "widget-refresh" && testCase.file == "defaults" {

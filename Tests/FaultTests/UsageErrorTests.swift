@@ -86,9 +86,7 @@ import Testing
             let before = try TreeSnapshot.take(scratch.dir)
             for (what, words, message) in Self.misuses(spec) {
                 var environment = ["DEVICECTL_NOW": PhoneScratch.now]
-                var arguments = words.map {
-                    $0.replacingOccurrences(of: "ROOT", with: root).replacingOccurrences(of: "DIR", with: scratch.dir)
-                }
+                var arguments = substitutingPlaceholders(words, ["ROOT": root, "DIR": scratch.dir])
                 if arguments.first == "NOW=yesterday" {
                     environment["DEVICECTL_NOW"] = "yesterday"
                     arguments.removeFirst()

@@ -23,10 +23,13 @@ public func makeTemporaryDirectory(inMemory: Bool = false) throws -> String {
     let temporary = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
     let base = inMemory && access("/dev/shm", W_OK) == 0 ? "/dev/shm" : temporary
     var template = Array("\(base)/devicectl-test.XXXXXX".utf8CString)
-    guard let made = mkdtemp(&template) else {
-        throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: base])
+    // mkdtemp fills in the template; the path is read from it inside the closure that owns the buffer (the pointer
+    // mkdtemp returns points into it and would dangle once `&template`'s call is over).
+    let path = template.withUnsafeMutableBufferPointer { buffer -> String? in
+        mkdtemp(buffer.baseAddress!) == nil ? nil : String(cString: buffer.baseAddress!)
     }
-    return String(cString: made)
+    guard let path else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: base]) }
+    return path
 }
 
 /// Removes `path` recursively, clearing the immutable/append-only/nodump flags a test may have set.

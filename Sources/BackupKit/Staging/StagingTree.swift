@@ -254,12 +254,23 @@ final class StagingTree {
                 if status.device == top.device && status.inode == top.inode {
                     throw RestoreError.refusedMember(name.text, reason: "symlink chain resolves to the restore root")
                 }
-            } else if errno == EXDEV {
-                throw RestoreError.refusedMember(
-                    name.text, reason: "symlink chain resolves outside the restore root or into \(placeholder.text)")
+            } else {
+                let code = errno
+                if code == EXDEV {
+                    throw RestoreError.refusedMember(
+                        name.text, reason: "symlink chain resolves outside the restore root or into \(placeholder.text)")
+                }
+                // A chain that ends at nothing (missing, through a file, too many links) is allowed; any other
+                // failure (EAGAIN from renames that never stopped, EMFILE, ENOMEM) leaves the link unjudged.
+                guard StagingTree.resolvesNowhere.contains(code) else {
+                    throw SystemError("openat2", path: name.text, code: code)
+                }
             }
         }
     }
+
+    /// The errors of following a symlink chain that mean it leads to nothing (`checkSymlinkChains` allows it).
+    static let resolvesNowhere: Set<Int32> = [ENOENT, ENOTDIR, ELOOP, ENAMETOOLONG]
 
     // MARK: - Directories
 

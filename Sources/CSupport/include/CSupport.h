@@ -22,7 +22,11 @@ static const int CSUPPORT_AT_EMPTY_PATH = 0x1000;
 static const unsigned int CSUPPORT_RENAME_NOREPLACE = 1;
 static const unsigned int CSUPPORT_RENAME_EXCHANGE = 2;
 
-/// `openat2(2)`. Returns the descriptor, or -1 with errno set.
+/// How many times csupport_openat2 makes the call while it fails with EAGAIN.
+static const int CSUPPORT_OPENAT2_ATTEMPTS = 64;
+
+/// `openat2(2)`, made again while it fails with EAGAIN (a ".." that raced a rename or mount somewhere, under
+/// RESOLVE_BENEATH), up to CSUPPORT_OPENAT2_ATTEMPTS times. Returns the descriptor, or -1 with errno set.
 int csupport_openat2(int dirfd, const char *path, uint64_t flags, uint64_t mode, uint64_t resolve);
 
 /// `value` with `places` digits after the point, as printf's `%.*f` writes it (rounded to nearest, ties as the C

@@ -103,11 +103,9 @@ final class DeviceRootFuzzer: CaseFuzzer {
         var mutator = DeviceRootMutator(seed: rng.next(), outside: outside)
         try mutator.mutate(root)
         let commands = (0..<4).map { _ in
-            (fresh ? Self.freshCommands : Self.commands).randomElement(using: &rng)!.map {
-                $0.replacingOccurrences(of: "@", with: root).replacingOccurrences(of: "%", with: out)
-                    .replacingOccurrences(of: "&", with: dataContainer)
-                    .replacingOccurrences(of: "$", with: base + "/archives")
-            }
+            substitutingPlaceholders(
+                (fresh ? Self.freshCommands : Self.commands).randomElement(using: &rng)!,
+                ["@": root, "%": out, "&": dataContainer, "$": base + "/archives"])
         }
         return ((fresh ? ["fresh device"] : []) + mutator.steps, commands)
     }
