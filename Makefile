@@ -109,7 +109,8 @@ bench-smoke:
 # Archive fuzzer (Tests/FaultTests/Fuzz): `make test` runs 2500 cases of a fixed seed; long runs:
 #   make fuzz N=50000 SEED=7     (FUZZ_FIRST=k starts at case k; FUZZ_CASE=i runs case i alone)
 # Properties: no crash, no hang, nothing written outside ROOT, a clean failure with ROOT untouched or a
-# restore that verify agrees with. Each finding's input and description are saved in .build/fuzz-artifacts.
+# restore that verify agrees with, and every tenth archive restored again ending the same way (FUZZ_REPEAT_EVERY=1:
+# every one). Each finding's input and description are saved in .build/fuzz-artifacts.
 N ?= 20000
 SEED ?= 20261201
 fuzz: deps

@@ -31,6 +31,7 @@ struct FuzzSummary: CustomStringConvertible {
     var unverifiedRestores = 0
     var cleanFailures = 0
     var binaryRuns = 0
+    var repeatedRestores = 0
     var findings: [FuzzFinding] = []
     var seconds = 0.0
     var slowest = (index: -1, seconds: 0.0)
@@ -38,7 +39,7 @@ struct FuzzSummary: CustomStringConvertible {
     var description: String {
         "\(cases) cases in \(String(format: "%.1f", seconds)) s (\(String(format: "%.0f", Double(cases) / max(seconds, 0.001))) /s): "
             + "\(cleanFailures) clean failures, \(verifiedRestores) verified restores, \(unverifiedRestores) restores without a "
-            + "manifest, \(binaryRuns) binary samples; slowest case \(slowest.index) (\(String(format: "%.3f", slowest.seconds)) s); "
+            + "manifest, \(binaryRuns) binary samples, \(repeatedRestores) restored twice; slowest case \(slowest.index) (\(String(format: "%.3f", slowest.seconds)) s); "
             + "\(findings.count) findings"
     }
 }
@@ -144,6 +145,7 @@ final class ArchiveFuzzer: CaseFuzzer {
         if outsideAfter != outsideBefore {
             problems.append("something outside ROOT changed: \(snapshotDifference(outsideBefore, outsideAfter))")
         }
+        var restoredTree: [String: String]?
         switch outcome {
         case .failure(let error):
             summary.cleanFailures += 1
@@ -166,6 +168,7 @@ final class ArchiveFuzzer: CaseFuzzer {
                 // report says so: `metadataVerified` false): a mode or a time the archive altered is restored as it
                 // says, and only the contents are compared.
                 let restored = try comparable()
+                restoredTree = restored
                 if let reference = references[seed.name] {
                     let (mine, theirs) =
                         report.metadataVerified
@@ -180,15 +183,61 @@ final class ArchiveFuzzer: CaseFuzzer {
             } else {
                 summary.unverifiedRestores += 1
                 if verifyHasManifest { problems.append("restore verified nothing, but verify found a manifest") }
+                restoredTree = try comparable()
             }
             try resetRoot()
             outsideBefore = try outside()
+        }
+        if config.repeatEvery > 0 && index % config.repeatEvery == 0 {
+            summary.repeatedRestores += 1
+            problems += try repeatRestore(outcome, restoredTree)
         }
         if config.binaryEvery > 0 && index % config.binaryEvery == 0 {
             summary.binaryRuns += 1
             problems += try binarySample(index, verifyValid: verifyValid, restored: (try? outcome.get()) != nil)
         }
         record(index, seed, steps, bytes, problems, into: &summary)
+    }
+
+    /// Restores the case's archive again (ROOT as it was before the first) and compares the outcome with the first
+    /// one's: the same failure message, or a restore with the same verdict and tree.
+    private func repeatRestore(_ first: Result<RestoreReport, any Error>, _ firstTree: [String: String]?) throws
+        -> [String]
+    {
+        let second: Result<RestoreReport, any Error>
+        do {
+            second = .success(try restore(deadline: MonotonicClock.seconds() + config.caseBudget))
+        } catch {
+            second = .failure(error)
+        }
+        let problems = try compare(first, firstTree, second)
+        try resetRoot()
+        outsideBefore = try outside()
+        return problems
+    }
+
+    /// What differs between a restore's outcome and its repeat's (ROOT as the repeat left it).
+    private func compare(
+        _ first: Result<RestoreReport, any Error>, _ firstTree: [String: String]?,
+        _ second: Result<RestoreReport, any Error>
+    ) throws -> [String] {
+        switch (first, second) {
+        case (.failure(let one), .failure(let two)):
+            return "\(one)" == "\(two)" ? [] : ["restored again, it failed differently: \(one) | then: \(two)"]
+        case (.success(let one), .success(let two)):
+            guard one.verified == two.verified, one.metadataVerified == two.metadataVerified else {
+                return ["restored again, its verdict changed: verified \(one.verified) then \(two.verified)"]
+            }
+            // A directory no member names (only its contents), as an archive without a manifest may leave out, is
+            // made at the time of the restore.
+            let made = one.verified ? { $0 } : Self.withoutDirectoryTimes
+            let (tree, before) = (made(try comparable()), made(firstTree ?? [:]))
+            return tree == before ? [] : ["restored again, the tree differs: \(snapshotDifference(before, tree))"]
+        case (.failure(let one), .success):
+            return ["restored again, it succeeded after failing: \(one)"]
+        case (.success, .failure(let two)):
+            return ["restored again, it failed after succeeding: \(two)"]
+        }
     }
 
     /// The same archive through the built binary: verify, restore onto a path that does not exist yet, list.
@@ -272,6 +321,11 @@ final class ArchiveFuzzer: CaseFuzzer {
         snapshot.compactMapValues { line in
             line.firstMatch(of: /size=[0-9]+ sha=[0-9a-f]+/).map { String($0.output) }
         }
+    }
+
+    /// A snapshot without its directories' mtimes.
+    static func withoutDirectoryTimes(_ snapshot: [String: String]) -> [String: String] {
+        snapshot.mapValues { $0.hasPrefix("directory ") ? $0.replacing(#/ mtime=[0-9.]+/#, with: "") : $0 }
     }
 
     /// ROOT as any restore of a given archive leaves it (see `PhoneScratch.restoredContent`).

@@ -20,6 +20,9 @@ struct FuzzConfig {
     var hardLimit = 120.0
     /// FUZZ_BINARY_EVERY: every n-th case also runs the devicectl binary (0: never).
     var binaryEvery = 60
+    /// FUZZ_REPEAT_EVERY: every n-th case restores its archive a second time, which must end the same way: the same
+    /// message, or the same tree and verdict (the restore's two threads must not change the outcome; 0: never).
+    var repeatEvery = 10
     /// FUZZ_ARTIFACTS: a directory to save each finding's input and description in.
     var artifacts: String?
 
@@ -34,6 +37,7 @@ struct FuzzConfig {
         if let value = environment["FUZZ_FIRST"].flatMap({ Int($0) }) { config.first = value }
         config.only = environment["FUZZ_CASE"].flatMap { Int($0) }
         if let value = environment["FUZZ_BINARY_EVERY"].flatMap({ Int($0) }) { config.binaryEvery = value }
+        if let value = environment["FUZZ_REPEAT_EVERY"].flatMap({ Int($0) }) { config.repeatEvery = value }
         if let value = environment["FUZZ_ARTIFACTS"], !value.isEmpty { config.artifacts = value }
         return config
     }
