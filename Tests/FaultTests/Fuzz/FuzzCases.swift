@@ -54,8 +54,9 @@ enum FuzzCases {
     ) {
         FuzzWatchdog.report("fuzz (\(name)seed \(config.seed)): \(describe(summary))")
         for finding in summary.findings.prefix(20) {
+            let saved = config.artifacts.map { " (its input is saved as *case-\(finding.index)* in \($0))" } ?? ""
             Issue.record(
-                "\(finding)\nreproduce: FUZZ_SEED=\(config.seed) FUZZ_CASE=\(finding.index) swift test --filter \(suite)",
+                "\(finding)\nreproduce: FUZZ_SEED=\(config.seed) FUZZ_CASE=\(finding.index) swift test --filter \(suite)\(saved)",
                 sourceLocation: sourceLocation)
         }
         #expect(summary.cases == (config.only == nil ? config.cases : 1), sourceLocation: sourceLocation)
