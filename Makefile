@@ -119,8 +119,8 @@ fuzz: deps
 	  $(SWIFT) test --skip-build --filter 'ArchiveFuzzTests/mutatedArchivesFailCleanlyOrRestoreExactly'
 
 # MobileSync fuzzer (Tests/FaultTests/Fuzz/MobileSyncFuzzer.swift): `make test` runs 300 cases of a fixed seed through
-# the binary; long runs: `make fuzz-mobilesync N=5000 SEED=7` (FUZZ_CASE=i runs case i alone). Each finding's backup
-# directory and description are saved in .build/fuzz-artifacts (mobilesync-case-i).
+# the binary, every tenth restored twice; long runs: `make fuzz-mobilesync N=5000 SEED=7` (FUZZ_CASE=i runs case i
+# alone). Each finding's backup directory and description are saved in .build/fuzz-artifacts (mobilesync-case-i).
 fuzz-mobilesync: deps
 	$(SWIFT) build --build-tests
 	FUZZ_CASES=$(N) FUZZ_SEED=$(SEED) FUZZ_ARTIFACTS=$(CURDIR)/.build/fuzz-artifacts \

@@ -22,8 +22,9 @@ struct FuzzConfig {
     var hardLimit = 120.0
     /// FUZZ_BINARY_EVERY: every n-th case also runs the devicectl binary (0: never).
     var binaryEvery = 60
-    /// FUZZ_REPEAT_EVERY: every n-th case restores its archive a second time, which must end the same way: the same
-    /// message, or the same tree and verdict (the restore's two threads must not change the outcome; 0: never).
+    /// FUZZ_REPEAT_EVERY: every n-th case restores its input a second time, which must end the same way (the restore's
+    /// threads must not change the outcome): the archive fuzzer compares the message, or the verdict and the tree; the
+    /// MobileSync fuzzer the exit status and a failure's message (0: never).
     var repeatEvery = 10
     /// FUZZ_ARTIFACTS: a directory to save each finding's input and description in.
     var artifacts: String?

@@ -83,7 +83,7 @@ final class MobileSyncFuzzer: CaseFuzzer {
     static func describe(_ summary: FuzzSummary) -> String {
         "\(summary.cases) cases in \(Int(summary.seconds)) s: \(summary.verifiedRestores) passed verify, "
             + "\(summary.cleanFailures) restores refused, \(summary.unverifiedRestores) restored with problems verify "
-            + "names; slowest case \(summary.slowest.index) (\(String(format: "%.2f", summary.slowest.seconds)) s); "
+            + "names, \(summary.repeatedRestores) restored twice; slowest case \(summary.slowest.index) (\(String(format: "%.2f", summary.slowest.seconds)) s); "
             + "\(summary.findings.count) findings"
     }
 
@@ -115,6 +115,7 @@ final class MobileSyncFuzzer: CaseFuzzer {
         watchdog.begin("\(label), input in \(backup)")
         defer { watchdog.end() }
         var statuses: [String: Int32] = [:]
+        var restoreError = ""
         for command in [["verify", backup], ["list", backup], ["restore", backup, root]] {
             let started = MonotonicClock.seconds()
             let child = try ChildProcess.devicectl(command, environment: environment)
@@ -126,6 +127,7 @@ final class MobileSyncFuzzer: CaseFuzzer {
                 problems.append("devicectl \(command[0]) took more than \(config.caseBudget) s")
             }
             statuses[command[0]] = child.killedBy == nil ? child.status : -1
+            if command[0] == "restore" && child.status != 0 { restoreError = child.stderr }
             problems += FuzzCases.problems(of: child, command[0])
         }
         if statuses["verify"] == 0 {
@@ -142,6 +144,10 @@ final class MobileSyncFuzzer: CaseFuzzer {
             summary.cleanFailures += 1
             if restored { problems.append("the failed restore left \(root) behind") }
         }
+        if config.repeatEvery > 0 && index % config.repeatEvery == 0, let first = statuses["restore"] {
+            summary.repeatedRestores += 1
+            problems += try repeatRestore(first, restoreError, environment)
+        }
         let backupAfter = try TreeSnapshot.take(backup)
         if backupAfter != backupBefore {
             problems.append("DIR changed: \(snapshotDifference(backupBefore, backupAfter))")
@@ -151,6 +157,25 @@ final class MobileSyncFuzzer: CaseFuzzer {
             problems.append("something outside ROOT changed: \(outsideAfter.differences(from: outsideBefore).prefix(5))")
         }
         record(index, seed, steps, problems, into: &summary)
+    }
+
+    /// Restores DIR again onto an absent ROOT: it must end as the first restore did (its exit status; a failure's
+    /// message, which names DIR and ROOT, the same). ROOT is absent afterwards.
+    private func repeatRestore(_ status: Int32, _ error: String, _ environment: [String: String]) throws -> [String] {
+        removeTree(root)
+        let child = try ChildProcess.devicectl(["restore", backup, root], environment: environment)
+        guard child.finish(within: config.hardLimit) else {
+            return ["devicectl restore did not finish in \(config.hardLimit) s when run again"]
+        }
+        defer { removeTree(root) }
+        let again = child.killedBy == nil ? child.status : -1
+        if again != status {
+            return ["restored again, it exited \(again) after \(status): \(child.stderr.prefix(2000)) | first: \(error.prefix(2000))"]
+        }
+        if status != 0 && child.stderr != error {
+            return ["restored again, it failed differently: \(error.prefix(2000)) | then: \(child.stderr.prefix(2000))"]
+        }
+        return []
     }
 
     /// What is wrong with a restored ROOT: an entry that is not a file, directory or symlink, a symlink that leaves
