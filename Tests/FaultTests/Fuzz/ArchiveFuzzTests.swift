@@ -31,6 +31,35 @@ import Testing
         }
     }
 
+    /// Seeds built twice hold the same bytes (the device's container UUIDs aside, which DeviceKit draws at random):
+    /// case N of a seed mutates the same bytes in every run, so `FUZZ_CASE` replays a finding.
+    @Test func theSeedsAreTheSameEveryTime() throws {
+        try withTemporaryDirectory { dir in
+            try FileManager.default.createDirectory(atPath: dir + "/a", withIntermediateDirectories: false)
+            try FileManager.default.createDirectory(atPath: dir + "/b", withIntermediateDirectories: false)
+            let first = try FuzzSeeds.make(in: dir + "/a")
+            let second = try FuzzSeeds.make(in: dir + "/b")
+            #expect(first.map(\.name) == second.map(\.name))
+            for (one, two) in zip(first, second) {
+                if one.name == "device.tar" {
+                    #expect(one.bytes.count == two.bytes.count, "\(one.name)")
+                } else if one.name != "device.tar.zst" {  // compressed random UUIDs: its length may vary
+                    #expect(one.bytes == two.bytes, "\(one.name)")
+                }
+            }
+        }
+    }
+
+    /// The fuzzer's own pax reader takes whatever a mutation left: a length that ends before its key (seed 6120631
+    /// crashed the test process on "Range requires lowerBound <= upperBound" once the seeds were pinned), or past
+    /// the body, ends the records.
+    @Test func paxRecordsStopAtALengthThatIsNotOne() {
+        #expect(PaxRecords(Array("3 size=5\n".utf8)).records.isEmpty)
+        #expect(PaxRecords(Array("1 x\n".utf8)).records.isEmpty)
+        #expect(PaxRecords(Array("9 size=5\n40 path=a\n".utf8)).value("size") == "5")
+        #expect(PaxRecords(Array("9 size=5\n4 path=a\n".utf8)).records.count == 1)
+    }
+
     @Test func layoutFindsEveryMemberOfABackup() throws {
         try withTemporaryDirectory { dir in
             let seeds = try FuzzSeeds.make(in: dir)

@@ -10,9 +10,10 @@ struct FuzzConfig {
     var cases = 2500
     /// FUZZ_FIRST: the first case index (to split a long run).
     var first = 0
-    /// FUZZ_CASE: run only this case (to reproduce a finding). Its steps are the same, but the seeds are built afresh
-    /// (new container UUIDs and file times, so member order and pax record lengths can move): a step that lands by
-    /// offset may hit other bytes. The input a finding saved (FUZZ_ARTIFACTS) is what replays it byte for byte.
+    /// FUZZ_CASE: run only this case (to reproduce a finding). The seeds are built afresh with their files' times
+    /// pinned (`FuzzSeeds.pinTimes`), so they hold the same bytes from run to run but for the device's container
+    /// UUIDs, which DeviceKit draws at random (one container a class: the same lengths in the same places); a case
+    /// that hinges on a UUID's digits may differ. A finding's saved input (FUZZ_ARTIFACTS) replays it byte for byte.
     var only: Int?
     /// Seconds a verify or restore of one case may take before it counts as a hang. Bounded work can take a
     /// while: a sparse member's holes are hashed (up to `ArchiveReader.Options.maxSparseBytes`), and a mutated

@@ -75,11 +75,26 @@ enum FuzzSeeds {
         let sparse = open("\(root)/docs/sparse", O_WRONLY | O_CREAT, 0o644)
         _ = pwrite(sparse, "end", 3, 200_000)
         close(sparse)
+        try pinTimes(root)
         var times = [
             timespec(tv_sec: 1_700_000_000, tv_nsec: 123_456_789),
             timespec(tv_sec: 1_700_000_000, tv_nsec: 123_456_789),
         ]
         utimensat(AT_FDCWD, "\(root)/a.txt", &times, 0)
+    }
+
+    /// Gives every entry under `root` (and `root`) one fixed time, deepest first (a directory's time moves when an
+    /// entry is made in it): the archives then hold the same bytes from run to run, so that case N of a seed
+    /// mutates the same bytes every time (pax time records would otherwise change length with the nanoseconds).
+    static func pinTimes(_ root: String) throws {
+        var paths = [root]
+        guard let walk = FileManager.default.enumerator(atPath: root) else { throw FuzzSetupError("cannot list \(root)") }
+        while let relative = walk.nextObject() as? String { paths.append(root + "/" + relative) }
+        var times = [timespec(tv_sec: 1_780_000_000, tv_nsec: 0), timespec(tv_sec: 1_780_000_000, tv_nsec: 0)]
+        for path in paths.sorted(by: { $0.count > $1.count })
+        where utimensat(AT_FDCWD, path, &times, AT_SYMLINK_NOFOLLOW) != 0 {
+            throw FuzzSetupError("utimensat \(path): \(String(cString: strerror(errno)))")
+        }
     }
 
     /// `makeMixedTree` at `dir/src`, backed up in-process to `dir/backup.tar` (at `created`); returns the archive.
@@ -99,6 +114,7 @@ enum FuzzSeeds {
         let data = try device.container(.data, identifier: "com.example.news")!.path
         try FileManager.default.createDirectory(atPath: data + "/Documents", withIntermediateDirectories: true)
         try Data("saved article\n".utf8).write(to: URL(fileURLWithPath: data + "/Documents/article.txt"))
+        try pinTimes(root)
     }
 
     static func read(_ path: String) throws -> [UInt8] {

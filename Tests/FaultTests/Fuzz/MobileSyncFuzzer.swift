@@ -61,6 +61,7 @@ final class MobileSyncFuzzer: CaseFuzzer {
         symlink("a/b/c.txt", data + "/Documents/link")
         link(data + "/Documents/a/b/c.txt", data + "/Documents/hard")
         try ExtendedAttributes.set("user.note", to: Array("kept".utf8), at: data + "/Documents/a/blob.bin")
+        try FuzzSeeds.pinTimes(phone)
         for (name, password) in [("plain", nil), ("encrypted", "fuzz")] as [(String, String?)] {
             let path = base + "/seeds/" + name
             var request = BackupRequest(

@@ -169,7 +169,8 @@ struct PaxRecords {
         var rest = body[...]
         while let space = rest.firstIndex(of: 0x20),
             let length = Int(String(decoding: rest[rest.startIndex..<space], as: UTF8.self)),
-            length > 0, rest.startIndex + length <= rest.endIndex
+            length > 0, rest.startIndex + length <= rest.endIndex,
+            rest.startIndex + length - 1 >= space + 1  // a length that ends before its own key: not a record
         {
             let record = rest[(space + 1)..<(rest.startIndex + length - 1)]
             if let equals = record.firstIndex(of: UInt8(ascii: "=")) {
