@@ -222,19 +222,27 @@ import Testing
     ])
     func kernelCheckSeesDeviceLocalAndTheRoot(_ target: String, _ refused: Bool) throws {
         try withTemporaryDirectory { base in
-            let staging = try FileDescriptor.open(base, flags: O_RDONLY | O_DIRECTORY)
-            let tree = StagingTree(root: SharedDescriptor(staging), objectLimit: 100)
-            try tree.createDirectory(MemberPath(Array("m".utf8)), permissions: 0o755, mtime: nil)
-            try tree.createSymlink(MemberPath(Array("p1/p2/b".utf8)), target: Array("../../m".utf8))
-            try tree.createSymlink(MemberPath(Array("p1/p2/x".utf8)), target: Array(target.utf8))
-            let deviceLocal = Array("DeviceLocal".utf8)
+            let tree = try Self.chain(in: base, to: target)
             if refused {
-                #expect(throws: RestoreError.self) { try tree.checkSymlinkChains(deviceLocal: deviceLocal) }
+                #expect(throws: RestoreError.self) {
+                    try tree.checkSymlinkChains(deviceLocal: RestoreSession.deviceLocal)
+                }
             } else {
-                try tree.checkSymlinkChains(deviceLocal: deviceLocal)
+                try tree.checkSymlinkChains(deviceLocal: RestoreSession.deviceLocal)
             }
             #expect(try FileStatus.ifExists(base + "/DeviceLocal") == nil)
         }
+    }
+
+    /// A staged tree in the existing directory `base`: the directory `m`, `p1/p2/b` -> `../../m` and `p1/p2/x` ->
+    /// `target` (through `b`, whose `..` is the top).
+    static func chain(in base: String, to target: String) throws -> StagingTree {
+        let staging = try FileDescriptor.open(base, flags: O_RDONLY | O_DIRECTORY)
+        let tree = StagingTree(root: SharedDescriptor(staging), objectLimit: 100)
+        try tree.createDirectory(MemberPath(Array("m".utf8)), permissions: 0o755, mtime: nil)
+        try tree.createSymlink(MemberPath(Array("p1/p2/b".utf8)), target: Array("../../m".utf8))
+        try tree.createSymlink(MemberPath(Array("p1/p2/x".utf8)), target: Array(target.utf8))
+        return tree
     }
 
     /// The kernel's check while another thread renames a directory back and forth: with RESOLVE_BENEATH each `..`
@@ -255,19 +263,14 @@ import Testing
             let judged = Result { () throws -> Void in
                 for round in 0..<400 {
                     #expect(mkdir(base + "/t\(round)", 0o700) == 0)
-                    let tree = try FileDescriptor.open(base + "/t\(round)", flags: O_RDONLY | O_DIRECTORY)
-                    let staging = StagingTree(root: SharedDescriptor(tree), objectLimit: 100)
-                    try staging.createDirectory(MemberPath(Array("m".utf8)), permissions: 0o755, mtime: nil)
-                    try staging.createSymlink(MemberPath(Array("p1/p2/b".utf8)), target: Array("../../m".utf8))
                     let refused = round.isMultiple(of: 2)
-                    try staging.createSymlink(
-                        MemberPath(Array("p1/p2/x".utf8)), target: Array((refused ? "b/../." : "b/../m").utf8))
+                    let staging = try Self.chain(in: base + "/t\(round)", to: refused ? "b/../." : "b/../m")
                     if refused {
                         #expect(throws: RestoreError.self) {
-                            try staging.checkSymlinkChains(deviceLocal: Self.deviceLocal)
+                            try staging.checkSymlinkChains(deviceLocal: RestoreSession.deviceLocal)
                         }
                     } else {
-                        try staging.checkSymlinkChains(deviceLocal: Self.deviceLocal)
+                        try staging.checkSymlinkChains(deviceLocal: RestoreSession.deviceLocal)
                     }
                 }
             }
@@ -276,8 +279,6 @@ import Testing
             try judged.get()
         }
     }
-
-    static let deviceLocal = Array("DeviceLocal".utf8)
 
     /// The walk's own limits: a link followed through more than 40 links resolves nowhere (ELOOP) and is
     /// allowed; the bytes of names and targets are capped before any link is created.

@@ -39,7 +39,8 @@ struct FuzzSummary: CustomStringConvertible {
     var description: String {
         "\(cases) cases in \(String(format: "%.1f", seconds)) s (\(String(format: "%.0f", Double(cases) / max(seconds, 0.001))) /s): "
             + "\(cleanFailures) clean failures, \(verifiedRestores) verified restores, \(unverifiedRestores) restores without a "
-            + "manifest, \(binaryRuns) binary samples, \(repeatedRestores) restored twice; slowest case \(slowest.index) (\(String(format: "%.3f", slowest.seconds)) s); "
+            + "manifest, \(binaryRuns) binary samples, \(repeatedRestores) restored twice; "
+            + "slowest case \(slowest.index) (\(String(format: "%.3f", slowest.seconds)) s); "
             + "\(findings.count) findings"
     }
 }
@@ -145,6 +146,7 @@ final class ArchiveFuzzer: CaseFuzzer {
         if outsideAfter != outsideBefore {
             problems.append("something outside ROOT changed: \(snapshotDifference(outsideBefore, outsideAfter))")
         }
+        let repeats = config.repeatEvery > 0 && index % config.repeatEvery == 0
         var restoredTree: [String: String]?
         switch outcome {
         case .failure(let error):
@@ -183,12 +185,12 @@ final class ArchiveFuzzer: CaseFuzzer {
             } else {
                 summary.unverifiedRestores += 1
                 if verifyHasManifest { problems.append("restore verified nothing, but verify found a manifest") }
-                restoredTree = try comparable()
+                if repeats { restoredTree = try comparable() }
             }
             try resetRoot()
             outsideBefore = try outside()
         }
-        if config.repeatEvery > 0 && index % config.repeatEvery == 0 {
+        if repeats {
             summary.repeatedRestores += 1
             problems += try repeatRestore(outcome, restoredTree)
         }

@@ -84,7 +84,8 @@ final class MobileSyncFuzzer: CaseFuzzer {
     static func describe(_ summary: FuzzSummary) -> String {
         "\(summary.cases) cases in \(Int(summary.seconds)) s: \(summary.verifiedRestores) passed verify, "
             + "\(summary.cleanFailures) restores refused, \(summary.unverifiedRestores) restored with problems verify "
-            + "names, \(summary.repeatedRestores) restored twice; slowest case \(summary.slowest.index) (\(String(format: "%.2f", summary.slowest.seconds)) s); "
+            + "names, \(summary.repeatedRestores) restored twice; "
+            + "slowest case \(summary.slowest.index) (\(String(format: "%.2f", summary.slowest.seconds)) s); "
             + "\(summary.findings.count) findings"
     }
 
@@ -171,7 +172,9 @@ final class MobileSyncFuzzer: CaseFuzzer {
         defer { removeTree(root) }
         let again = child.killedBy == nil ? child.status : -1
         if again != status {
-            return ["restored again, it exited \(again) after \(status): \(child.stderr.prefix(2000)) | first: \(error.prefix(2000))"]
+            return [
+                "restored again, it exited \(again) after \(status): \(child.stderr.prefix(2000)) | first: \(error.prefix(2000))"
+            ]
         }
         if status != 0 && child.stderr != error {
             return ["restored again, it failed differently: \(error.prefix(2000)) | then: \(child.stderr.prefix(2000))"]
