@@ -76,4 +76,41 @@ import Testing
             #expect(try scratch.snapshot() == before)
         }
     }
+
+    /// The staged tree's set-up (links, skeleton, reinstall, modes) runs beside the manifest check unless the
+    /// threads are pinned, where it follows the check; either way, when both fail, the manifest's problem is what
+    /// the restore reports, and ROOT is unchanged.
+    @Test(arguments: [false, true]) func theManifestsProblemComesBeforeTheSetUpsFailure(pinned: Bool) throws {
+        try withTemporaryDirectory { base in
+            let scratch = try RestoreScratch(base: base)
+            let app = Manifest.App(bundleId: "com.example.news", name: "News", groups: [], widget: nil)
+            let content = Array("the article as it was backed up\n".utf8)
+            // SpringBoard's directory is a file here: the set-up fails where it makes the skeleton.
+            var bytes = TarBuilder.archive(
+                [.directory("Library"), .file("Library/SpringBoard", Array("not a directory".utf8)),
+                 .file("Documents.txt", content)], apps: [app])
+            try scratch.write(bytes)
+            let before = try scratch.snapshot()
+            do {
+                try scratch.restore { $0.pinsThreads = pinned }
+                Issue.record("restored over a file where SpringBoard's directory must be")
+            } catch RestoreError.verificationFailed(let problems, _) {
+                Issue.record("the set-up's failure reported as the manifest's: \(problems)")
+            } catch {
+                #expect("\(error)".contains("SpringBoard"), "\(error)")
+            }
+            #expect(try scratch.snapshot() == before)
+            // One byte of the file's data changed: its digest no longer matches the manifest's line.
+            let data = try #require(bytes.firstRange(of: content))
+            bytes[data.lowerBound] ^= 0x20
+            try scratch.write(bytes)
+            do {
+                try scratch.restore { $0.pinsThreads = pinned }
+                Issue.record("restored a file whose data differs from the manifest")
+            } catch RestoreError.verificationFailed(let problems, _) {
+                #expect(problems == ["SHA-256 mismatch for 'Documents.txt': the data differs from what the manifest recorded"])
+            }
+            #expect(try scratch.snapshot() == before)
+        }
+    }
 }

@@ -38,7 +38,8 @@ final class ManifestCheck {
     private let problemLimit: Int
     private var splitter = LineSplitter(maxLine: ManifestCheck.maxLine)
     private var lineNumber = 0
-    private var header: Manifest.Header?
+    /// The header, once its line was read and validated (the manifest's first line).
+    private(set) var header: Manifest.Header?
     private var totals: Manifest.Totals?
     private var members: Manifest.Members?
     /// Where the manifest's grammar stands, tested first for every line: the header, then file lines up to the

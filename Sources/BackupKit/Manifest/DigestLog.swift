@@ -60,6 +60,14 @@ final class DigestLog {
         return Reader(spillOf: self)
     }
 
+    /// Gives up the records and the spill file once they were read (the manifest check is done): a spill file's pages
+    /// are freed here, not when the restore's objects go at its end (about a millisecond for the bench archive's
+    /// 28,000 files). Nothing may be appended or read afterwards.
+    func release() throws {
+        buffer = Records()
+        try spill.take()?.close()
+    }
+
     /// Reads records in order, with two records of lookahead.
     final class Reader {
         private var data: [UInt8]

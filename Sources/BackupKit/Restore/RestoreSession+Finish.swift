@@ -1,32 +1,18 @@
-// RestoreSession+Finish: after the last member: judge the links, reinstall apps, check the links again with the
-// kernel, fix directories, move in, fix the top-level directories.
+// RestoreSession+Finish: after the last member (or beside the manifest check): judge the links, reinstall apps,
+// check the links again with the kernel, fix directories; then move in, fix the top-level directories.
 import DeviceKit
 import Glibc
 import SystemKit
 import TarKit
 
 extension RestoreSession {
-    /// Completes the staged tree and moves it into ROOT. Until the moves, nothing outside the staging
-    /// directory has changed; if a move fails, the moves already made are undone.
+    /// Completes the staged tree (unless `prepareTree` ran beside the manifest check: `treePrepared`) and moves it
+    /// into ROOT. Until the moves, nothing outside the staging directory has changed; if a move fails, the moves
+    /// already made are undone.
     func finish(rootDescriptor root: SharedDescriptor) throws {
-        // Every link judged against ROOT's final layout before anything follows a path through the staged tree.
-        try tree.checkSymlinks()
-        // Container class directories must be real directories (DeviceKit works with paths), and the fresh
-        // device's skeleton must survive the exchange of top-level entries.
-        for kind in ContainerKind.allCases { try tree.ensureDirectory(kind.directory) }
-        let homeScreen = DeviceLayout.homeScreen
-        try tree.ensureDirectory(String(homeScreen[..<(homeScreen.lastIndex(of: "/") ?? homeScreen.startIndex)]))
-        try keepFlaggedTargetDirectories()
-        if let plan = reader.restorePlan {
-            try adoptContainers(plan)
-            try reinstallApps(plan.header)
-        } else if let header = outcome?.header {
-            try reinstallApps(header)
+        if !treePrepared {
+            report.apps = try prepareTree(plan: reader.restorePlan, header: outcome?.header)
         }
-        // The kernel's check on the tree as it will be in ROOT: skeleton, reinstalled apps, DeviceLocal.
-        try tree.checkSymlinkChains(deviceLocal: RestoreSession.deviceLocal)
-        // Modes last: a directory restored as 0500 or 0000 must not stop the writes above or the move below.
-        try tree.finishDirectories()
         if options.syncsBeforeMove {
             try SystemError.check("syncfs", path: staging.path) { Kernel.syncfs(staging.directory.rawValue) }
         }
@@ -36,24 +22,55 @@ extension RestoreSession {
         warnings.unappliedModes = tree.finishTopLevelDirectories(in: root, rootPath: staging.rootPath)
     }
 
+    /// Everything the staged tree needs after its last member and before the move: the links judged, the
+    /// skeleton, the apps reinstalled (`plan`'s containers adopted first, for a MobileSync backup; else
+    /// `header`'s apps, a manifest's), the links' chains checked by the kernel, the directories' modes. Returns
+    /// the apps reinstalled, in order. Touches the staged tree, the staging directory and the target's flags
+    /// alone (never the reader, the pipeline or the report), so it may run on a thread of its own beside the
+    /// manifest check once the manifest's header was read (`TreeSetUpThread`).
+    func prepareTree(plan: RestorePlan?, header: Manifest.Header?) throws -> [String] {
+        // Every link judged against ROOT's final layout before anything follows a path through the staged tree.
+        try tree.checkSymlinks()
+        // Container class directories must be real directories (DeviceKit works with paths), and the fresh
+        // device's skeleton must survive the exchange of top-level entries.
+        for kind in ContainerKind.allCases { try tree.ensureDirectory(kind.directory) }
+        let homeScreen = DeviceLayout.homeScreen
+        try tree.ensureDirectory(String(homeScreen[..<(homeScreen.lastIndex(of: "/") ?? homeScreen.startIndex)]))
+        try keepFlaggedTargetDirectories()
+        var apps: [String] = []
+        if let plan {
+            try adoptContainers(plan)
+            apps = try reinstallApps(plan.header)
+        } else if let header {
+            apps = try reinstallApps(header)
+        }
+        // The kernel's check on the tree as it will be in ROOT: skeleton, reinstalled apps, DeviceLocal.
+        try tree.checkSymlinkChains(deviceLocal: RestoreSession.deviceLocal)
+        // Modes last: a directory restored as 0500 or 0000 must not stop the writes above or the move below.
+        try tree.finishDirectories()
+        return apps
+    }
+
     /// Reinstalls every app the manifest lists into the staged tree (bundle containers are never backed up;
     /// data and App Group containers from the archive are found by identifier and kept), then places any
     /// widget the manifest lists that the restored home screen lacks. Linear in the apps: one container
     /// listing for the run, the widgets placed at once among the apps just installed (never re-read per
-    /// widget), and an interruption check between apps. The header was validated (`ManifestCheck`).
-    private func reinstallApps(_ header: Manifest.Header) throws {
+    /// widget), and an interruption check between apps. The header was validated (`ManifestCheck`). Returns the
+    /// apps' bundle identifiers in order.
+    private func reinstallApps(_ header: Manifest.Header) throws -> [String] {
         // The staging root flushes nothing per plist: the staged tree is flushed at once (syncfs) before the move.
         let device = Device.assembling(in: try staging.containedRoot())
         var containers = ContainerIndex(device: device)
         var installed: [InstalledApp] = []
         installed.reserveCapacity(header.apps.count)
+        var apps: [String] = []
         for app in header.apps {
             try checkInterruption()
             installed.append(
                 try settingUp(.reinstallApp(app.bundleId)) {
                     try device.install(app.installation, using: &containers, placesIcon: false)
                 })
-            report.apps.append(app.bundleId)
+            apps.append(app.bundleId)
             // iOS never backs up Caches, tmp and SystemData but every container has them: recreate them (empty).
             let appContainers = [
                 try containers.container(.data, identifier: app.bundleId),
@@ -67,6 +84,7 @@ extension RestoreSession {
         }
         try checkInterruption()
         try settingUp(.placeWidgets) { try device.placeWidgets(apps: header.widgets.map(\.app), installed: installed) }
+        return apps
     }
 
     /// Gives each container a MobileSync backup staged (named by identifier in the backup, by a new UUID here) the
