@@ -151,7 +151,7 @@ public enum MobileSyncVerification {
         func refused(_ reader: MobileSyncMemberReader, _ reason: String) {
             report.problem("\(display(reader.currentRow.domain, reader.currentRow.path)): \(reason) (restore refuses it)")
         }
-        var names = StagedNames()
+        var names = StagedNames(placesContainers: false)
         do {
             // Content files were checked on the rows: only the device plists' are read again, to parse them.
             let reader = try MobileSyncMemberReader(
@@ -170,7 +170,7 @@ public enum MobileSyncVerification {
                     continue
                 }
                 if let refusal = MemberRules.refusal(member, path) { refused(reader, refusal) }
-                if let refusal = names.place(member.path, kind: member.kind) { refused(reader, refusal) }
+                if let refusal = names.place(path, kind: member.kind) { refused(reader, refusal) }
                 guard member.kind == .regular, let plist = RestoreSession.devicePlist(path) else { continue }
                 guard member.size <= DevicePlist.maxBytes else {
                     refused(reader, RestoreSession.plistProblem(size: UInt64(member.size)))
@@ -189,6 +189,11 @@ public enum MobileSyncVerification {
                 }
                 if let bytes, let problem = RestoreSession.plistProblem(plist, bytes, member: member) {
                     refused(reader, problem)
+                }
+            }
+            for directory in StagedNames.skeleton {
+                if let problem = names.skeletonProblem(directory) {
+                    report.problem("'\(String(decoding: directory, as: UTF8.self))': \(problem) (restore refuses it)")
                 }
             }
         } catch RestoreError.interrupted(let signal) {

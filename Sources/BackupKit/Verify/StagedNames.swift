@@ -1,48 +1,152 @@
-// StagedNames: the names a MobileSync restore stages at ROOT's top, kept by verify to see what restore's staging
-// tree would refuse.
+// StagedNames: the names a restore would stage, kept by verify to see what restore's staging tree would refuse.
+import DeviceKit
 import TarKit
 
-/// The paths the `/var/mobile` domains place under ROOT itself, by kind. Several domains share ROOT (HomeDomain,
-/// MediaDomain, CameraRollDomain ...; HealthDomain its `Library`), so one domain's file can stand where another's
-/// directory is, or in its way: restore's staging tree (`StagingTree`, the kernel's `O_EXCL` and `openat2`) refuses
-/// such a member when it creates it, and verify, which creates nothing, finds it here with the same reasons. An app
-/// domain's members go into a new container of their own (paths under `Containers/`) and are not kept: within one
-/// domain, rows are unique and each one's parent is a directory row (checked on the rows).
+/// What restore's staging tree (`StagingTree`: the kernel's `O_EXCL`, `mkdirat`, `linkat` and `openat2` without
+/// symlinks) refuses when it creates a member, found by verify, which creates nothing, with the same reasons: a
+/// second directory member at one path, a member where an earlier one already stands (a file over a directory, two
+/// files, a symlink over either), a member below a file or a symlink, a hard link whose target is no regular file
+/// an earlier member made; and, once every member is placed, a directory restore's set-up must make where a file or
+/// a symlink stands (`skeletonProblems`). For a tar every member counts; for a MobileSync backup only the
+/// `/var/mobile` domains' (`placesContainers` false): an app domain's members go into a new container of their own,
+/// and within one domain rows are unique and each one's parent is a directory row (checked on the rows).
+///
+/// Names are kept as 64-bit hashes of their bytes (`Hasher`, seeded anew in every process, so no archive can aim at
+/// a collision): about 18 MB for a million members, where the paths themselves would take several times that. Two
+/// names would share a hash about once in 10^7 verifications of a million members; the second would then be
+/// reported as standing where the first does.
 struct StagedNames {
-    private enum Entry {
+    private enum Entry: UInt8 {
         /// Made as the parent of a member, not by a member of its own (a directory member adopts it).
         case parent
         case directory
-        case other
+        case file
+        case symlink
     }
 
-    private var entries: [String: Entry] = [:]
+    private var entries: [UInt64: Entry] = [:]
+    private let placesContainers: Bool
+    /// The parent directory of the last member placed, whose components were all checked then (members come in
+    /// walk order: most share it).
+    private var lastParent: [UInt8]?
 
-    /// Records the member at `path` (relative to ROOT) of `kind`; the reason restore refuses it, or nil.
-    mutating func place(_ path: String, kind: ArchiveReader.Kind) -> String? {
-        if path == "Containers" || path.hasPrefix("Containers/") { return nil }
-        var end = path.startIndex
-        while let slash = path[end...].firstIndex(of: "/") {
-            let parent = String(path[..<slash])
-            switch entries[parent] {
-            case .other: return "its path goes through a symlink or something that is not a directory"
-            case nil: entries[parent] = .parent
-            case .parent, .directory: break
-            }
-            end = path.index(after: slash)
-        }
+    init(placesContainers: Bool = true) {
+        self.placesContainers = placesContainers
+    }
+
+    /// Records the member at `path` of `kind` (a hard link: `link(_:to:)`); the reason restore refuses it, or nil.
+    mutating func place(_ path: MemberPath, kind: ArchiveReader.Kind) -> String? {
+        guard counts(path) else { return nil }
+        let key = Self.key(path.bytes[...])
+        if kind == .directory, entries[key] == .directory { return "duplicate directory member" }
+        if let problem = placeParents(of: path) { return problem }
         let what = kind == .directory ? "directory" : kind == .symlink ? "symlink" : "file"
-        switch (entries[path], kind) {
+        switch (entries[key], kind) {
         case (nil, _):
-            entries[path] = kind == .directory ? .directory : .other
+            entries[key] = kind == .directory ? .directory : kind == .symlink ? .symlink : .file
             return nil
         case (.parent, .directory):
-            entries[path] = .directory
+            entries[key] = .directory
             return nil
-        case (.directory, .directory):
-            return "duplicate directory member"
         default:
-            return "a \(what) at a path an earlier member already created (duplicate or conflicting member)"
+            return Self.conflict(what)
         }
     }
+
+    /// Records the hard link `path` to `target` (a valid member path, checked by `MemberRules`); the reason
+    /// restore refuses it, or nil. Its target must be a regular file an earlier member made.
+    mutating func link(_ path: MemberPath, to target: MemberPath) -> String? {
+        guard counts(path) else { return nil }
+        guard !target.isRoot else { return "hard link to the root" }
+        var end = target.parent.startIndex
+        while end < target.parent.endIndex {
+            let slash = target.parent[end...].firstIndex(of: 0x2F) ?? target.parent.endIndex
+            switch entries[Self.key(target.bytes[..<slash])] {
+            case .file, .symlink:
+                return "hard link target '\(target.text)': its path goes through a symlink or something that is not "
+                    + "a directory"
+            case nil: return "hard link target '\(target.text)' is not a file restored by an earlier member"
+            case .parent, .directory: break
+            }
+            end = slash < target.parent.endIndex ? target.parent.index(after: slash) : slash
+        }
+        switch entries[Self.key(target.bytes[...])] {
+        case .file: break
+        case .directory, .parent: return "hard link target '\(target.text)' is a directory, not a regular file"
+        case .symlink: return "hard link target '\(target.text)' is a symlink, not a regular file"
+        case nil: return "hard link target '\(target.text)' is not a file restored by an earlier member"
+        }
+        if let problem = placeParents(of: path) { return problem }
+        let key = Self.key(path.bytes[...])
+        guard entries[key] == nil else { return Self.conflict("hard link") }
+        entries[key] = .file
+        return nil
+    }
+
+    /// The reason restore's set-up refuses `directory` (relative to ROOT), which it makes if missing: a file or a
+    /// symlink at it or on its way; or nil.
+    func skeletonProblem(_ directory: [UInt8]) -> String? {
+        var end = 0
+        while end < directory.count {
+            let slash = directory[end...].firstIndex(of: 0x2F) ?? directory.endIndex
+            switch entries[Self.key(directory[..<slash])] {
+            case .file, .symlink: return Self.throughNonDirectory
+            case .parent, .directory, nil: break
+            }
+            end = slash + 1
+        }
+        return nil
+    }
+
+    /// The directories restore's set-up makes in every staged tree (`RestoreSession.prepareTree`): the container
+    /// classes' and SpringBoard's.
+    static let skeleton: [[UInt8]] = {
+        let homeScreen = DeviceLayout.homeScreen
+        let springBoard = String(homeScreen[..<(homeScreen.lastIndex(of: "/") ?? homeScreen.startIndex)])
+        return (ContainerKind.allCases.map(\.directory) + [springBoard]).map { Array($0.utf8) }
+    }()
+
+    // MARK: - Helpers
+
+    private static let throughNonDirectory = "its path goes through a symlink or something that is not a directory"
+
+    private static func conflict(_ what: String) -> String {
+        "a \(what) at a path an earlier member already created (duplicate or conflicting member)"
+    }
+
+    /// Whether restore stages `path` where this verification keeps names (not the root entry, which keeps ROOT's
+    /// own metadata; for a MobileSync backup, not below `Containers/`).
+    private func counts(_ path: MemberPath) -> Bool {
+        guard !path.isRoot else { return false }
+        return placesContainers || !path.top.elementsEqual(Self.containers)
+    }
+
+    /// Makes the parents of `path` (as restore does, each a directory unless a member made it), or the reason
+    /// restore refuses the member: one of them is a file or a symlink.
+    private mutating func placeParents(of path: MemberPath) -> String? {
+        let parent = path.parent
+        if let lastParent, parent.elementsEqual(lastParent) { return nil }
+        var end = parent.startIndex
+        while end < parent.endIndex {
+            let slash = parent[end...].firstIndex(of: 0x2F) ?? parent.endIndex
+            let key = Self.key(path.bytes[..<slash])
+            switch entries[key] {
+            case .file, .symlink: return Self.throughNonDirectory
+            case nil: entries[key] = .parent
+            case .parent, .directory: break
+            }
+            end = slash < parent.endIndex ? parent.index(after: slash) : slash
+        }
+        lastParent = Array(parent)
+        return nil
+    }
+
+    private static func key(_ bytes: ArraySlice<UInt8>) -> UInt64 {
+        var hasher = Hasher()
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+        hasher.combine(bytes.count)
+        return UInt64(bitPattern: Int64(hasher.finalize()))
+    }
+
+    private static let containers = Array("Containers".utf8)
 }

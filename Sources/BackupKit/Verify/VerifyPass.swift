@@ -16,6 +16,8 @@ final class VerifyPass {
     private let memberDigest: Manifest.MemberDigest
     private var observed = ManifestCheck.Observed()
     private var manifestSeen = false
+    /// The names restore would stage, for what its staging tree refuses.
+    private var names = StagedNames()
     private let progress: ((ReadProgress) -> Void)?
     private let started = MonotonicClock.seconds()
 
@@ -42,6 +44,11 @@ final class VerifyPass {
                 }
             }
             if manifestSeen, let problem = reader.alterationProblem { add(problem) }
+            for directory in StagedNames.skeleton {
+                if let problem = names.skeletonProblem(directory) {
+                    add("'\(String(decoding: directory, as: UTF8.self))': \(problem) (restore refuses it)")
+                }
+            }
             if !manifestSeen {
                 add("the archive has no devicectl manifest (\(Manifest.memberName)): nothing to verify against")
             }
@@ -82,7 +89,11 @@ final class VerifyPass {
             }
         }
         if !manifestSeen { memberDigest.add(member, path: path.bytes) }
-        if let refusal = MemberRules.refusal(member, path) { refused(member, refusal) }
+        if let refusal = MemberRules.refusal(member, path) {
+            refused(member, refusal)
+        } else if let refusal = stage(member, path) {
+            refused(member, refusal)
+        }
         switch member.kind {
         case .regular:
             observed.counts.files += 1
@@ -107,6 +118,19 @@ final class VerifyPass {
             }
         default:
             try reader.skipData()
+        }
+    }
+
+    /// Places `member` among the names restore would stage (not the root entry, nothing below DeviceLocal, which
+    /// restore never creates); the reason restore's staging tree refuses it, or nil.
+    private func stage(_ member: ArchiveReader.Member, _ path: MemberPath) -> String? {
+        guard !path.top.elementsEqual(RestoreSession.deviceLocal) else { return nil }
+        switch member.kind {
+        case .regular, .directory, .symlink: return names.place(path, kind: member.kind)
+        case .hardLink:
+            guard let target = try? MemberPath(member.linkBytes ?? []) else { return nil }  // MemberRules refused it
+            return names.link(path, to: target)
+        default: return nil
         }
     }
 
