@@ -22,6 +22,14 @@ extension RestoreSession {
         warnings.unappliedModes = tree.finishTopLevelDirectories(in: root, rootPath: staging.rootPath)
     }
 
+    /// The directories `prepareTree` makes in every staged tree (verify reports a file or a symlink in their way:
+    /// `StagedNames.skeletonProblem`): the container classes' and SpringBoard's.
+    static let skeleton: [String] = {
+        let homeScreen = DeviceLayout.homeScreen
+        return ContainerKind.allCases.map(\.directory)
+            + [String(homeScreen[..<(homeScreen.lastIndex(of: "/") ?? homeScreen.startIndex)])]
+    }()
+
     /// Everything the staged tree needs after its last member and before the move: the links judged, the
     /// skeleton, the apps reinstalled (`plan`'s containers adopted first, for a MobileSync backup; else
     /// `header`'s apps, a manifest's), the links' chains checked by the kernel, the directories' modes. Returns
@@ -33,9 +41,7 @@ extension RestoreSession {
         try tree.checkSymlinks()
         // Container class directories must be real directories (DeviceKit works with paths), and the fresh
         // device's skeleton must survive the exchange of top-level entries.
-        for kind in ContainerKind.allCases { try tree.ensureDirectory(kind.directory) }
-        let homeScreen = DeviceLayout.homeScreen
-        try tree.ensureDirectory(String(homeScreen[..<(homeScreen.lastIndex(of: "/") ?? homeScreen.startIndex)]))
+        for directory in RestoreSession.skeleton { try tree.ensureDirectory(directory) }
         try keepFlaggedTargetDirectories()
         var apps: [String] = []
         if let plan {

@@ -1,5 +1,4 @@
 // StagedNames: the names a restore would stage, kept by verify to see what restore's staging tree would refuse.
-import DeviceKit
 import TarKit
 
 /// What restore's staging tree (`StagingTree`: the kernel's `O_EXCL`, `mkdirat`, `linkat` and `openat2` without
@@ -58,17 +57,12 @@ struct StagedNames {
     mutating func link(_ path: MemberPath, to target: MemberPath) -> String? {
         guard counts(path) else { return nil }
         guard !target.isRoot else { return "hard link to the root" }
-        var end = target.parent.startIndex
-        while end < target.parent.endIndex {
-            let slash = target.parent[end...].firstIndex(of: 0x2F) ?? target.parent.endIndex
-            switch entries[Self.key(target.bytes[..<slash])] {
-            case .file, .symlink:
-                return "hard link target '\(target.text)': its path goes through a symlink or something that is not "
-                    + "a directory"
+        for key in Self.prefixKeys(target.parent) {
+            switch entries[key] {
+            case .file, .symlink: return "hard link target '\(target.text)': \(Self.throughNonDirectory)"
             case nil: return "hard link target '\(target.text)' is not a file restored by an earlier member"
             case .parent, .directory: break
             }
-            end = slash < target.parent.endIndex ? target.parent.index(after: slash) : slash
         }
         switch entries[Self.key(target.bytes[...])] {
         case .file: break
@@ -86,25 +80,12 @@ struct StagedNames {
     /// The reason restore's set-up refuses `directory` (relative to ROOT), which it makes if missing: a file or a
     /// symlink at it or on its way; or nil.
     func skeletonProblem(_ directory: [UInt8]) -> String? {
-        var end = 0
-        while end < directory.count {
-            let slash = directory[end...].firstIndex(of: 0x2F) ?? directory.endIndex
-            switch entries[Self.key(directory[..<slash])] {
-            case .file, .symlink: return Self.throughNonDirectory
-            case .parent, .directory, nil: break
-            }
-            end = slash + 1
-        }
-        return nil
+        let blocked = Self.prefixKeys(directory[...]).contains { entries[$0] == .file || entries[$0] == .symlink }
+        return blocked ? Self.throughNonDirectory : nil
     }
 
-    /// The directories restore's set-up makes in every staged tree (`RestoreSession.prepareTree`): the container
-    /// classes' and SpringBoard's.
-    static let skeleton: [[UInt8]] = {
-        let homeScreen = DeviceLayout.homeScreen
-        let springBoard = String(homeScreen[..<(homeScreen.lastIndex(of: "/") ?? homeScreen.startIndex)])
-        return (ContainerKind.allCases.map(\.directory) + [springBoard]).map { Array($0.utf8) }
-    }()
+    /// The directories restore's set-up makes in every staged tree (`RestoreSession.skeleton`).
+    static let skeleton = RestoreSession.skeleton.map { Array($0.utf8) }
 
     // MARK: - Helpers
 
@@ -126,19 +107,27 @@ struct StagedNames {
     private mutating func placeParents(of path: MemberPath) -> String? {
         let parent = path.parent
         if let lastParent, parent.elementsEqual(lastParent) { return nil }
-        var end = parent.startIndex
-        while end < parent.endIndex {
-            let slash = parent[end...].firstIndex(of: 0x2F) ?? parent.endIndex
-            let key = Self.key(path.bytes[..<slash])
+        for key in Self.prefixKeys(parent) {
             switch entries[key] {
             case .file, .symlink: return Self.throughNonDirectory
             case nil: entries[key] = .parent
             case .parent, .directory: break
             }
-            end = slash < parent.endIndex ? parent.index(after: slash) : slash
         }
         lastParent = Array(parent)
         return nil
+    }
+
+    /// The keys of `directory`'s paths from its first component to the whole, in that order (`a`, `a/b`, `a/b/c`).
+    private static func prefixKeys(_ directory: ArraySlice<UInt8>) -> [UInt64] {
+        var keys: [UInt64] = []
+        var end = directory.startIndex
+        while end < directory.endIndex {
+            end = directory[end...].firstIndex(of: 0x2F) ?? directory.endIndex
+            keys.append(key(directory[..<end]))
+            if end < directory.endIndex { end += 1 }
+        }
+        return keys
     }
 
     private static func key(_ bytes: ArraySlice<UInt8>) -> UInt64 {
