@@ -38,8 +38,26 @@ public final class FileLock {
         return held.inode == named.inode && held.device == named.device
     }
 
-    /// Releases the lock.
+    /// Whether another open file of `file` holds a `flock` on it (a live owner), found by taking a shared lock
+    /// without waiting and releasing it at once. The release is explicit (`LOCK_UN`), not left to `close`: a
+    /// lock belongs to the open file, and a child this process forks meanwhile (which holds a copy of the
+    /// descriptor until its `exec`) would otherwise keep it held after the probe, so that another process's
+    /// probe or recovery of the same file would take this one's probe for a live owner.
+    public static func isHeld(_ file: borrowing FileDescriptor) -> Bool {
+        guard flock(file.rawValue, LOCK_SH | LOCK_NB) == 0 else { return true }
+        _ = flock(file.rawValue, LOCK_UN)
+        return false
+    }
+
+    /// Releases the lock: explicitly (`LOCK_UN`) before the close, because a child forked meanwhile holds a copy
+    /// of the descriptor until its `exec`, and with it the lock, which the next holder would wait for.
     public func release() throws(SystemError) {
-        try file.take()?.close()
+        guard let held = file.take() else { return }
+        _ = flock(held.rawValue, LOCK_UN)
+        try held.close()
+    }
+
+    deinit {
+        if let held = file.take() { _ = flock(held.rawValue, LOCK_UN) }
     }
 }

@@ -22,8 +22,9 @@ extension Device {
                 (try? directory.status("\(name)/\(DeviceLayout.restoreJournal)")) != nil,
                 let staging = try? directory.openDirectory(name)
             else { continue }
-            // Shared and non-blocking: it fails only while the restore that wrote the journal still runs.
-            if flock(staging.rawValue, LOCK_SH | LOCK_NB) == 0 {
+            // Fails only while the restore that wrote the journal still runs; released at once, so that this
+            // probe never looks like a live restore to the one that rolls the journal back.
+            if !FileLock.isHeld(staging) {
                 throw DeviceError.interruptedRestore(root: root)
             }
         }
