@@ -221,6 +221,19 @@ def reported_gb():
         return None
 
 
+def steal_seconds():
+    """CPU seconds this VM's virtual CPUs have waited for the host so far (steal time: /proc/stat's 8th field of the
+    `cpu` line, in clock ticks), or None where the kernel reports none. A row's share of it says how much of the row
+    the host took away: devicectl runs on both cores, so a stolen core costs it its second thread, while a one-thread
+    peer loses only what falls on its core."""
+    try:
+        with open("/proc/stat") as f:
+            fields = f.readline().split()
+        return int(fields[8]) / os.sysconf("SC_CLK_TCK") if fields[0] == "cpu" else None
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def pair(name, a, b, runs, b_label, target=None):
     """One unmeasured warm-up each, then A B A B ... `runs` times; returns a result row of medians."""
     return pairs([(name, a, b, b_label, target, 1)], runs)[0]
@@ -232,6 +245,7 @@ def pairs(entries, rounds):
     them alike instead of on whichever was being measured. `entries`: (name, a, b, b_label, target, repeats)."""
     load = os.getloadavg()[0]
     reported_before = reported_gb()
+    stolen_before, started = steal_seconds(), time.monotonic()
     for _, a, b, _, _, _ in entries:
         measure(**a)
         measure(**b)
@@ -242,9 +256,12 @@ def pairs(entries, rounds):
                 for key, spec in (("a", a), ("b", b)):
                     sample[key].append(measure(**spec))
     rows = []
+    # The share of the CPUs' time over these rounds that the host took (steal), for every row measured in them.
+    stolen = None if stolen_before is None else 100 * (steal_seconds() - stolen_before) / (
+        max(time.monotonic() - started, 1e-9) * len(os.sched_getaffinity(0)))
     for (name, _, _, b_label, target, repeats), sample in zip(entries, samples):
         row = {"name": name, "b_label": b_label, "target": target, "load": load, "runs": rounds * repeats,
-               "reported": None if reported_before is None else reported_gb() - reported_before}
+               "reported": None if reported_before is None else reported_gb() - reported_before, "steal": stolen}
         for key in ("a", "b"):
             walls, cpus, rss, users = zip(*sample[key])
             row[key] = (statistics.median(walls), statistics.median(cpus), max(rss))
@@ -846,7 +863,8 @@ def multi_buffer_library():
 
 
 TABLE_HEADER = ["| comparison | devicectl wall | CPU | peak RSS | peer | wall | CPU | peak RSS | **ratio** | ratio of medians "
-                "| CPU ratio | target | best-run ratio | load |", "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+                "| CPU ratio | target | best-run ratio | load | host steal |",
+                "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
 
 
 def table_rows(rows):
@@ -856,10 +874,15 @@ def table_rows(rows):
         a, b, target = row["a"], row["b"], row["target"]
         verdict = "" if target is None else "<= %g: %s" % (target, "met" if row["ratio"] <= target else "**not met**")
         lines.append("| %s | %.3f s | %.3f s | %.1f MiB | %s | %.3f s | %.3f s | %.1f MiB | **%.2f** | %.2f | %.2f | %s | %.2f "
-                     "| %.1f |" % (row["name"], *a, row["b_label"], *b, row["ratio"], row["ratio_of_medians"],
-                                  row["cpu_ratio"], verdict,
-                        row["a_best"] / row["b_best"], row["load"]))
+                     "| %.1f | %s |" % (row["name"], *a, row["b_label"], *b, row["ratio"], row["ratio_of_medians"],
+                                       row["cpu_ratio"], verdict, row["a_best"] / row["b_best"], row["load"],
+                                       steal_text(row)))
     return lines
+
+
+def steal_text(row):
+    """A row's host steal as a table cell: the percentage of the CPUs' time the host took during its rounds."""
+    return "" if row.get("steal") is None else "%.1f%%" % row["steal"]
 
 
 def bounds(rows, calls, cores):
@@ -958,6 +981,13 @@ def write_results(args, info, work, stats, sizes, rows, missing, scale_rows, cal
             "this VM's kernel handed %.1f GB of freed memory back to its host during the run (each page so handed back "
             "is slow to write again: the runs that write gigabytes swing with it)" % (reported_gb() - info["reported_before"])
             if info.get("reported_before") is not None else "none on this machine"),
+        "- Host steal: %s" % (
+            "the host took %.1f%% of this VM's CPU time during the run (**host steal** in the tables: each row's share "
+            "over its rounds; devicectl's two threads lose one when a core is taken, a one-thread peer only what falls "
+            "on its core, so a row with steal judges the host as much as the tools)"
+            % (100 * (steal_seconds() - info["steal_before"])
+               / (max(time.monotonic() - info["started"], 1e-9) * len(os.sched_getaffinity(0))))
+            if info.get("steal_before") is not None else "not reported on this machine"),
         "- Versions: %s" % info["tools"],
         "- Tree (seed %d): %d files, %.0f MB in %d apps' data containers and App Groups (Documents, Library, "
         "Caches, tmp), 6 media files (25%% of the bytes), small files Pareto-sized, 60%% plist-like text; "
@@ -1062,8 +1092,9 @@ def write_results(args, info, work, stats, sizes, rows, missing, scale_rows, cal
                   "devicectl's median CPU spread over all cores against the peer's median wall, as in \"What bounds each margin\"."
                   % (million_point["files"], million_point["bytes"] / 1e6), "",
                   "| case | runs | devicectl wall | CPU | peak RSS | peer | peer wall | peer CPU | ratio | ratio of medians "
-                  "| best-run ratio | target | %d-core floor | load | memory handed back to the host |" % len(os.sched_getaffinity(0)),
-                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+                  "| best-run ratio | target | %d-core floor | load | memory handed back to the host | host steal |"
+                  % len(os.sched_getaffinity(0)),
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for row in million_point["rows"]:
             best = row["a_best"] / row["b_best"]
             # Issue 20 sets targets for a backup and a restore from scratch; over an existing archive is measured
@@ -1073,9 +1104,10 @@ def write_results(args, info, work, stats, sizes, rows, missing, scale_rows, cal
             handed = "" if row.get("reported") is None else "%.1f GB" % row["reported"]
             floor = row["a"][1] / len(os.sched_getaffinity(0)) / row["b"][0]
             lines.append("| %s | %d | %.2f s | %.2f s | %.1f MiB | %s | %.2f s | %.2f s | **%.2f** | %.2f | %.2f | %s | %.2f "
-                         "| %.1f | %s |" % (row["name"], row["runs"], row["a"][0], row["a"][1], row["a"][2], row["b_label"],
-                                           row["b"][0], row["b"][1], row["ratio"], row["ratio_of_medians"], best, verdict,
-                                           floor, row["load"], handed))
+                         "| %.1f | %s | %s |" % (row["name"], row["runs"], row["a"][0], row["a"][1], row["a"][2],
+                                                row["b_label"], row["b"][0], row["b"][1], row["ratio"],
+                                                row["ratio_of_medians"], best, verdict, floor, row["load"], handed,
+                                                steal_text(row)))
         peak = max(row["a"][2] for row in million_point["rows"])
         lines += ["", "Peak RSS at %d files: %.1f MiB (target <= 32 MiB: %s)." % (
             million_point["files"], peak, "met" if peak <= 32 else "**not met**")]
@@ -1140,6 +1172,7 @@ def main():
     info = versions(devicectl)
     info["load_before"] = os.getloadavg()[0]
     info["reported_before"] = reported_gb()
+    info["steal_before"], info["started"] = steal_seconds(), time.monotonic()
     started = time.perf_counter()
     try:
         starts = startup(devicectl, work, args)
