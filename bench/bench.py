@@ -277,6 +277,11 @@ def pairs(entries, rounds):
         row["ratio_of_medians"], row["cpu_ratio"] = row["a"][0] / row["b"][0], row["a"][1] / row["b"][1]
         print("%-30s devicectl %.3fs %.2f CPU-s %.1f MiB | %-12s %.3fs %.2f CPU-s %.1f MiB | ratio %.2f" % (
             name, *row["a"], b_label, *row["b"], row["ratio"]), flush=True)
+        # Every run, in order (wall/CPU seconds), for the log only: a row whose median moved shows whether all its
+        # runs were slower or some of them (two modes), and on which side.
+        print("    runs: devicectl %s | %s %s" % (
+            " ".join("%.3f/%.2f" % (w, c) for w, c, _, _ in sample["a"]), b_label,
+            " ".join("%.3f/%.2f" % (w, c) for w, c, _, _ in sample["b"])), flush=True)
         rows.append(row)
     return rows
 
