@@ -234,6 +234,15 @@ def steal_seconds():
         return None
 
 
+def steal_share(before, started):
+    """The percentage of the CPUs' time the host took since `before` = `steal_seconds()` at `started` =
+    `time.monotonic()`, or None where the kernel reports no steal."""
+    now = steal_seconds()
+    if before is None or now is None:
+        return None
+    return 100 * (now - before) / (max(time.monotonic() - started, 1e-9) * len(os.sched_getaffinity(0)))
+
+
 def pair(name, a, b, runs, b_label, target=None):
     """One unmeasured warm-up each, then A B A B ... `runs` times; returns a result row of medians."""
     return pairs([(name, a, b, b_label, target, 1)], runs)[0]
@@ -257,8 +266,7 @@ def pairs(entries, rounds):
                     sample[key].append(measure(**spec))
     rows = []
     # The share of the CPUs' time over these rounds that the host took (steal), for every row measured in them.
-    stolen = None if stolen_before is None else 100 * (steal_seconds() - stolen_before) / (
-        max(time.monotonic() - started, 1e-9) * len(os.sched_getaffinity(0)))
+    stolen = steal_share(stolen_before, started)
     for (name, _, _, b_label, target, repeats), sample in zip(entries, samples):
         row = {"name": name, "b_label": b_label, "target": target, "load": load, "runs": rounds * repeats,
                "reported": None if reported_before is None else reported_gb() - reported_before, "steal": stolen}
@@ -968,6 +976,7 @@ def write_results(args, info, work, stats, sizes, rows, missing, scale_rows, cal
                   busy=None, profiles=None):
     mib = lambda n: n / 2**20
     tree_mb = stats["bytes"] / 1e6
+    run_steal = steal_share(info.get("steal_before"), info.get("started", 0))
     lines = [
         "# Benchmark results", "",
         "Written by `make bench` (bench/bench.py). Each pair ran alternately (A B A B ...) after one warm-up each, "
@@ -989,10 +998,8 @@ def write_results(args, info, work, stats, sizes, rows, missing, scale_rows, cal
         "- Host steal: %s" % (
             "the host took %.1f%% of this VM's CPU time during the run (**host steal** in the tables: each row's share "
             "over its rounds; devicectl's two threads lose one when a core is taken, a one-thread peer only what falls "
-            "on its core, so a row with steal judges the host as much as the tools)"
-            % (100 * (steal_seconds() - info["steal_before"])
-               / (max(time.monotonic() - info["started"], 1e-9) * len(os.sched_getaffinity(0))))
-            if info.get("steal_before") is not None else "not reported on this machine"),
+            "on its core, so a row with steal judges the host as much as the tools)" % run_steal
+            if run_steal is not None else "not reported on this machine"),
         "- Versions: %s" % info["tools"],
         "- Tree (seed %d): %d files, %.0f MB in %d apps' data containers and App Groups (Documents, Library, "
         "Caches, tmp), 6 media files (25%% of the bytes), small files Pareto-sized, 60%% plist-like text; "
