@@ -27,6 +27,9 @@ struct BackupRun {
     /// Files of at least this size are read after the walk (`ArchivingVisitor`; a format that stores members in
     /// order never sets it); nil: none.
     var deferFrom: UInt64? = nil
+    /// Files of at least this size go to the formatting thread to read (`ArchivingVisitor`'s hand-over) when it is a
+    /// thread of its own and hashes; nil: none.
+    var handOverFrom: UInt64? = ArchivingVisitor.handOverSize
 
     /// The count behind the progress reports' total, as `request.counting` asks.
     private func scanner(_ rules: ExclusionRules) -> BackupScanner? {
@@ -52,14 +55,15 @@ struct BackupRun {
         let hasher = try FileHasher(manifest: manifest, hashes: !headerOnly)
         let members = headerOnly ? nil : try Manifest.MemberDigest()
         let consumer = BatchConsumer(
-            sink: sink, hasher: hasher, pipe: pipe, members: members, gate: formatterGate,
+            sink: sink, hasher: hasher, pipe: pipe, members: members, root: request.root, gate: formatterGate,
             watchesRunQueue: placement == .byBacklog)
         let rules = ExclusionRules(deviceRoot: deviceRoot, patterns: request.patterns, engine: request.engine)
         let scanner = progress == nil ? nil : scanner(rules)
         defer { scanner?.stop() }
         let visitor = try ArchivingVisitor(
             pipe: pipe, progress: ProgressThrottle(progress, scanner: scanner), warn: warning,
-            afterRead: afterRead, duringRead: duringRead, placement: placement, stored: stored, deferFrom: deferFrom)
+            afterRead: afterRead, duringRead: duringRead, placement: placement, stored: stored, deferFrom: deferFrom,
+            handsOverFrom: inline || headerOnly ? nil : handOverFrom)
         if inline {
             consumer.runInline()
         } else {

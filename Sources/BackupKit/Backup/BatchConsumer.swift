@@ -6,7 +6,8 @@ import SystemKit
 /// Runs on its own thread while the walker reads: for each record it hands the member to the format sink
 /// (`FormatSink`: the tar writer), and feeds file data to SHA-256 in the same pass (unless the reading thread
 /// hashed the file: its `.digest` record follows), so each manifest line is appended, in archive order, on this
-/// thread. A sparse file's holes (`.hole` records) reach the hasher and the sink as zeros. Thread safety: used by
+/// thread. A file handed over (`BatchRecord.handedOver`) it reads itself from the descriptor its batch carries,
+/// and checks as the reading thread checks the files it reads (`UnchangedCheck`). A sparse file's holes (`.hole` records) reach the hasher and the sink as zeros. Thread safety: used by
 /// the writing thread only between `start()` and the pipe's `waitForConsumer()` (or, after `runInline()`, only on
 /// the reading thread); the owner reads `error` only after `waitForConsumer()`.
 final class BatchConsumer<Sink: FormatSink>: @unchecked Sendable {
@@ -25,6 +26,11 @@ final class BatchConsumer<Sink: FormatSink>: @unchecked Sendable {
     let members: Manifest.MemberDigest?
     /// The first failure; the pipe is cancelled when it is set.
     private(set) var error: Error?
+    /// The tree's root as messages show it (a handed-over file's errors name ROOT/path).
+    private let root: String
+    /// Where handed-over files are read (`readSize` bytes; allocated on first use).
+    private var readBuffer: UnsafeMutableRawPointer?
+    static var readSize: Int { 256 << 10 }
 
     /// Tests only: runs before each batch is drained, on the formatting thread, with the pipe. With a gate the
     /// formatting thread does not watch its run-queue delay: the test sets the pipe's contention itself.
@@ -38,8 +44,9 @@ final class BatchConsumer<Sink: FormatSink>: @unchecked Sendable {
 
     init(
         sink: Sink, hasher: FileHasher, pipe: BatchPipe, members: Manifest.MemberDigest?,
-        gate: (@Sendable (BatchPipe) -> Void)? = nil, watchesRunQueue: Bool = false
+        root: String = "", gate: (@Sendable (BatchPipe) -> Void)? = nil, watchesRunQueue: Bool = false
     ) {
+        self.root = root
         self.gate = gate
         self.watchesRunQueue = watchesRunQueue && gate == nil
         self.sink = sink
@@ -47,6 +54,8 @@ final class BatchConsumer<Sink: FormatSink>: @unchecked Sendable {
         self.pipe = pipe
         self.members = members
     }
+
+    deinit { readBuffer?.deallocate() }
 
     /// Starts the writing thread, kept off the reading thread's CPU when it watches its run queue (see
     /// `BatchPipe.startConsumer(spreading:)`).
@@ -154,10 +163,44 @@ final class BatchConsumer<Sink: FormatSink>: @unchecked Sendable {
                         pendingSize = record.size
                     }
                     try data(UnsafeRawBufferPointer(start: start + record.metadataSize, count: Int(record.dataLength)))
+                    if record.flags & BatchRecord.handedOver != 0 {
+                        try read(batch.carried[Int(record.carried)], name: name)
+                    }
                 }
             }
             offset = (offset + record.metadataSize + Int(record.dataLength) + 7) & ~7
         }
+    }
+
+    /// Reads a handed-over file whole (`ArchivingVisitor.handOver`) into the hasher and the sink, then checks that it
+    /// did not change while it was read, as the reading thread checks the files it reads.
+    private func read(_ file: CarriedFile, name: UnsafeRawBufferPointer) throws {
+        let buffer = readBuffer ?? .allocate(byteCount: Self.readSize, alignment: 4096)
+        readBuffer = buffer
+        let size = file.status.size
+        var offset: UInt64 = 0
+        while offset < size {
+            let count = Int(min(UInt64(Self.readSize), size - offset))
+            let n = Kernel.read(file.descriptor, into: buffer, count: count, at: offset)
+            if n < 0 {
+                let code = errno
+                if code == EINTR { continue }
+                let path = displayPath(name)
+                throw BackupError.unreadable(path: path, SystemError("read", path: path, code: code))
+            }
+            if n == 0 {
+                throw BackupError.changed(path: displayPath(name), detail: "it ended after \(offset) of \(size) bytes")
+            }
+            try data(UnsafeRawBufferPointer(start: buffer, count: n))
+            offset += UInt64(n)
+        }
+        try UnchangedCheck.afterRead(descriptor: file.descriptor, before: file.status, path: displayPath(name))
+    }
+
+    /// ROOT/path, as `WalkEntry.displayPath` names an entry.
+    private func displayPath(_ name: UnsafeRawBufferPointer) -> String {
+        let path = String(decoding: name, as: UTF8.self)
+        return root.hasSuffix("/") ? root + path : root + "/" + path
     }
 
     private func data(_ chunk: UnsafeRawBufferPointer) throws {

@@ -83,6 +83,7 @@ final class BatchPipe: @unchecked Sendable {
 
     /// Returns a drained batch to the pool.
     func recycle(_ batch: Batch) {
+        batch.closeCarried()
         batch.used = 0
         handOff.recycle(batch)
     }

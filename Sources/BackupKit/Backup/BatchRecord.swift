@@ -12,6 +12,8 @@
 /// A file read after the walk (`deferred`: a large file of a MobileSync backup, `ArchivingVisitor`) has no data after
 /// its `.file` record. Once every member is packed a `.membersComplete` record follows, then each such file's data in
 /// the order of their members: a `.resume` record (`size`: the file's), then its `.data` records.
+/// A file handed over (`handedOver`) has no data in the batch either: the writing thread reads it from the open
+/// descriptor the batch carries (`Batch.carried`), when it reaches the record.
 struct BatchRecord {
     enum Kind: UInt8 {
         case directory = 1, file, symlink, hardlink, data, digest, hole, membersComplete, resume
@@ -24,6 +26,9 @@ struct BatchRecord {
     static let linked: UInt8 = 4
     /// A file whose data comes after `.membersComplete`, at its `.resume` record.
     static let deferred: UInt8 = 8
+    /// A file the writing thread reads itself, from the descriptor the batch carries (`carried`), with no data in
+    /// the batch: see `ArchivingVisitor.handsOver`.
+    static let handedOver: UInt8 = 16
 
     var kind: UInt8
     /// `readerHashed` for a file whose digest follows in a `.digest` record; `sparse`; `linked`; `deferred`.
@@ -40,12 +45,15 @@ struct BatchRecord {
     var mtimeNanoseconds: UInt32 = 0
     /// Data regions of a `sparse` file (none: the whole file is a hole).
     var regionCount: UInt32 = 0
+    /// A `handedOver` file's index in its batch's `carried` files.
+    var carried: UInt32 = 0
     var mtimeSeconds: Int64 = 0
     /// The member's size (whole file, holes included), for `.file` and `.resume`; the hole's length, for `.hole`.
     var size: UInt64 = 0
 
     static let headerSize = MemoryLayout<BatchRecord>.stride
     static let dataLengthOffset = MemoryLayout<BatchRecord>.offset(of: \BatchRecord.dataLength)!
+    static let carriedOffset = MemoryLayout<BatchRecord>.offset(of: \BatchRecord.carried)!
     /// Bytes of one data region in a record: its offset and length.
     static let regionSize = 16
 

@@ -35,16 +35,17 @@ final class DryRunVisitor: TreeVisitor {
         tally.counts.directories += 1
     }
 
-    func regularFile(_ entry: WalkEntry, attributes: AttributeReader) throws {
+    func regularFile(_ entry: WalkEntry, attributes: AttributeReader) throws -> Bool {
         let status = entry.status
         list(entry)
         if status.linkCount > 1, hardLinks.target(device: status.device, inode: status.inode) != nil {
             tally.counts.hardlinks += 1
-            return
+            return false
         }
         hardLinks.remember(device: status.device, inode: status.inode, name: entry.path.cString, links: status.linkCount)
         tally.counts.files += 1
         tally.counts.bytes += status.size
+        return false
     }
 
     func symlink(_ entry: WalkEntry, target: UnsafeBufferPointer<UInt8>) throws {

@@ -5,7 +5,8 @@
 protocol TreeVisitor: AnyObject {
     func excluded(_ entry: WalkEntry, reasons: ExclusionReasons) throws
     func directory(_ entry: WalkEntry, attributes: AttributeReader) throws
-    func regularFile(_ entry: WalkEntry, attributes: AttributeReader) throws
+    /// Returns true when the visitor took the entry's open descriptor (the walker then leaves it open).
+    func regularFile(_ entry: WalkEntry, attributes: AttributeReader) throws -> Bool
     /// `target` is the link's target, NUL-terminated right after its bytes.
     func symlink(_ entry: WalkEntry, target: UnsafeBufferPointer<UInt8>) throws
     /// `path` is `ROOT/relative`.

@@ -130,7 +130,7 @@ final class TreeWalker<Visitor: TreeVisitor> {
             let entry = WalkEntry(
                 path: path, parent: parent, name: cName, status: status, descriptor: file.rawValue, root: root)
             if status.kind == .regular {
-                try visitFile(entry, pathReasons: pathReasons)
+                if try visitFile(entry, pathReasons: pathReasons) { _ = file.take() }
             } else {
                 try visitDirectory(entry, pathReasons: pathReasons, depth: depth)
             }
@@ -147,10 +147,14 @@ final class TreeWalker<Visitor: TreeVisitor> {
         }
     }
 
-    private func visitFile(_ entry: WalkEntry, pathReasons: ExclusionReasons) throws {
+    /// True when the visitor took the file's descriptor.
+    private func visitFile(_ entry: WalkEntry, pathReasons: ExclusionReasons) throws -> Bool {
         let reasons = try ownReasons(fd: entry.descriptor, status: entry.status, pathReasons: pathReasons)
-        if !reasons.isEmpty { return try visitor.excluded(entry, reasons: reasons) }
-        try visitor.regularFile(entry, attributes: attributes)
+        if !reasons.isEmpty {
+            try visitor.excluded(entry, reasons: reasons)
+            return false
+        }
+        return try visitor.regularFile(entry, attributes: attributes)
     }
 
     private func visitDirectory(_ entry: WalkEntry, pathReasons: ExclusionReasons, depth: Int) throws {
