@@ -243,12 +243,55 @@ def steal_share(before, started):
     return 100 * (now - before) / (max(time.monotonic() - started, 1e-9) * len(os.sched_getaffinity(0)))
 
 
+# The host's placement of the VM's two CPUs: bench/placement.c, built once per run, passes 128 KiB buffers from a
+# thread pinned to CPU 0 to one pinned to CPU 1. On the 2-vCPU AMD EPYC VM of 2026-12-07 it read either about 6.7 or
+# about 2.0 GB/s, for seconds at a time (the host had put the two CPUs near each other or far apart), and devicectl's
+# two threads, which pass work and data between them, were 10-15% slower in the far rounds while a one-thread tar was
+# not: each round of the main table reads it first, and a row says in how many of its rounds the CPUs were far apart.
+PLACEMENT = {"binary": None, "readings": []}
+
+
+def build_placement_probe(work):
+    """Compiles bench/placement.c into `work` with the first C compiler found; without one the column stays empty."""
+    source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "placement.c")
+    binary = os.path.join(work, "placement")
+    for compiler in ("cc", "gcc", "clang"):
+        if shutil.which(compiler) and subprocess.run([compiler, "-O2", "-pthread", source, "-o", binary],
+                                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0:
+            PLACEMENT["binary"] = binary
+            return
+
+
+def placement_gbps():
+    """GB/s of 128 KiB hand-offs from CPU 0 to CPU 1 now, or None (no probe, or fewer than two CPUs)."""
+    if PLACEMENT["binary"] is None or len(os.sched_getaffinity(0)) < 2:
+        return None
+    result = subprocess.run([PLACEMENT["binary"]], capture_output=True, text=True)
+    try:
+        value = float(result.stdout.split()[1])
+    except (IndexError, ValueError):
+        return None
+    PLACEMENT["readings"].append(value)
+    return value
+
+
+def placement_text(row):
+    """A row's placement cell: in how many of its rounds the two CPUs were far apart (a hand-off under half the
+    run's 90th percentile: single readings go well above the usual), and the range of its readings."""
+    readings = [x for x in row.get("handoff") or [] if x is not None]
+    if not readings or not PLACEMENT["readings"]:
+        return ""
+    everything = sorted(PLACEMENT["readings"])
+    far = sum(1 for x in readings if x < 0.5 * everything[int(0.9 * (len(everything) - 1))])
+    return "%d of %d (%.1f-%.1f GB/s)" % (far, len(readings), min(readings), max(readings))
+
+
 def pair(name, a, b, runs, b_label, target=None):
     """One unmeasured warm-up each, then A B A B ... `runs` times; returns a result row of medians."""
     return pairs([(name, a, b, b_label, target, 1)], runs)[0]
 
 
-def pairs(entries, rounds):
+def pairs(entries, rounds, probe=True):
     """Like `pair` for several pairs at once, interleaved: each of `rounds` rounds runs every pair's A and B
     (`repeats` times in a row for a short one), so a burst of load on this shared machine lands on all of
     them alike instead of on whichever was being measured. `entries`: (name, a, b, b_label, target, repeats)."""
@@ -259,7 +302,10 @@ def pairs(entries, rounds):
         measure(**a)
         measure(**b)
     samples = [{"a": [], "b": []} for _ in entries]
+    handoffs = []  # `placement_gbps` before each round (`probe`: not beside the busy loop, which it would measure)
     for _ in range(rounds):
+        if probe:
+            handoffs.append(placement_gbps())
         for (_, a, b, _, _, repeats), sample in zip(entries, samples):
             for _ in range(repeats):
                 for key, spec in (("a", a), ("b", b)):
@@ -269,7 +315,8 @@ def pairs(entries, rounds):
     stolen = steal_share(stolen_before, started)
     for (name, _, _, b_label, target, repeats), sample in zip(entries, samples):
         row = {"name": name, "b_label": b_label, "target": target, "load": load, "runs": rounds * repeats,
-               "reported": None if reported_before is None else reported_gb() - reported_before, "steal": stolen}
+               "reported": None if reported_before is None else reported_gb() - reported_before, "steal": stolen,
+               "handoff": handoffs}
         for key in ("a", "b"):
             walls, cpus, rss, users = zip(*sample[key])
             row[key] = (statistics.median(walls), statistics.median(cpus), max(rss))
@@ -287,9 +334,11 @@ def pairs(entries, rounds):
             name, *row["a"], b_label, *row["b"], row["ratio"]), flush=True)
         # Every run, in order (wall/CPU seconds), for the log only: a row whose median moved shows whether all its
         # runs were slower or some of them (two modes), and on which side.
-        print("    runs: devicectl %s | %s %s" % (
+        print("    runs: devicectl %s | %s %s%s" % (
             " ".join("%.3f/%.2f" % (w, c) for w, c, _, _ in sample["a"]), b_label,
-            " ".join("%.3f/%.2f" % (w, c) for w, c, _, _ in sample["b"])), flush=True)
+            " ".join("%.3f/%.2f" % (w, c) for w, c, _, _ in sample["b"]),
+            "" if not any(handoffs) else " | hand-off GB/s " + " ".join(
+                "-" if x is None else "%.1f" % x for x in handoffs)), flush=True)
         rows.append(row)
     return rows
 
@@ -423,7 +472,7 @@ def busy_pairs(entries, rounds):
     print("with a busy loop pinned to CPU %d:" % cpu, flush=True)
     with busy_loop(cpu) as spent:
         before, started = spent(), time.perf_counter()
-        rows = pairs(entries, rounds)
+        rows = pairs(entries, rounds, probe=False)
         share = (spent() - before) / (time.perf_counter() - started)
     for row in rows:
         row["busy"] = True
@@ -876,8 +925,8 @@ def multi_buffer_library():
 
 
 TABLE_HEADER = ["| comparison | devicectl wall | CPU | peak RSS | peer | wall | CPU | peak RSS | **ratio** | ratio of medians "
-                "| CPU ratio | target | best-run ratio | load | host steal |",
-                "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+                "| CPU ratio | target | best-run ratio | load | host steal | CPUs far apart |",
+                "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
 
 
 def table_rows(rows):
@@ -887,9 +936,9 @@ def table_rows(rows):
         a, b, target = row["a"], row["b"], row["target"]
         verdict = "" if target is None else "<= %g: %s" % (target, "met" if row["ratio"] <= target else "**not met**")
         lines.append("| %s | %.3f s | %.3f s | %.1f MiB | %s | %.3f s | %.3f s | %.1f MiB | **%.2f** | %.2f | %.2f | %s | %.2f "
-                     "| %.1f | %s |" % (row["name"], *a, row["b_label"], *b, row["ratio"], row["ratio_of_medians"],
-                                       row["cpu_ratio"], verdict, row["a_best"] / row["b_best"], row["load"],
-                                       steal_text(row)))
+                     "| %.1f | %s | %s |" % (row["name"], *a, row["b_label"], *b, row["ratio"], row["ratio_of_medians"],
+                                            row["cpu_ratio"], verdict, row["a_best"] / row["b_best"], row["load"],
+                                            steal_text(row), placement_text(row)))
     return lines
 
 
@@ -1000,6 +1049,14 @@ def write_results(args, info, work, stats, sizes, rows, missing, scale_rows, cal
             "over its rounds; devicectl's two threads lose one when a core is taken, a one-thread peer only what falls "
             "on its core, so a row with steal judges the host as much as the tools)" % run_steal
             if run_steal is not None else "not reported on this machine"),
+        "- CPUs far apart: %s" % (
+            "before each round the run passed 128 KiB buffers from a thread on CPU 0 to one on CPU 1 "
+            "(bench/placement.c): %.1f to %.1f GB/s over the run. **CPUs far apart** in the tables: the rounds of a row "
+            "whose hand-off ran under half the run's 90th percentile (the host had placed the VM's two CPUs far apart: "
+            "devicectl's threads pass work and data to each other and were 10-15%% slower in such rounds, while a "
+            "one-thread peer is out of reach of it; docs/PERFORMANCE.md, 2026-12-07); none with one core busy, where "
+            "the probe would time the busy loop" % (min(PLACEMENT["readings"]), max(PLACEMENT["readings"]))
+            if PLACEMENT["readings"] else "not measured (no C compiler, or one CPU)"),
         "- Versions: %s" % info["tools"],
         "- Tree (seed %d): %d files, %.0f MB in %d apps' data containers and App Groups (Documents, Library, "
         "Caches, tmp), 6 media files (25%% of the bytes), small files Pareto-sized, 60%% plist-like text; "
@@ -1182,6 +1239,7 @@ def main():
         shutil.rmtree(work)
     os.makedirs(work)
     info = versions(devicectl)
+    build_placement_probe(work)
     info["load_before"] = os.getloadavg()[0]
     info["reported_before"] = reported_gb()
     info["steal_before"], info["started"] = steal_seconds(), time.monotonic()
