@@ -12,7 +12,7 @@ import SystemKit
 /// A file whose size, mtime, inode or ctime differ after reading, or that reads short, fails the backup naming it.
 /// ctime (as GNU tar compares it) catches a file rewritten in place with its mtime put back, which would
 /// otherwise be archived torn (the old start, the new end) under a digest that verifies.
-/// With `handsOverFrom` (a plain tar backup), a whole file of at least that size is not read here: its record carries
+/// With `handsOver` (a plain tar backup), a whole file of at least its size is not read here: its record carries
 /// its open descriptor (`CarriedFile`) and the writing thread reads, hashes and checks it (`handOver`).
 /// With `deferFrom` (a MobileSync backup, which hashes nothing), up to `maximumDeferred` files of at least that size
 /// (whole, with one name) are packed as members during the walk but read after it (`readDeferred()`, their
@@ -37,12 +37,6 @@ final class ArchivingVisitor: TreeVisitor {
 
     /// Files deferred at most: each holds a descriptor until the walk ends.
     static let maximumDeferred = 32
-    /// Descriptor numbers from which files are no longer handed over (the kernel gives the lowest free number, so
-    /// this bounds the descriptors batches carry: a writer far behind leaves the reading here).
-    static let handOverLimit: Int32 = 256
-    /// Files of at least this size are handed over (`handsOverFrom`) in a plain tar backup: 44% of the bench tree's
-    /// bytes, in 245 of its 40,065 files.
-    static let handOverSize: UInt64 = 64 << 10
     private let pipe: BatchPipe
     /// Hashes every file, when this thread is the run's `HashPlacement`.
     private let digest: SHA256Digest
@@ -77,23 +71,23 @@ final class ArchivingVisitor: TreeVisitor {
     private let deferFrom: UInt64?
     /// Files packed and not yet read, in member order; their descriptors are this visitor's (duplicates).
     private var deferred: [DeferredFile] = []
-    /// Files of at least this many bytes (whole, no holes) are handed over: their records carry their open
+    /// The files handed over (whole, no holes, of at least `from` bytes): their records carry their open
     /// descriptors and the writing thread reads them itself, so their data never passes from this thread's core to
     /// the other's. Two threads that pass every byte between them were 15% slower whenever the host placed the two
     /// virtual CPUs far apart (a 128 KiB hand-off between them at 2 GB/s against 6.7; a one-thread tar is out of
     /// reach of that). Nil: none (a compressed backup formats on this thread; MobileSync reads after the walk).
-    private let handsOverFrom: UInt64?
+    private let handsOver: HandOverPolicy?
 
     init(
         pipe: BatchPipe, progress: ProgressThrottle, warn: @escaping (String) -> Void,
         afterRead: ((String) -> Void)? = nil, duringRead: ((String, UInt64) -> Void)? = nil,
         placement: HashPlacement = .default, stored: ((StoredPath) -> Void)? = nil, deferFrom: UInt64? = nil,
-        handsOverFrom: UInt64? = nil
+        handsOver: HandOverPolicy? = nil
     ) throws {
         // Deferred data is hashed by no one: only a run that keeps no digests defers.
         self.deferFrom = placement == .nowhere ? deferFrom : nil
         // The test hooks run where the data is read: on this thread.
-        self.handsOverFrom = afterRead == nil && duringRead == nil ? handsOverFrom : nil
+        self.handsOver = afterRead == nil && duringRead == nil ? handsOver : nil
         self.stored = stored
         self.pipe = pipe
         hashesHere = placement == .reader
@@ -187,7 +181,11 @@ final class ArchivingVisitor: TreeVisitor {
         // Only a file with fewer blocks than its size needs is asked where its holes are: no call for the others.
         let regions = DataRegionMap.mayHaveHoles(status) ? try dataRegions(walked) : nil
         if regions != nil { tally.sparseBytes &+= status.size }
-        if let handsOverFrom, status.size >= handsOverFrom, regions == nil, walked.descriptor < Self.handOverLimit {
+        // Not while the formatting thread waits for a CPU (it shares a core with another process): then this thread's
+        // time is the cheaper, and a file handed over could not have its hash taken back.
+        if let handsOver, status.size >= handsOver.from, regions == nil, walked.descriptor < handsOver.descriptorLimit,
+            !pipe.formatterIsContended
+        {
             try handOver(walked)
             return true
         }

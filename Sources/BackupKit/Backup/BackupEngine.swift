@@ -51,13 +51,13 @@ public enum BackupEngine {
     /// `duringRead` after each read that leaves more of the file to read (path, bytes read so far);
     /// `hashing` pins where SHA-256 runs (by default `HashPlacement.forTar`); `formatterGate` runs on the formatting
     /// thread before it drains each batch (a test holds the thread there); `batches` sets the pipe's pool (tests of
-    /// the hashing policy, with trees a few times the pool they set); `handOverFrom` the size from which the
-    /// formatting thread reads files itself (nil: none; `ArchivingVisitor.handOverSize` by default).
+    /// the hashing policy, with trees a few times the pool they set); `handOver` the files the formatting
+    /// thread reads itself (nil: none).
     static func backup(
         _ request: BackupRequest, progress: ((BackupProgress) -> Void)?, warning: @escaping (String) -> Void,
         afterRead: ((String) -> Void)?, duringRead: ((String, UInt64) -> Void)? = nil, hashing: HashPlacement? = nil,
         stored: ((StoredPath) -> Void)? = nil, formatterGate: (@Sendable (BatchPipe) -> Void)? = nil,
-        batches: Int = BackupEngine.batchCount, handOverFrom: UInt64? = ArchivingVisitor.handOverSize
+        batches: Int = BackupEngine.batchCount, handOver: HandOverPolicy? = .standard
     ) throws -> BackupSummary {
         if request.format == .mobileSync {
             return try backupMobileSync(
@@ -99,7 +99,7 @@ public enum BackupEngine {
                 ownArchives: ownArchives(output), progress: progress, warning: warning, afterRead: afterRead,
                 duringRead: duringRead,
                 placement: hashing ?? .forTar(compression: request.compression, pinned: request.pinsThreads),
-                stored: stored, formatterGate: formatterGate, batches: batches, handOverFrom: handOverFrom)
+                stored: stored, formatterGate: formatterGate, batches: batches, handOver: handOver)
             return try run.archive(into: sink) {
                 try stream?.finish()
                 try output?.commit()

@@ -27,9 +27,9 @@ struct BackupRun {
     /// Files of at least this size are read after the walk (`ArchivingVisitor`; a format that stores members in
     /// order never sets it); nil: none.
     var deferFrom: UInt64? = nil
-    /// Files of at least this size go to the formatting thread to read (`ArchivingVisitor`'s hand-over) when it is a
-    /// thread of its own and hashes; nil: none.
-    var handOverFrom: UInt64? = ArchivingVisitor.handOverSize
+    /// The files the formatting thread reads (`ArchivingVisitor`'s hand-over) when it is a thread of its own and
+    /// hashes; nil: none.
+    var handOver: HandOverPolicy? = .standard
 
     /// The count behind the progress reports' total, as `request.counting` asks.
     private func scanner(_ rules: ExclusionRules) -> BackupScanner? {
@@ -63,7 +63,7 @@ struct BackupRun {
         let visitor = try ArchivingVisitor(
             pipe: pipe, progress: ProgressThrottle(progress, scanner: scanner), warn: warning,
             afterRead: afterRead, duringRead: duringRead, placement: placement, stored: stored, deferFrom: deferFrom,
-            handsOverFrom: inline || headerOnly ? nil : handOverFrom)
+            handsOver: inline || headerOnly ? nil : handOver)
         if inline {
             consumer.runInline()
         } else {
