@@ -7,7 +7,8 @@ import SystemKit
 /// (`FormatSink`: the tar writer), and feeds file data to SHA-256 in the same pass (unless the reading thread
 /// hashed the file: its `.digest` record follows), so each manifest line is appended, in archive order, on this
 /// thread. A file handed over (`BatchRecord.handedOver`) it reads itself from the descriptor its batch carries,
-/// and checks as the reading thread checks the files it reads (`UnchangedCheck`). A sparse file's holes (`.hole` records) reach the hasher and the sink as zeros. Thread safety: used by
+/// and checks as the reading thread checks the files it reads (`UnchangedCheck`). A sparse file's holes (`.hole`
+/// records) reach the hasher and the sink as zeros. Thread safety: used by
 /// the writing thread only between `start()` and the pipe's `waitForConsumer()` (or, after `runInline()`, only on
 /// the reading thread); the owner reads `error` only after `waitForConsumer()`.
 final class BatchConsumer<Sink: FormatSink>: @unchecked Sendable {
@@ -197,10 +198,9 @@ final class BatchConsumer<Sink: FormatSink>: @unchecked Sendable {
         try UnchangedCheck.afterRead(descriptor: file.descriptor, before: file.status, path: displayPath(name))
     }
 
-    /// ROOT/path, as `WalkEntry.displayPath` names an entry.
+    /// ROOT/path, as the walk names an entry.
     private func displayPath(_ name: UnsafeRawBufferPointer) -> String {
-        let path = String(decoding: name, as: UTF8.self)
-        return root.hasSuffix("/") ? root + path : root + "/" + path
+        WalkEntry.displayPath(root: root, String(decoding: name, as: UTF8.self))
     }
 
     private func data(_ chunk: UnsafeRawBufferPointer) throws {

@@ -242,7 +242,7 @@ final class TreeWalker<Visitor: TreeVisitor> {
     }
 
     /// `ROOT/relative` of the current entry.
-    private var display: String { root.hasSuffix("/") ? root + path.string : root + "/" + path.string }
+    private var display: String { WalkEntry.displayPath(root: root, path.string) }
 
     /// Whether `name` is valid UTF-8 (ASCII fast path).
     private static func isUTF8(_ name: UnsafeBufferPointer<UInt8>) -> Bool {

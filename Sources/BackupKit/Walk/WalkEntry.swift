@@ -17,5 +17,10 @@ struct WalkEntry {
     let root: String
 
     /// `ROOT/path`, for messages.
-    var displayPath: String { root.hasSuffix("/") ? root + path.string : root + "/" + path.string }
+    var displayPath: String { Self.displayPath(root: root, path.string) }
+
+    /// ROOT/path, as messages name an entry (one slash between them whatever ROOT ends with).
+    static func displayPath(root: String, _ path: String) -> String {
+        root.hasSuffix("/") ? root + path : root + "/" + path
+    }
 }
