@@ -74,19 +74,19 @@ import Testing
 
     /// The formatting thread waits at its first batch until every file is packed (or the reading thread waits for a
     /// batch): the batches then carry every descriptor handed over so far, and none numbered from the policy's limit
-    /// on (set a hundred above the lowest free number now: other tests in this process open files too); the files
-    /// past it are read on the reading thread. Handing every file over would carry all 200.
+    /// on (set 300 above the lowest free number now: other tests in this process open files too); the files past it
+    /// are read on the reading thread. Handing every file over would carry all 400.
     @Test func noDescriptorFromTheLimitOnIsCarried() throws {
         try withTemporaryDirectory { dir in
             let tree = TreeBuilder(root: "\(dir)/src")
-            let files = 200
+            let files = 400
             for index in 0..<files {
                 try tree.file(String(format: "f/%03d.bin", index), bytes: [UInt8](repeating: UInt8(index % 251), count: 65_536))
             }
             let lowest = open("/dev/null", O_RDONLY)
             try #require(lowest >= 0)
             close(lowest)
-            let policy = HandOverPolicy(from: 65_536, descriptorLimit: lowest + 100)
+            let policy = HandOverPolicy(from: 65_536, descriptorLimit: lowest + 300)
             let packed = Counter()
             let held = Counter()
             let carried = Carried()
@@ -104,8 +104,9 @@ import Testing
                 handOver: policy)
             #expect(summary.counts.files == files)
             // Open under the tree: the directory being walked, the files carried, and the one file the reading thread
-            // is reading itself while it waits for a batch (the first past the limit).
-            #expect(carried.value.count > 10, "\(carried.value)")
+            // is reading itself while it waits for a batch (the first past the limit). How many are carried depends on
+            // how many descriptors the other tests hold meanwhile (90 in one full run): some.
+            #expect(carried.value.count > 20, "\(carried.value)")
             #expect(
                 carried.value.filter { $0 >= policy.descriptorLimit }.count <= 1, "\(carried.value) from \(lowest)")
             #expect(Self.openFiles(under: tree.root) == 0)
