@@ -183,38 +183,35 @@ final class ArchivingVisitor: TreeVisitor {
         if regions != nil { tally.sparseBytes &+= status.size }
         // Not while the formatting thread waits for a CPU (it shares a core with another process): then this thread's
         // time is the cheaper, and a file handed over could not have its hash taken back.
-        if let handsOver, status.size >= handsOver.from, regions == nil, walked.descriptor < handsOver.descriptorLimit,
-            !pipe.formatterIsContended
-        {
+        let handedOver = handsOver.map {
+            status.size >= $0.from && regions == nil && walked.descriptor < $0.descriptorLimit
+                && !pipe.formatterIsContended
+        } ?? false
+        if handedOver {
             try handOver(walked)
-            return true
+        } else {
+            // By backlog: every batch is full and waiting for the writing thread, so this thread takes the file's
+            // hash; and besides, its share of the files, where the threads wait on each other alike.
+            let hashing = hashesHere || writerBehind || (hashesByBacklog && share.readerHashesNext())
+            if hashing { tally.filesHashedByReader += 1 }
+            let flags = (hashing ? BatchRecord.readerHashed : 0) | (regions != nil ? BatchRecord.sparse : 0)
+                | (status.linkCount > 1 ? BatchRecord.linked : 0)
+            let recordOffset = try append(.file, walked, link: nil, flags: flags, regions: regions?.regions)
+            try copyData(walked, recordOffset: recordOffset, hashing: hashing, regions: regions)
         }
-        // By backlog: every batch is full and waiting for the writing thread, so this thread takes the file's hash;
-        // and besides, its share of the files, where the threads wait on each other alike.
-        let hashing = hashesHere || writerBehind || (hashesByBacklog && share.readerHashesNext())
-        if hashing { tally.filesHashedByReader += 1 }
-        let flags = (hashing ? BatchRecord.readerHashed : 0) | (regions != nil ? BatchRecord.sparse : 0)
-            | (status.linkCount > 1 ? BatchRecord.linked : 0)
-        let recordOffset = try append(.file, walked, link: nil, flags: flags, regions: regions?.regions)
-        try copyData(walked, recordOffset: recordOffset, hashing: hashing, regions: regions)
         hardLinks.remember(device: status.device, inode: status.inode, name: walked.path.cString, links: status.linkCount)
         tally.counts.files += 1
         tally.counts.bytes += status.size
         progress.tick(files: tally.counts.files, bytes: tally.counts.bytes, counted: tally.countedFiles)
-        return false
+        return handedOver
     }
 
     /// Packs a `.file` record without data for the writing thread to read, the batch taking the descriptor.
     private func handOver(_ walked: WalkEntry) throws {
-        let status = walked.status
-        let flags = BatchRecord.handedOver | (status.linkCount > 1 ? BatchRecord.linked : 0)
+        let flags = BatchRecord.handedOver | (walked.status.linkCount > 1 ? BatchRecord.linked : 0)
         let offset = try append(.file, walked, link: nil, flags: flags)
-        let index = batch!.carry(CarriedFile(descriptor: walked.descriptor, status: status))
+        let index = batch!.carry(CarriedFile(descriptor: walked.descriptor, status: walked.status))
         batch!.base.storeBytes(of: UInt32(index), toByteOffset: offset + BatchRecord.carriedOffset, as: UInt32.self)
-        hardLinks.remember(device: status.device, inode: status.inode, name: walked.path.cString, links: status.linkCount)
-        tally.counts.files += 1
-        tally.counts.bytes += status.size
-        progress.tick(files: tally.counts.files, bytes: tally.counts.bytes, counted: tally.countedFiles)
     }
 
     func skipped(path: String, reason: WalkSkip) {

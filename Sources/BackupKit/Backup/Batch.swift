@@ -1,6 +1,5 @@
 // Batch: one buffer of packed records travelling from the reading thread to the writing thread.
 import Glibc
-import SystemKit
 
 /// One buffer of packed records (see `BatchRecord`). Owned by exactly one thread at a time: the
 /// reader fills it, `submit` hands it over, the writer drains it and `recycle`s it.
