@@ -18,6 +18,8 @@ public final class ArchiveWriter {
     /// zstd frames the writing thread compressed itself because the compressing thread was behind (read it after
     /// `close()`).
     public var framesCompressedAhead: Int { compressor.framesCompressedAhead }
+    /// zstd blocks filled with streaming stores (`BlockCopyPolicy`); final after `close`.
+    public var blocksStreamed: Int { compressor.blocksStreamed }
 
     /// Output block size: 25 tar records of 10240 bytes, so the stream (padded to 10240 at the end when
     /// uncompressed, as GNU tar pads) goes out in 250 KiB writes.
@@ -44,8 +46,13 @@ public final class ArchiveWriter {
     /// - Parameters:
     ///   - compression: the filter; `level` must be in `compression.levels` when given.
     ///   - name: names the output in error messages.
-    public init(descriptor: Int32, compression: Compression, level: Int? = nil, name: String) throws(ArchiveWriterError) {
-        compressor = try StreamCompressor(descriptor: descriptor, compression: compression, level: level, name: name)
+    ///   - copies: how a zstd stream's blocks are filled (`BlockCopyPolicy`; tests pin it).
+    public init(
+        descriptor: Int32, compression: Compression, level: Int? = nil, name: String,
+        copies: BlockCopyPolicy = .measured
+    ) throws(ArchiveWriterError) {
+        compressor = try StreamCompressor(
+            descriptor: descriptor, compression: compression, level: level, name: name, copies: copies)
         zeros = .allocate(byteCount: 10_240, alignment: 16)
         zeros.initializeMemory(as: UInt8.self, repeating: 0)
         scratch.reserveCapacity(4096)

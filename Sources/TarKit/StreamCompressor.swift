@@ -12,6 +12,7 @@
 // with a filter). A plain tar's blocks are written at once, on the formatting thread: measured, a third thread
 // there cost 3-6% in hand-offs and bought nothing (the reading and formatting threads already fill both cores).
 import CArchive
+import CSupport
 import Glibc
 import SystemKit
 
@@ -57,11 +58,19 @@ final class StreamCompressor: @unchecked Sendable {
     private var producerEncoder: ZstdFrameEncoder?
     /// zstd frames the producer compressed because the compressing thread was behind (producer side only).
     private(set) var framesCompressedAhead = 0
+    /// zstd: plain or streaming stores into the block being filled (`BlockCopyPolicy`; producer side only).
+    private var copies: BlockCopyPolicy
+    /// Blocks filled with streaming stores (producer side only).
+    private(set) var blocksStreamed = 0
 
-    /// Starts the stage on `descriptor` (borrowed). Throws when the compressor cannot be set up.
-    init(descriptor: Int32, compression: Compression, level: Int?, name: String) throws(ArchiveWriterError) {
+    /// Starts the stage on `descriptor` (borrowed). `copies`: how a zstd block is filled (other streams: plain
+    /// stores). Throws when the compressor cannot be set up.
+    init(descriptor: Int32, compression: Compression, level: Int?, name: String, copies: BlockCopyPolicy)
+        throws(ArchiveWriterError)
+    {
         sink = Sink(descriptor: descriptor, name: name)
         self.level = level
+        self.copies = compression == .zstd ? copies : BlockCopyPolicy(.regular)
         let blockSize = compression == .zstd ? StreamCompressor.zstdFrameSize : Int(ArchiveWriter.blockSize)
         current = Block(capacity: blockSize)
         switch compression {
@@ -118,7 +127,11 @@ final class StreamCompressor: @unchecked Sendable {
         var done = 0
         while done < bytes.count {
             let count = min(bytes.count - done, current.capacity - current.used)
-            (current.base + current.used).copyMemory(from: bytes.baseAddress! + done, byteCount: count)
+            if copies.streaming {
+                csupport_copy_streaming(current.base + current.used, bytes.baseAddress! + done, count)
+            } else {
+                (current.base + current.used).copyMemory(from: bytes.baseAddress! + done, byteCount: count)
+            }
             current.used += count
             done += count
             if current.used == current.capacity, !submit() { return false }
@@ -139,7 +152,10 @@ final class StreamCompressor: @unchecked Sendable {
             return
         }
         // A zstd stream of no bytes is still one (empty) frame.
-        if current.used > 0 || (frames != nil && streamBytes == 0) { handOff.submit(current) }
+        if current.used > 0 || (frames != nil && streamBytes == 0) {
+            publishStores()
+            handOff.submit(current)
+        }
         if frames != nil { compressQueuedFrames(handOff) }
         handOff.close()
         worker.take()?.join()
@@ -176,15 +192,29 @@ final class StreamCompressor: @unchecked Sendable {
             current.used = 0
             return plainFailure == nil
         }
+        publishStores()
         if frames != nil, !handOff.hasSpare, let problem = compressAhead(current) {
             handOff.fail(problem)
             return false
         }
+        current.handedOver = true
         guard handOff.submit(current), let spare = handOff.takeSpare() else { return false }
         current = spare
         current.used = 0
         current.frameLength = nil
+        // A block that went round once was read last by whichever thread compressed it: how far its lines are says
+        // how the next block is best filled.
+        if copies.measures, spare.handedOver {
+            copies.measure(UnsafeRawBufferPointer(start: spare.base, count: spare.capacity))
+        }
         return true
+    }
+
+    /// Orders a block's streaming stores before the hand-off that publishes it (nothing after plain stores).
+    private func publishStores() {
+        guard copies.streaming else { return }
+        csupport_store_fence()
+        blocksStreamed += 1
     }
 
     /// zstd, once the stream ends: the producer has nothing left to fill, so it compresses the queued blocks from the
@@ -333,6 +363,8 @@ final class StreamCompressor: @unchecked Sendable {
         let base: UnsafeMutableRawPointer
         let capacity: Int
         var used = 0
+        /// Whether the block was handed to the compressing thread before (its lines were read since).
+        var handedOver = false
         /// The frame buffer, made the first time the producer compresses this block.
         private(set) var frame: UnsafeMutableRawBufferPointer?
         /// The length of the frame in `frame` when the producer compressed the block; nil otherwise.

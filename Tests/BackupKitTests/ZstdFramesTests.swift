@@ -28,12 +28,14 @@ import TestSupport
     /// Writes `members` with TarKit's writer; returns the writer (closed) for its counters.
     @discardableResult
     static func write(
-        _ members: [(name: String, data: [UInt8])], to path: String, compression: Compression, level: Int? = nil
+        _ members: [(name: String, data: [UInt8])], to path: String, compression: Compression, level: Int? = nil,
+        copies: BlockCopyPolicy = .measured
     ) throws -> ArchiveWriter {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         try #require(fd >= 0)
         defer { Glibc.close(fd) }
-        let writer = try ArchiveWriter(descriptor: fd, compression: compression, level: level, name: path)
+        let writer = try ArchiveWriter(
+            descriptor: fd, compression: compression, level: level, name: path, copies: copies)
         let entry = ArchiveEntry()
         for member in members {
             entry.clear()
@@ -125,6 +127,41 @@ import TestSupport
             #expect(
                 try Data(contentsOf: URL(fileURLWithPath: "\(dir)/again.tar.zst"))
                     == Data(contentsOf: URL(fileURLWithPath: "\(dir)/end.tar.zst")))
+        }
+    }
+
+    @Test func streamingAndPlainStoresFillTheBlocksWithTheSameBytes() throws {
+        try withTemporaryDirectory { dir in
+            // Odd sizes: the padding after each member and the next header start mid-line, so every streaming copy
+            // has a partial line at one end or both.
+            var members = Self.members(count: 4, size: 2_500_001)
+            members[1].data.removeLast(1_500_000)
+            members[2].data = Array(members[2].data.prefix(77))
+            try Self.write(members, to: "\(dir)/plain.tar", compression: .none)
+            let regular = try Self.write(members, to: "\(dir)/regular.tar.zst", compression: .zstd, copies: .init(.regular))
+            let streaming = try Self.write(
+                members, to: "\(dir)/streaming.tar.zst", compression: .zstd, copies: .init(.streaming))
+            try Self.write(members, to: "\(dir)/measured.tar.zst", compression: .zstd)
+            let frames = try Self.frames("\(dir)/streaming.tar.zst")
+            #expect(regular.blocksStreamed == 0)
+            #expect(streaming.blocksStreamed == frames)
+            try Self.expectSameStream("\(dir)/streaming.tar.zst", plain: "\(dir)/plain.tar", members: members)
+            let bytes = try ["regular", "streaming", "measured"].map {
+                try Data(contentsOf: URL(fileURLWithPath: "\(dir)/\($0).tar.zst"))
+            }
+            #expect(bytes[0] == bytes[1])
+            #expect(bytes[0] == bytes[2])
+        }
+    }
+
+    @Test func onlyZstdBlocksAreEverStreamed() throws {
+        try withTemporaryDirectory { dir in
+            let members = Self.members(count: 2, size: 300_000)
+            for compression in [Compression.none, .gzip, .xz] {
+                let writer = try Self.write(
+                    members, to: "\(dir)/archive", compression: compression, copies: .init(.streaming))
+                #expect(writer.blocksStreamed == 0, "\(compression)")
+            }
         }
     }
 }

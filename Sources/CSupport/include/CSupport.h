@@ -9,6 +9,7 @@
 #include "CSupportLinux.h"
 #include "CSupportSignals.h"
 #include "CSupportLazy.h"
+#include "CSupportMemory.h"
 
 /// Flags for csupport_openat2's `resolve` argument (linux/openat2.h).
 static const uint64_t CSUPPORT_RESOLVE_NO_MAGICLINKS = 0x02;
