@@ -44,7 +44,7 @@ let package = Package(
         .target(name: "PropertyListKit"),
         .target(name: "DeviceKit", dependencies: ["SystemKit", "PropertyListKit", "CCrypto"]),
         // The tar layer: libarchive's reader and pax writer, the framing audit, decoders, member names.
-        .target(name: "TarKit", dependencies: ["SystemKit", "CSupport", "CArchive", "CZlib", "CZstd", "CLzma"]),
+        .target(name: "TarKit", dependencies: ["SystemKit", "CArchive", "CZlib", "CZstd", "CLzma"]),
         // The MobileSync layer (Finder/iTunes/idevicebackup2 backups): Manifest.db, MBFile records, binary plists,
         // the keybag; knows no device.
         .target(

@@ -18,7 +18,7 @@ public final class ArchiveWriter {
     /// zstd frames the writing thread compressed itself because the compressing thread was behind (read it after
     /// `close()`).
     public var framesCompressedAhead: Int { compressor.framesCompressedAhead }
-    /// zstd blocks filled with streaming stores (`BlockCopyPolicy`); final after `close`.
+    /// zstd blocks filled with streaming stores (`HandOffCopyPolicy`); final after `close`.
     public var blocksStreamed: Int { compressor.blocksStreamed }
 
     /// Output block size: 25 tar records of 10240 bytes, so the stream (padded to 10240 at the end when
@@ -46,10 +46,10 @@ public final class ArchiveWriter {
     /// - Parameters:
     ///   - compression: the filter; `level` must be in `compression.levels` when given.
     ///   - name: names the output in error messages.
-    ///   - copies: how a zstd stream's blocks are filled (`BlockCopyPolicy`; tests pin it).
+    ///   - copies: how a zstd stream's blocks are filled (`HandOffCopyPolicy`; tests pin it).
     public init(
         descriptor: Int32, compression: Compression, level: Int? = nil, name: String,
-        copies: BlockCopyPolicy = .measured
+        copies: HandOffCopyPolicy = .measured
     ) throws(ArchiveWriterError) {
         compressor = try StreamCompressor(
             descriptor: descriptor, compression: compression, level: level, name: name, copies: copies)

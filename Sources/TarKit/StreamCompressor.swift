@@ -12,7 +12,6 @@
 // with a filter). A plain tar's blocks are written at once, on the formatting thread: measured, a third thread
 // there cost 3-6% in hand-offs and bought nothing (the reading and formatting threads already fill both cores).
 import CArchive
-import CSupport
 import Glibc
 import SystemKit
 
@@ -58,19 +57,19 @@ final class StreamCompressor: @unchecked Sendable {
     private var producerEncoder: ZstdFrameEncoder?
     /// zstd frames the producer compressed because the compressing thread was behind (producer side only).
     private(set) var framesCompressedAhead = 0
-    /// zstd: plain or streaming stores into the block being filled (`BlockCopyPolicy`; producer side only).
-    private var copies: BlockCopyPolicy
+    /// zstd: plain or streaming stores into the block being filled (`HandOffCopyPolicy`; producer side only).
+    private var copies: HandOffCopyPolicy
     /// Blocks filled with streaming stores (producer side only).
-    private(set) var blocksStreamed = 0
+    var blocksStreamed: Int { copies.buffersStreamed }
 
     /// Starts the stage on `descriptor` (borrowed). `copies`: how a zstd block is filled (other streams: plain
     /// stores). Throws when the compressor cannot be set up.
-    init(descriptor: Int32, compression: Compression, level: Int?, name: String, copies: BlockCopyPolicy)
+    init(descriptor: Int32, compression: Compression, level: Int?, name: String, copies: HandOffCopyPolicy)
         throws(ArchiveWriterError)
     {
         sink = Sink(descriptor: descriptor, name: name)
         self.level = level
-        self.copies = compression == .zstd ? copies : BlockCopyPolicy(.regular)
+        self.copies = compression == .zstd ? copies : HandOffCopyPolicy(.regular)
         let blockSize = compression == .zstd ? StreamCompressor.zstdFrameSize : Int(ArchiveWriter.blockSize)
         current = Block(capacity: blockSize)
         switch compression {
@@ -127,11 +126,7 @@ final class StreamCompressor: @unchecked Sendable {
         var done = 0
         while done < bytes.count {
             let count = min(bytes.count - done, current.capacity - current.used)
-            if copies.streaming {
-                csupport_copy_streaming(current.base + current.used, bytes.baseAddress! + done, count)
-            } else {
-                (current.base + current.used).copyMemory(from: bytes.baseAddress! + done, byteCount: count)
-            }
+            copies.copy(UnsafeRawBufferPointer(rebasing: bytes[done..<(done + count)]), to: current.base + current.used)
             current.used += count
             done += count
             if current.used == current.capacity, !submit() { return false }
@@ -153,7 +148,7 @@ final class StreamCompressor: @unchecked Sendable {
         }
         // A zstd stream of no bytes is still one (empty) frame.
         if current.used > 0 || (frames != nil && streamBytes == 0) {
-            publishStores()
+            copies.publish()
             handOff.submit(current)
         }
         if frames != nil { compressQueuedFrames(handOff) }
@@ -192,7 +187,7 @@ final class StreamCompressor: @unchecked Sendable {
             current.used = 0
             return plainFailure == nil
         }
-        publishStores()
+        copies.publish()
         if frames != nil, !handOff.hasSpare, let problem = compressAhead(current) {
             handOff.fail(problem)
             return false
@@ -208,13 +203,6 @@ final class StreamCompressor: @unchecked Sendable {
             copies.measure(UnsafeRawBufferPointer(start: spare.base, count: spare.capacity))
         }
         return true
-    }
-
-    /// Orders a block's streaming stores before the hand-off that publishes it (nothing after plain stores).
-    private func publishStores() {
-        guard copies.streaming else { return }
-        csupport_store_fence()
-        blocksStreamed += 1
     }
 
     /// zstd, once the stream ends: the producer has nothing left to fill, so it compresses the queued blocks from the

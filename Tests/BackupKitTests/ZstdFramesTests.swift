@@ -2,6 +2,7 @@
 // tool, GNU tar and bsdtar read as one stream, whichever thread compressed each frame.
 import Foundation
 import Glibc
+import SystemKit
 import TarKit
 import Testing
 import TestSupport
@@ -29,7 +30,7 @@ import TestSupport
     @discardableResult
     static func write(
         _ members: [(name: String, data: [UInt8])], to path: String, compression: Compression, level: Int? = nil,
-        copies: BlockCopyPolicy = .measured
+        copies: HandOffCopyPolicy = .measured
     ) throws -> ArchiveWriter {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         try #require(fd >= 0)
