@@ -5,7 +5,9 @@
 // and write(2) on the other, so a backup keeps both cores busy even when the compressor is its heaviest part.
 // zstd: each 2 MiB block becomes a frame of its own (`ZstdFrameEncoder`), so either thread can compress one: when
 // the compressing thread is behind (every block queued: a high level), the producer compresses the block it just
-// filled instead of waiting and queues the frame, which the compressing thread writes in its turn. (libzstd's own
+// filled instead of waiting and queues the frame, which the compressing thread writes in its turn. The producer fills
+// each block with plain stores, or with streaming stores while a reading of the blocks coming back says the
+// compressing thread's cache is far from its own (`HandOffCopyPolicy`). (libzstd's own
 // worker threads were 4-12% slower than one thread: through libarchive's filter, `threads=1` or `2`, at 77-91 MiB
 // peak RSS against 31 MiB, or called directly with 2-4 MiB jobs.) gzip and xz: 250 KiB blocks go to a second
 // libarchive handle (the raw format and the compression filter: the same code, so the same bytes, as one handle
