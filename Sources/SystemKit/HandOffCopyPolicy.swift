@@ -84,7 +84,7 @@ public struct HandOffCopyPolicy: Sendable {
 
     /// Takes one reading (ns).
     mutating func observe(latency: Double) {
-        guard mode == .measured else { return }
+        guard measures else { return }
         if readings.count == Self.window { readings.removeFirst() }
         readings.append(latency)
         let sorted = readings.sorted()

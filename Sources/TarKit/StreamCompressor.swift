@@ -201,9 +201,7 @@ final class StreamCompressor: @unchecked Sendable {
         current.frameLength = nil
         // A block that went round once was read last by whichever thread compressed it: how far its lines are says
         // how the next block is best filled.
-        if copies.measures, spare.handedOver {
-            copies.measure(UnsafeRawBufferPointer(start: spare.base, count: spare.capacity))
-        }
+        if spare.handedOver { copies.measure(UnsafeRawBufferPointer(start: spare.base, count: spare.capacity)) }
         return true
     }
 
