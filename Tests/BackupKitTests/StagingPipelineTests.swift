@@ -48,12 +48,15 @@ import TestSupport
             // After the batches the writer holds (their files end at batch boundaries, so the reader may apply what
             // follows): each large file and every 11th small one has a hole in its middle (300 KiB in a large one:
             // more than one hole operation), every 13th ends in one, every 17th is only logged (checked, not
-            // written) and every 19th is hashed by the reader (a large file in a restore) and logged after it is closed.
-            // The others are hashed where they are written, the large ones too (across batches and threads).
+            // written) and every 19th is hashed by the reader (a large file in a restore) and logged after it is closed;
+            // every other one of those, and the large files among the late ones, the reader also creates and writes
+            // itself (`writesWhereRead`) and the thread that applies its batch finishes it. The others are hashed where they are written, the
+            // large ones too (across batches and threads).
             let held = 5 * pipeline.filesPerBatch
             var expected: [DigestLog.Record] = []
             var opened = false
             var written: [(path: String, data: [UInt8], index: Int)] = []
+            var writtenHereCount = 0
             for (index, file) in files.enumerated() {
                 let path = Array(file.path.utf8)
                 if index >= held && index % 17 == 5 {
@@ -68,17 +71,23 @@ import TestSupport
                 let split = file.data.count / 2
                 var whole = Array(file.data[..<split]) + [UInt8](repeating: 0, count: middleHole)
                 whole += file.data[split...] + [UInt8](repeating: 0, count: tailHole)
-                let hashedWhereWritten = index < held || index % 19 != 7
-                try pipeline.addFile(try MemberPath(path), permissions: 0o640, hashed: hashedWhereWritten, in: tree)
+                let lateLarge = large && file.path.hasPrefix("late/")
+                let hashedWhereWritten = index < held || (index % 19 != 7 && !lateLarge)
+                let writtenHere = !hashedWhereWritten && (index % 2 == 1 || lateLarge)
+                if writtenHere { writtenHereCount += 1 }
+                try pipeline.addFile(
+                    try MemberPath(path), permissions: 0o640, hashed: hashedWhereWritten, writtenHere: writtenHere,
+                    in: tree)
                 try file.data[..<split].withUnsafeBytes { try pipeline.addData($0, offset: 0) }
-                var hole = middleHole
+                // Holes are hashed as zeros where the file is written (a restore queues them only then).
+                var hole = hashedWhereWritten ? middleHole : 0
                 while hole > 0 {
                     let part = min(hole, StagingBatch.holeUnit)
                     try pipeline.addHole(part)
                     hole -= part
                 }
                 try file.data[split...].withUnsafeBytes { try pipeline.addData($0, offset: UInt64(split + middleHole)) }
-                try pipeline.addHole(tailHole)
+                if hashedWhereWritten { try pipeline.addHole(tailHole) }
                 try pipeline.closeFile(
                     truncateTo: tailHole > 0 ? UInt64(whole.count) : nil, owner: nil, chmod: nil, xattrs: [],
                     mtime: timespec(tv_sec: 1_700_000_000 + index, tv_nsec: 123),
@@ -104,6 +113,7 @@ import TestSupport
             }
             try pipeline.finish()
             #expect(opened, "the reader applied \(pipeline.batchesAppliedByReader) batches while the writer waited")
+            #expect(pipeline.filesWrittenByReader == writtenHereCount && writtenHereCount > 10)
             #expect(logged.count == expected.count)
             for (got, want) in zip(logged, expected) {
                 #expect(got == want, "\(String(decoding: want.path, as: UTF8.self))")
@@ -135,6 +145,12 @@ import TestSupport
             })
             let perBatch = logged ? 16 : 48
             #expect(pipeline.filesPerBatch == perBatch)
+            // The reader writes a larger file itself only where it hashes it (a digest log), and not when pinned.
+            #expect(pipeline.writesWhereRead(size: UInt64(StagingPipeline.readerWrittenSize)) == logged)
+            #expect(!pipeline.writesWhereRead(size: UInt64(StagingPipeline.readerWrittenSize - 1)))
+            let pinned = try StagingPipeline(creation: .reader, digestLog: logged ? DigestLog() : nil)
+            #expect(!pinned.writesWhereRead(size: 1 << 30))
+            try pinned.finish()
             func add(_ index: Int) throws {
                 let data = Self.content(index, large: false)
                 let path = Array("f\(index)".utf8)

@@ -18,7 +18,8 @@ enum StagingOp {
     /// descriptor whose `SharedDescriptor` the batch holds in `parents` until the batch is emptied.
     case create(parent: Int32, path: StagingBatch.Span, nameStart: Int, permissions: mode_t, hashed: Bool)
     /// The file the reader created (the batch's `handed[index]`), which the following `.data` operations write into
-    /// until `.closeFile` (the applying thread takes it out).
+    /// until `.closeFile` (the applying thread takes it out); or one the reader created and wrote itself
+    /// (`StagingPipeline.writesWhereRead`), which `.closeFile` follows at once.
     case file(handed: Int, hashed: Bool)
     /// The file a batch the reader applied left open (`handed[index]`), with its digest so far in the batch's
     /// `resumedHash` (nil when nothing is hashed).
