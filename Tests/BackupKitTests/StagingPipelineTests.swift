@@ -132,8 +132,10 @@ import TestSupport
 
     /// With a digest log (the writer hashes small files) a batch is handed over after `hashedFilesPerBatch` files,
     /// without one after `StagingBatch.maxFiles`. The writer is held at its first batch: the hand-off's batches and
-    /// the one being filled take that many files each, and the next file makes the reader apply a batch itself.
-    @Test(arguments: [true, false]) func aBatchIsHandedOverAfterItsFiles(logged: Bool) throws {
+    /// the one being filled take that many files each, and the next file makes the reader apply a batch itself. Files
+    /// the reader writes itself (`writtenHere`) count alike, so the descriptors batches carry stay bounded.
+    @Test(arguments: [(true, false), (false, false), (true, true)])
+    func aBatchIsHandedOverAfterItsFiles(logged: Bool, writtenHere: Bool) throws {
         try withTemporaryDirectory { dir in
             let fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
             try #require(fd >= 0)
@@ -154,8 +156,9 @@ import TestSupport
             func add(_ index: Int) throws {
                 let data = Self.content(index, large: false)
                 let path = Array("f\(index)".utf8)
-                let hashed = pipeline.hashesWhereWritten(size: UInt64(data.count))
-                try pipeline.addFile(try MemberPath(path), permissions: 0o640, hashed: hashed, in: tree)
+                let hashed = !writtenHere && pipeline.hashesWhereWritten(size: UInt64(data.count))
+                try pipeline.addFile(
+                    try MemberPath(path), permissions: 0o640, hashed: hashed, writtenHere: writtenHere, in: tree)
                 try data.withUnsafeBytes { try pipeline.addData($0, offset: 0) }
                 try pipeline.closeFile(
                     truncateTo: nil, owner: nil, chmod: nil, xattrs: [], mtime: nil,
@@ -168,6 +171,7 @@ import TestSupport
             #expect(pipeline.batchesAppliedByReader == 1)
             gate.signal()
             try pipeline.finish()
+            #expect(pipeline.filesWrittenByReader == (writtenHere ? filling + 1 : 0))
             for index in 0...filling {
                 #expect(
                     FileManager.default.contents(atPath: "\(dir)/f\(index)").map([UInt8].init)

@@ -184,8 +184,11 @@ final class StagingPipeline: @unchecked Sendable {
     ) throws {
         if let logged, current.room < logged.path.count { try submit() }
         if readerWrittenFile != nil {
-            // The file and its close go in one batch: no batch continues it.
-            if current.operations.count + 2 > StagingBatch.maxOperations { try submit() }
+            // The file and its close go in one batch (no batch continues it), which carries at most `filesPerBatch`
+            // files, as `addFile` keeps it: the descriptors in flight stay bounded.
+            if current.files >= filesPerBatch || current.operations.count + 2 > StagingBatch.maxOperations {
+                try submit()
+            }
             current.handed.append(SharedDescriptor(readerWrittenFile.take()!))
             current.operations.append(.file(handed: current.handed.count - 1, hashed: false))
             current.files += 1
