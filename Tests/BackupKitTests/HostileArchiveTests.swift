@@ -213,6 +213,20 @@ struct HostileCase: CustomTestStringConvertible, Sendable {
                 $0.raw("x", data: data)
             }
         },
+        // Files of 8 KiB and more: the reading thread creates and writes them itself (`writesWhereRead`).
+        HostileCase(name: "duplicate large file") { _ in
+            let large = [UInt8](repeating: 7, count: 3 * StagingPipeline.readerWrittenSize)
+            return TarBuilder.raw {
+                $0.raw("big", data: large)
+                $0.raw("big", data: large)
+            }
+        },
+        HostileCase(name: "large file over a small one") { _ in
+            TarBuilder.raw {
+                $0.raw("x", data: data)
+                $0.raw("x", data: [UInt8](repeating: 7, count: StagingPipeline.readerWrittenSize))
+            }
+        },
         HostileCase(name: "duplicate directory") { _ in
             TarBuilder.raw {
                 $0.raw("d", type: "5")

@@ -397,7 +397,7 @@ final class StagingPipeline: @unchecked Sendable {
                     guard let fd = file?.rawValue else { continue }
                     let bytes = UnsafeRawBufferPointer(start: arena + start, count: count)
                     try Kernel.writeAll(fd, bytes, at: offset, path: file?.path ?? "")
-                    hash?.update(UnsafeRawBufferPointer(start: arena + start, count: count))
+                    hash?.update(bytes)
                 case .hole(let count):
                     hash?.updateZeros(count)
                 case .logDigest(let path, let size, let digest):
