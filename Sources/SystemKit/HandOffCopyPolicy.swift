@@ -10,7 +10,8 @@
 // the placement probe, docs/PERFORMANCE.md): streaming stores for every block, 0.89-0.92x the time with the CPUs far
 // apart and 1.02-1.05x near; this policy, which reads the distance off each recycled block, 0.88x far (0.831 ->
 // 0.733x `tar --zstd`, 28 rounds) and level near (0.739 -> 0.738, 72). A restore's batches filled the same way
-// measured level both ways (0.999x far, 18 rounds): what slows it with the CPUs far apart is not its file data.
+// measured level both ways (0.999x far, 18 rounds): its writer still fetched every line, from memory instead; a
+// restore keeps its larger files' bytes on the reading thread instead (`StagingPipeline.writesWhereRead`).
 import CSupport
 
 /// Whether the producer fills the next buffer with streaming stores: always, never, or as measured (the default).

@@ -25,7 +25,7 @@ extension RestoreSession {
         let hashedWhereWritten = pipeline.hashesWhereWritten(size: size)
         try pipeline.addFile(
             path, permissions: mode & 0o777, hashed: hashedWhereWritten,
-            writtenHere: !hashedWhereWritten && pipeline.writesWhereRead(size: size), in: tree)
+            writtenHere: pipeline.writesWhereRead(size: size), in: tree)
         if !hashedWhereWritten { try digests?.file.reset() }
         let sparseTail = try copyData(
             member, size: size, to: pipeline, hashedThere: hashedWhereWritten, collecting: &plistBytes)

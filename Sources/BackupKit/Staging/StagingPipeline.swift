@@ -126,7 +126,7 @@ final class StagingPipeline: @unchecked Sendable {
     /// CPUs far apart 0.93x, 0.91x and 0.93x the time (15, 15 and 12 rounds: 0.704 -> 0.652x `tar -xf`, 0.714 ->
     /// 0.643x, 0.726 -> 0.682x), near 1.005x, 1.013x and 0.998x, CPU time 2-14% less; one core busy 0.98x and 0.94x;
     /// 4 KiB (every file the reader hashes) and 16 KiB alike, 64 KiB far 0.99x. On that tree files of 8 KiB or more
-    /// are 2,279 of 40,065 and 66% of the bytes.
+    /// are 2,279 of 40,065 and 66% of the bytes. At least `readerHashedSize`: such a file is never hashed where written.
     static let readerWrittenSize = 8192
 
     /// Files a batch carries when a digest log is kept. The writer's work is mostly per file (create, write, hash a
